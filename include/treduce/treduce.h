@@ -1,0 +1,186 @@
+/*
+ * treduce.h: the whole public API of libtreduce.
+ *
+ * Conventions (libuv style): opaque handles, functions named
+ * trd_<object>_<verb>, and every fallible call returns a trd_status
+ * (0 = TRD_OK, negative = error).  After an error, trd_errmsg() gives a
+ * human-readable message that names the bad value; trd_strerror() gives the
+ * generic text of a code.  Bad input never crashes and never yields silently
+ * wrong numbers.
+ *
+ * Example: plan the optimal reduction of 64 ranks and print its makespan.
+ *
+ *     trd_params p;
+ *     trd_params_init(&p);
+ *     p.n = 64; p.d = 1.0; p.c = 0.5;
+ *     trd_plan *plan;
+ *     if (trd_plan_create(&plan, "greedy", &p) != TRD_OK) {
+ *         fprintf(stderr, "%s\n", trd_errmsg());
+ *         return 1;
+ *     }
+ *     printf("%g\n", trd_plan_makespan(plan));
+ *     trd_plan_free(plan);
+ */
+#ifndef TREDUCE_TREDUCE_H
+#define TREDUCE_TREDUCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Status codes: one X-macro list gives the enum and the messages. ---- */
+#define TRD_STATUS_LIST(X)                                      \
+    X(TRD_OK, 0, "success")                                     \
+    X(TRD_EINVAL, -1, "invalid argument")                       \
+    X(TRD_ENOMEM, -2, "not enough memory")                      \
+    X(TRD_ENOALGO, -3, "unknown algorithm")                     \
+    X(TRD_EIO, -4, "input/output error")                        \
+    X(TRD_EUNSUPPORTED, -5, "not supported by this algorithm")  \
+    X(TRD_EBACKEND, -6, "failure in an external library")
+
+typedef enum trd_status {
+#define TRD_STATUS_ENUM(name, value, text) name = value,
+    TRD_STATUS_LIST(TRD_STATUS_ENUM)
+#undef TRD_STATUS_ENUM
+} trd_status;
+
+/* Generic text of a status code ("invalid argument"). Never NULL. */
+const char *trd_strerror(trd_status status);
+
+/* Detailed message of the last error raised in the calling thread, e.g.
+ * "d = -1 is negative: transfer times must be finite and >= 0".  Empty
+ * string when no error happened yet.  Never NULL. */
+const char *trd_errmsg(void);
+
+/* ---- Problem parameters (plain data, so callers can fill them). ---- */
+
+/* Largest rank count a plan accepts (ranks are 32-bit). */
+#define TRD_N_MAX ((int64_t)INT32_MAX - 1)
+
+typedef struct trd_params {
+    int64_t n;           /* number of ranks, 1 <= n <= TRD_N_MAX */
+    double d;            /* time of one transfer (finite, >= 0) */
+    double c;            /* time of one combine (finite, >= 0) */
+    int64_t K;           /* limit of the greedy-k-* planners (>= 1); 0 = unset */
+    int64_t root;        /* rank that receives the result, 0 <= root < n */
+    bool noncommutative; /* number ranks so every combine joins adjacent rank
+                            ranges (canon-antoniu Sec. 4.1) */
+} trd_params;
+
+/* Defaults: n = 1, d = 1, c = 1, K unset, root 0, commutative. */
+void trd_params_init(trd_params *params);
+
+/* ---- Algorithm registry (one list, src/plan/registry.def). ---- */
+
+/* Number of registered planning algorithms. */
+size_t trd_algo_count(void);
+/* Name (e.g. "greedy") and one-line description of algorithm i < count. */
+const char *trd_algo_name(size_t i);
+const char *trd_algo_describe(size_t i);
+/* Whether algorithm i reads params.K. */
+bool trd_algo_uses_k(size_t i);
+/* Index of the algorithm called name; TRD_ENOALGO (with the list of valid
+ * names in trd_errmsg) when there is none. */
+trd_status trd_algo_find(const char *name, size_t *index);
+
+/* ---- Plans: a reduction tree, its schedule and the model behind it. ---- */
+
+typedef struct trd_plan trd_plan;
+
+/* Builds the plan of algorithm `algo` for `params`, evaluates it under the
+ * homogeneous one-port model (canon-antoniu Sec. 3.1, Prop. 3) and compiles
+ * its schedule.  On success *out owns a plan to release with trd_plan_free;
+ * on failure *out is NULL and nothing leaks. */
+trd_status trd_plan_create(trd_plan **out, const char *algo,
+                           const trd_params *params);
+void trd_plan_free(trd_plan *plan);
+
+const char *trd_plan_algo(const trd_plan *plan);
+const trd_params *trd_plan_params(const trd_plan *plan);
+/* Time at which the root finishes its last combine (0 when n = 1). */
+double trd_plan_makespan(const trd_plan *plan);
+/* Lemma 5 lower bound on ANY schedule: ceil(log2 n) * max(d, c). */
+double trd_plan_lower_bound(const trd_plan *plan);
+/* The paper's proven upper bound on this algorithm's makespan, and the
+ * name of the result it comes from ("Prop. 6", ...). */
+double trd_plan_upper_bound(const trd_plan *plan);
+const char *trd_plan_upper_bound_source(const trd_plan *plan);
+/* Rank that `rank` sends its partial result to; -1 for the root. */
+int32_t trd_plan_parent(const trd_plan *plan, int32_t rank);
+/* Model start time of rank's transfer to its parent (after any wait for a
+ * busy receiver); NaN for the root. */
+double trd_plan_send_start(const trd_plan *plan, int32_t rank);
+
+/* Makespan of algorithm `algo` for `params` without building the schedule:
+ * the cheap path for sweeps (same tree and evaluator as trd_plan_create). */
+trd_status trd_makespan(const char *algo, const trd_params *params,
+                        double *makespan);
+
+/* Lemma 5 lower bound for these parameters (no validation beyond n >= 1). */
+double trd_lower_bound(const trd_params *params);
+
+/* ---- The schedule IR: per rank, an ordered program of steps. ---- */
+
+typedef enum trd_step_kind {
+    TRD_STEP_SEND = 0,    /* send slot `buf` to `peer` */
+    TRD_STEP_RECV = 1,    /* receive from `peer` into slot `buf` */
+    TRD_STEP_COMBINE = 2, /* slot `buf` = in (+) buf (LEFT) or buf (+) in (RIGHT),
+                             with in = slot `src` */
+    TRD_STEP_COPY = 3     /* slot `buf` = slot `src` */
+} trd_step_kind;
+
+typedef enum trd_side { TRD_SIDE_LEFT = 0, TRD_SIDE_RIGHT = 1 } trd_side;
+
+/* One step.  Slot 0 is the rank's own buffer (its accumulator); slots >= 1
+ * are scratch buffers of the same size.  A step may start once the steps
+ * of the same rank listed in dep[] (indices, -1 = none) have completed;
+ * `start` and `end` are its times in the model the plan was built with. */
+typedef struct trd_step {
+    int32_t kind;  /* trd_step_kind */
+    int32_t peer;  /* SEND/RECV: the other rank; otherwise -1 */
+    int32_t buf;   /* slot written (RECV, COMBINE, COPY) or read (SEND) */
+    int32_t src;   /* COMBINE/COPY: slot read; otherwise -1 */
+    int32_t side;  /* COMBINE: trd_side */
+    int32_t block; /* segment of the buffer; 0 when unsegmented */
+    int32_t dep[2];
+    double start;
+    double end;
+} trd_step;
+
+/* Number of steps of rank's program, and a pointer to step i of it.  The
+ * pointers stay valid until trd_plan_free. */
+size_t trd_plan_step_count(const trd_plan *plan, int32_t rank);
+const trd_step *trd_plan_step(const trd_plan *plan, int32_t rank, size_t i);
+/* Number of scratch slots (besides slot 0) rank's program uses. */
+int32_t trd_plan_scratch_slots(const trd_plan *plan, int32_t rank);
+
+/* ---- Figures ---- */
+
+/* Draws the schedule like Figure 1 of canon-antoniu: one row per rank,
+ * transfers and combines as bars over model time.  The format follows the
+ * file name: .png or .svg. */
+trd_status trd_plan_write_gantt(const trd_plan *plan, const char *path);
+
+/* Writes a line plot of columns 1.. of `y` against `x`: `ny` series of
+ * `npoints` points each, y[s * npoints + k]; labels name the axes, the
+ * series and the title.  Format from the file name (.png or .svg). */
+typedef struct trd_lineplot {
+    const char *title;
+    const char *xlabel;
+    const char *ylabel;
+    size_t nseries;
+    size_t npoints;
+    const double *x;
+    const double *y;
+    const char *const *series_labels;
+} trd_lineplot;
+trd_status trd_lineplot_write(const trd_lineplot *plot, const char *path);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

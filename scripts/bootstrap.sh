@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# bootstrap.sh: installs every dependency of treduce from Debian packages.
+# Idempotent: does nothing (and needs no network) when all are installed.
+set -euo pipefail
+
+packages=(
+  gcc clang make cmake pkg-config   # toolchain (gcc and clang must both build it)
+  libcmocka-dev                     # unit-test framework
+  libjansson-dev                    # JSON output
+  libplplot-dev plplot-driver-cairo # Gantt charts and plots (pngcairo, svgcairo)
+  fonts-dejavu-core                 # a font for the plots' text
+  jq                                # JSON checks in tests/cli_test.sh
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
+    || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "bootstrap: installing ${missing[*]}"
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "bootstrap: need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
+  sudo=sudo
+fi
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -q
+$sudo apt-get install -y -q --no-install-recommends "${missing[@]}"

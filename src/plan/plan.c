@@ -1,0 +1,218 @@
+/* plan.c: trd_plan_create and the plan accessors.
+ *
+ * Creating a plan is: check the parameters, let the registered planner
+ * build its tree over positions, evaluate the tree under the homogeneous
+ * model (src/model/homogeneous.c), map positions to ranks
+ * (src/plan/number.c), and compile the per-rank schedule
+ * (src/plan/schedule.c).  Every planner goes through this one path. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/error.h"
+#include "plan/number.h"
+#include "plan/plan_internal.h"
+
+/* Rough peak memory of a plan per rank (tree, timing, numbering, steps). */
+#define BYTES_PER_RANK 256.0
+
+void trd_params_init(trd_params *p)
+{
+    *p = (trd_params){.n = 1, .d = 1.0, .c = 1.0, .K = 0, .root = 0,
+                      .noncommutative = false};
+}
+
+static trd_status check_cost(const char *name, double v)
+{
+    if (isnan(v))
+        return trd_fail(TRD_EINVAL, "%s = nan is not a number: costs must be finite and >= 0", name);
+    if (!isfinite(v) || v < 0)
+        return trd_fail(TRD_EINVAL, "%s = %g is invalid: costs must be finite and >= 0", name, v);
+    return TRD_OK;
+}
+
+static trd_status check_memory(int64_t n)
+{
+    double need = (double)n * BYTES_PER_RANK;
+    double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+    if (have > 0 && need > 0.8 * have)
+        return trd_fail(TRD_ENOMEM,
+                        "n = %lld is too large: a plan needs about %.1f GiB, more than "
+                        "80%% of this machine's %.1f GiB of memory",
+                        (long long)n, need / 1073741824.0, have / 1073741824.0);
+    return TRD_OK;
+}
+
+static trd_status check_params(const trd_algo *algo, const trd_params *p)
+{
+    trd_status st;
+    if (p->n < 1 || p->n > TRD_N_MAX)
+        return trd_fail(TRD_EINVAL, "n = %lld is out of range: need 1 <= n <= %lld",
+                        (long long)p->n, (long long)TRD_N_MAX);
+    if ((st = check_cost("d", p->d)) != TRD_OK || (st = check_cost("c", p->c)) != TRD_OK)
+        return st;
+    if (p->root < 0 || p->root >= p->n)
+        return trd_fail(TRD_EINVAL, "root = %lld is not a rank: need 0 <= root < n = %lld",
+                        (long long)p->root, (long long)p->n);
+    if (algo->uses_k && p->K < 1)
+        return trd_fail(TRD_EINVAL, "%s needs K >= 1 (got K = %lld)", algo->name,
+                        (long long)p->K);
+    if (!algo->uses_k && p->K < 0)
+        return trd_fail(TRD_EINVAL, "K = %lld is negative", (long long)p->K);
+    return check_memory(p->n);
+}
+
+/* Copies the evaluated tree into rank space and compiles the schedule. */
+static trd_status fill_plan(trd_plan *plan, const trd_timing *t, const int32_t *rank)
+{
+    int32_t n = t->n;
+    plan->parent = malloc((size_t)n * sizeof *plan->parent);
+    plan->send_start = malloc((size_t)n * sizeof *plan->send_start);
+    if (!plan->parent || !plan->send_start)
+        return trd_fail(TRD_ENOMEM, "plan: out of memory for n = %ld", (long)n);
+    for (int32_t pos = 0; pos < n; pos++) {
+        plan->send_start[rank[pos]] = t->send_start[pos];
+        plan->parent[rank[pos]] = -1;
+    }
+    for (int32_t v = 0; v < n; v++)
+        for (int32_t e = t->first[v]; e < t->first[v + 1]; e++)
+            plan->parent[rank[t->child[e]]] = rank[v];
+    plan->lower_bound = trd_bound_lemma5(&plan->params);
+    plan->upper_bound = plan->algo->upper_bound(&plan->params);
+    return trd_schedule_build(plan, t, rank);
+}
+
+/* Builds, evaluates and (unless makespan_only) numbers and compiles. */
+static trd_status build_plan(trd_plan *plan, bool makespan_only)
+{
+    int32_t n = (int32_t)plan->params.n;
+    trd_tree tree = {.n = n, .parent = malloc((size_t)n * sizeof(int32_t))};
+    int32_t *rank = malloc((size_t)n * sizeof *rank);
+    trd_timing timing = {0};
+    trd_status st = TRD_OK;
+    if (!tree.parent || !rank) {
+        st = trd_fail(TRD_ENOMEM, "plan: out of memory for n = %ld", (long)n);
+        goto done;
+    }
+    if ((st = plan->algo->build(&plan->params, &tree)) != TRD_OK ||
+        (st = trd_evaluate(&tree, plan->params.d, plan->params.c, &timing)) != TRD_OK)
+        goto done;
+    plan->makespan = timing.makespan;
+    if (makespan_only)
+        goto done;
+    if ((st = trd_number_ranks(&timing, plan->params.root, plan->params.noncommutative,
+                               rank)) != TRD_OK)
+        goto done;
+    st = fill_plan(plan, &timing, rank);
+done:
+    free(tree.parent);
+    free(tree.release);
+    free(rank);
+    trd_timing_free(&timing);
+    return st;
+}
+
+/* The checked path shared by trd_plan_create and trd_makespan. */
+static trd_status new_plan(trd_plan **out, const char *algo_name,
+                           const trd_params *params, bool makespan_only)
+{
+    size_t index;
+    trd_status st;
+    if (!out || !params)
+        return trd_fail(TRD_EINVAL, "treduce: NULL argument");
+    *out = NULL;
+    if ((st = trd_algo_find(algo_name, &index)) != TRD_OK)
+        return st;
+    const trd_algo *algo = trd_algo_entry(index);
+    if ((st = check_params(algo, params)) != TRD_OK)
+        return st;
+    trd_plan *plan = calloc(1, sizeof *plan);
+    if (!plan)
+        return trd_fail(TRD_ENOMEM, "treduce: out of memory");
+    plan->algo = algo;
+    plan->params = *params;
+    if ((st = build_plan(plan, makespan_only)) != TRD_OK) {
+        trd_plan_free(plan);
+        return st;
+    }
+    *out = plan;
+    return TRD_OK;
+}
+
+trd_status trd_plan_create(trd_plan **out, const char *algo_name, const trd_params *params)
+{
+    return new_plan(out, algo_name, params, false);
+}
+
+trd_status trd_makespan(const char *algo_name, const trd_params *params, double *makespan)
+{
+    trd_plan *plan;
+    trd_status st = new_plan(&plan, algo_name, params, true);
+    if (st == TRD_OK && makespan)
+        *makespan = plan->makespan;
+    trd_plan_free(plan);
+    return st;
+}
+
+void trd_plan_free(trd_plan *plan)
+{
+    if (!plan)
+        return;
+    free(plan->parent);
+    free(plan->send_start);
+    free(plan->step_first);
+    free(plan->steps);
+    free(plan);
+}
+
+double trd_lower_bound(const trd_params *params)
+{
+    return trd_bound_lemma5(params);
+}
+
+const char *trd_plan_algo(const trd_plan *plan) { return plan->algo->name; }
+const trd_params *trd_plan_params(const trd_plan *plan) { return &plan->params; }
+double trd_plan_makespan(const trd_plan *plan) { return plan->makespan; }
+double trd_plan_lower_bound(const trd_plan *plan) { return plan->lower_bound; }
+double trd_plan_upper_bound(const trd_plan *plan) { return plan->upper_bound; }
+
+const char *trd_plan_upper_bound_source(const trd_plan *plan)
+{
+    return plan->algo->bound_source;
+}
+
+static bool is_rank(const trd_plan *plan, int32_t rank)
+{
+    return rank >= 0 && rank < plan->params.n;
+}
+
+int32_t trd_plan_parent(const trd_plan *plan, int32_t rank)
+{
+    return is_rank(plan, rank) ? plan->parent[rank] : -1;
+}
+
+double trd_plan_send_start(const trd_plan *plan, int32_t rank)
+{
+    return is_rank(plan, rank) ? plan->send_start[rank] : NAN;
+}
+
+size_t trd_plan_step_count(const trd_plan *plan, int32_t rank)
+{
+    return is_rank(plan, rank) ? plan->step_first[rank + 1] - plan->step_first[rank] : 0;
+}
+
+const trd_step *trd_plan_step(const trd_plan *plan, int32_t rank, size_t i)
+{
+    if (i >= trd_plan_step_count(plan, rank))
+        return NULL;
+    return &plan->steps[plan->step_first[rank] + i];
+}
+
+int32_t trd_plan_scratch_slots(const trd_plan *plan, int32_t rank)
+{
+    int32_t slots = 0;
+    for (size_t i = 0; i < trd_plan_step_count(plan, rank); i++)
+        slots += trd_plan_step(plan, rank, i)->kind == TRD_STEP_RECV;
+    return slots;
+}

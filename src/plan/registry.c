@@ -1,0 +1,45 @@
+/* registry.c: name lookup and listing over the table of registry.def. */
+#include "plan/registry.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/error.h"
+
+static const trd_algo algos[] = {
+#define TRD_ALGO(name, build, bound, source, uses_k, text) \
+    {name, build, bound, source, uses_k, text},
+#include "plan/registry.def"
+#undef TRD_ALGO
+};
+
+#define ALGO_COUNT (sizeof algos / sizeof algos[0])
+
+size_t trd_algo_count(void) { return ALGO_COUNT; }
+
+const trd_algo *trd_algo_entry(size_t i) { return i < ALGO_COUNT ? &algos[i] : NULL; }
+
+const char *trd_algo_name(size_t i) { return i < ALGO_COUNT ? algos[i].name : NULL; }
+
+const char *trd_algo_describe(size_t i)
+{
+    return i < ALGO_COUNT ? algos[i].description : NULL;
+}
+
+bool trd_algo_uses_k(size_t i) { return i < ALGO_COUNT && algos[i].uses_k; }
+
+trd_status trd_algo_find(const char *name, size_t *index)
+{
+    for (size_t i = 0; name && i < ALGO_COUNT; i++)
+        if (strcmp(algos[i].name, name) == 0) {
+            *index = i;
+            return TRD_OK;
+        }
+    char list[512] = "";
+    for (size_t i = 0; i < ALGO_COUNT; i++) {
+        strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
+        strncat(list, algos[i].name, sizeof list - strlen(list) - 1);
+    }
+    return trd_fail(TRD_ENOALGO, "unknown algorithm '%s'; valid names: %s",
+                    name ? name : "(null)", list);
+}

@@ -1,0 +1,15 @@
+/* tree.c: helpers on the internal reduction tree. */
+#include "plan/tree.h"
+
+#include <stdlib.h>
+
+#include "core/error.h"
+
+trd_status trd_tree_add_release(trd_tree *tree)
+{
+    tree->release = calloc((size_t)tree->n, sizeof *tree->release);
+    if (!tree->release)
+        return trd_fail(TRD_ENOMEM, "tree: cannot allocate release times for n = %ld",
+                        (long)tree->n);
+    return TRD_OK;
+}

@@ -1,0 +1,45 @@
+/* tree.h: the internal reduction tree every planner builds.
+ *
+ * A planner builds its tree over *positions* 0..n-1 with position 0 the
+ * root (the sink of canon-antoniu); plan.c later maps positions to ranks
+ * (rotation for --root, interval numbering for --noncommutative). */
+#ifndef TRD_PLAN_TREE_H
+#define TRD_PLAN_TREE_H
+
+#include <stdint.h>
+
+#include "treduce/treduce.h"
+
+typedef struct trd_tree {
+    int32_t n;
+    int32_t *parent;  /* parent[0] = -1; every other entry in [0, n) */
+    double *release;  /* NULL, or per position the earliest time its transfer
+                         may start (Alg. 2 delays transfers on purpose) */
+} trd_tree;
+
+/* A planner: fills tree->parent (already allocated for tree->n entries)
+ * and, if it needs one, allocates tree->release with trd_tree_add_release. */
+typedef trd_status (*trd_build_fn)(const trd_params *params, trd_tree *tree);
+
+/* Allocates tree->release, zero-filled. */
+trd_status trd_tree_add_release(trd_tree *tree);
+
+/* The greedy core shared by Algorithms 1 and 3 (src/plan/greedy.c): builds
+ * the tree of Algorithm 3 with at most `reducers` receiving positions;
+ * reducers >= n gives Algorithm 1. */
+trd_status trd_greedy_tree(int32_t n, double d, double c, int64_t reducers,
+                           int32_t *parent);
+
+#define TRD_PLANNER(fn) trd_status fn(const trd_params *params, trd_tree *tree);
+TRD_PLANNER(trd_build_greedy)
+TRD_PLANNER(trd_build_greedy_k_transfers)
+TRD_PLANNER(trd_build_greedy_k_reducers)
+TRD_PLANNER(trd_build_binomial_strategy)
+TRD_PLANNER(trd_build_fibonacci_strategy)
+TRD_PLANNER(trd_build_binomial)
+TRD_PLANNER(trd_build_fibonacci)
+TRD_PLANNER(trd_build_chain)
+TRD_PLANNER(trd_build_flat)
+#undef TRD_PLANNER
+
+#endif

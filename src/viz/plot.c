@@ -1,0 +1,290 @@
+/* plot.c: what every PLplot figure of treduce shares.  PLplot prompts on
+ * stdin for a missing device or an unopenable file and calls exit() on some
+ * errors, so everything it could trip on is checked before plinit: the
+ * extension picks the device, the device must be loadable, the file must
+ * open for writing.  Each figure gets its own stream (plmkstrm), so a
+ * caller's stream is left alone, and PLplot's abort messages go to the
+ * figure (plsError) instead of stderr.  A process-wide lock serialises
+ * figures, since PLplot is not thread-safe. */
+#include "viz/plot.h"
+
+#include "core/error.h"
+
+#include <plplot/plplot.h>
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <threads.h>
+
+_Static_assert(sizeof(PLINT) == sizeof(int32_t), "PLINT is 32-bit");
+
+static once_flag lock_once = ONCE_FLAG_INIT;
+static mtx_t lock;
+static bool lock_ready;
+
+static void lock_init(void)
+{
+    lock_ready = mtx_init(&lock, mtx_plain) == thrd_success;
+}
+
+static trd_status plot_lock(void)
+{
+    call_once(&lock_once, lock_init);
+    if (!lock_ready || mtx_lock(&lock) != thrd_success)
+        return trd_fail(TRD_EBACKEND, "cannot take the lock that serialises "
+                                      "PLplot figures");
+    return TRD_OK;
+}
+
+static void plot_unlock(void)
+{
+    mtx_unlock(&lock);
+}
+
+/* Whether `name` ends with `ext` (a lower-case ".xyz"), ignoring case. */
+static bool has_extension(const char *name, const char *ext)
+{
+    size_t n = strlen(name), m = strlen(ext);
+    if (n <= m)
+        return false;
+    for (size_t i = 0; i < m; i++) {
+        char c = name[n - m + i];
+        if (c >= 'A' && c <= 'Z')
+            c = (char)(c - 'A' + 'a');
+        if (c != ext[i])
+            return false;
+    }
+    return true;
+}
+
+trd_status trd_plot_device(const char *path, const char **device)
+{
+    if (path == NULL || device == NULL)
+        return trd_fail(TRD_EINVAL, "figure path is NULL");
+    if (strstr(path, "%n") != NULL)
+        return trd_fail(TRD_EINVAL, "figure path '%s' contains \"%%n\", "
+                        "which PLplot would replace", path);
+    if (has_extension(path, ".png"))
+        *device = "pngcairo";
+    else if (has_extension(path, ".svg"))
+        *device = "svgcairo";
+    else
+        return trd_fail(TRD_EINVAL, "figure path '%s' has an unsupported "
+                        "extension: use .png or .svg", path);
+    return TRD_OK;
+}
+
+trd_status trd_plot_check_writable(const char *path)
+{
+    FILE *f = fopen(path, "wb");
+    if (f == NULL)
+        return trd_fail(TRD_EIO, "cannot write %s: %s", path, strerror(errno));
+    if (fclose(f) != 0)
+        return trd_fail(TRD_EIO, "cannot write %s: %s", path, strerror(errno));
+    return TRD_OK;
+}
+
+/* Whether PLplot can load `device` (else plinit would prompt on stdin). */
+static bool device_available(const char *device)
+{
+    enum { MAX_DEVICES = 128 };
+    const char *menu[MAX_DEVICES] = {0}, *names[MAX_DEVICES] = {0};
+    const char **pmenu = menu, **pnames = names;
+    int ndev = MAX_DEVICES;
+    plgDevs(&pmenu, &pnames, &ndev);
+    for (int i = 0; i < ndev && i < MAX_DEVICES; i++)
+        if (names[i] != NULL && strcmp(names[i], device) == 0)
+            return true;
+    return false;
+}
+
+/* White background, black foreground, light grey, then the ten series colours (the
+ * "tab10" palette of matplotlib, readable in print and by most colour-blind
+ * readers). */
+static void set_palette(void)
+{
+    static const PLINT rgb[TRD_PLOT_SERIES + TRD_PLOT_NSERIES][3] = {
+        {255, 255, 255}, {0, 0, 0},       {220, 220, 220},
+        {31, 119, 180},  {255, 127, 14},
+        {44, 160, 44},   {214, 39, 40},   {148, 103, 189}, {140, 86, 75},
+        {227, 119, 194}, {127, 127, 127}, {188, 189, 34},  {23, 190, 207},
+    };
+    PLINT n = (PLINT)(sizeof rgb / sizeof rgb[0]);
+    plscmap0n(n);
+    for (PLINT i = 0; i < n; i++)
+        plscol0(i, rgb[i][0], rgb[i][1], rgb[i][2]);
+    plscolbg(255, 255, 255);
+}
+
+int trd_plot_series_colour(size_t k)
+{
+    return TRD_PLOT_SERIES + (int)(k % TRD_PLOT_NSERIES);
+}
+
+/* PLplot's abort message without its trailing newlines. */
+static const char *plplot_message(trd_plot *plot)
+{
+    size_t len = strlen(plot->errmsg);
+    while (len > 0 && plot->errmsg[len - 1] == '\n')
+        plot->errmsg[--len] = '\0';
+    return plot->errmsg;
+}
+
+/* Ends the figure's stream and makes the previous one current again. */
+static void close_stream(const trd_plot *plot)
+{
+    plend1(); /* frees the stream; PLplot switches to stream 0 */
+    plsstrm(plot->prev_stream);
+}
+
+/* Bytes of the UTF-8 character that starts with byte c (1 if invalid). */
+static size_t utf8_length(unsigned char c)
+{
+    if (c >= 0xF0 && c < 0xF8)
+        return 4;
+    if (c >= 0xE0)
+        return c < 0xF0 ? 3 : 1;
+    if (c >= 0xC0)
+        return 2;
+    return 1;
+}
+
+void trd_plot_escape(const char *text, char *out, size_t size)
+{
+    size_t j = 0;
+    if (size == 0)
+        return;
+    for (size_t i = 0; text != NULL && text[i] != '\0';) {
+        size_t len = utf8_length((unsigned char)text[i]);
+        size_t k = 1;
+        while (k < len && text[i + k] != '\0')
+            k++;
+        if (j + k + (text[i] == '#') >= size)
+            break; /* never cut a character in two */
+        if (text[i] == '#')
+            out[j++] = '#';
+        memcpy(out + j, text + i, k);
+        j += k;
+        i += k;
+    }
+    out[j] = '\0';
+}
+
+/* Opens the stream once the checks passed; the lock is held. */
+static trd_status open_stream(trd_plot *plot, const char *device)
+{
+    PLINT prev = 0, strm = -1;
+    plgstrm(&prev);
+    plot->prev_stream = prev;
+    plmkstrm(&strm);
+    if (strm < 0) {
+        plsstrm(prev);
+        return trd_fail(TRD_EBACKEND, "PLplot cannot open another stream");
+    }
+    plot->stream = strm;
+    plot->errcode = 0;
+    plot->errmsg[0] = '\0';
+    plsError(&plot->errcode, plot->errmsg);
+    plsdev(device);
+    plsfnam(plot->path);
+    plspage(0.0, 0.0, plot->width, plot->height, 0, 0);
+    set_palette();
+    plinit();
+    if (plot->errcode != 0) {
+        close_stream(plot);
+        return trd_fail(TRD_EBACKEND, "PLplot cannot start %s on %s: %s",
+                        device, plot->path, plplot_message(plot));
+    }
+    pladv(0);
+    plcol0(TRD_PLOT_BLACK);
+    plwidth(1.0);
+    trd_plot_text_px(plot, TRD_PLOT_TEXT_PX);
+    trd_plot_ticks(plot, true);
+    return TRD_OK;
+}
+
+trd_status trd_plot_begin(trd_plot *plot, const char *path, int width,
+                          int height)
+{
+    const char *device = NULL;
+    trd_status st = trd_plot_device(path, &device);
+    if (st != TRD_OK)
+        return st;
+    if (plot == NULL || width < 1 || height < 1)
+        return trd_fail(TRD_EINVAL, "bad figure for %s: %d x %d pixels",
+                        path, width, height);
+    st = trd_plot_check_writable(path);
+    if (st != TRD_OK)
+        return st;
+    st = plot_lock();
+    if (st != TRD_OK)
+        return st;
+    if (!device_available(device)) {
+        plot_unlock();
+        return trd_fail(TRD_EBACKEND, "PLplot has no %s device for %s "
+                        "(is plplot-driver-cairo installed?)", device, path);
+    }
+    plot->path = path;
+    plot->width = width;
+    plot->height = height;
+    st = open_stream(plot, device);
+    if (st != TRD_OK)
+        plot_unlock();
+    return st;
+}
+
+/* Size of the file at path, or -1 when it cannot be read. */
+static long file_size(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return -1;
+    long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    fclose(f);
+    return size;
+}
+
+trd_status trd_plot_end(trd_plot *plot)
+{
+    close_stream(plot);
+    plot_unlock();
+    if (plot->errcode != 0)
+        return trd_fail(TRD_EBACKEND, "PLplot failed drawing %s: %s",
+                        plot->path, plplot_message(plot));
+    if (file_size(plot->path) <= 0)
+        return trd_fail(TRD_EIO, "PLplot wrote nothing to %s", plot->path);
+    return TRD_OK;
+}
+
+void trd_plot_viewport_px(const trd_plot *plot, int left, int right,
+                          int bottom, int top)
+{
+    double w = plot->width, h = plot->height;
+    plvpor(left / w, 1.0 - right / w, bottom / h, 1.0 - top / h);
+}
+
+/* Millimetres PLplot gives to `px` pixels of the figure's page. */
+static double px_to_mm(const trd_plot *plot, double px)
+{
+    PLFLT x0, x1, y0, y1;
+    plgspa(&x0, &x1, &y0, &y1); /* page in mm */
+    return px * (x1 - x0) / plot->width;
+}
+
+void trd_plot_text_px(const trd_plot *plot, double px)
+{
+    plschr(px_to_mm(plot, px), 1.0);
+}
+
+void trd_plot_ticks(const trd_plot *plot, bool visible)
+{
+    if (visible) {
+        plsmaj(px_to_mm(plot, 9.0), 1.0);
+        plsmin(px_to_mm(plot, 5.0), 1.0);
+    } else { /* a length of 0 would mean "keep the default" */
+        plsmaj(0.0, 0.0);
+        plsmin(0.0, 0.0);
+    }
+}

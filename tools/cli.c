@@ -1,0 +1,98 @@
+/* cli.c: helpers shared by the sub-commands (see cli.h). */
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <string.h>
+
+bool cli_int(const char *cmd, const char *what, const char *text, int64_t *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(text, &end, 10);
+    if (end == text || *end != '\0') {
+        fprintf(stderr, "treduce %s: invalid %s '%s': not an integer\n", cmd, what, text);
+        return false;
+    }
+    if (errno == ERANGE) {
+        fprintf(stderr, "treduce %s: invalid %s '%s': out of range\n", cmd, what, text);
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+bool cli_real(const char *cmd, const char *what, const char *text, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (end == text || *end != '\0') {
+        fprintf(stderr, "treduce %s: invalid %s '%s': not a number\n", cmd, what, text);
+        return false;
+    }
+    if (!isfinite(v) || errno == ERANGE) {
+        fprintf(stderr, "treduce %s: invalid %s '%s': must be finite\n", cmd, what, text);
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "treduce %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n(see 'treduce %s --help')\n", cmd);
+    return CLI_USAGE;
+}
+
+int cli_lib_error(const char *cmd, trd_status status)
+{
+    fprintf(stderr, "treduce %s: %s\n", cmd, trd_errmsg());
+    switch (status) {
+    case TRD_EINVAL:
+    case TRD_ENOALGO:
+    case TRD_EUNSUPPORTED:
+        return CLI_USAGE;
+    default:
+        return CLI_FAILED;
+    }
+}
+
+void cli_progress(const char *label, int64_t done, int64_t total)
+{
+    static int last = -1;
+    if (!isatty(STDERR_FILENO) || total <= 0)
+        return;
+    int pct = (int)(100 * done / total);
+    if (pct == last && done != total)
+        return;
+    last = pct;
+    int bars = pct / 5;
+    fprintf(stderr, "\r%s [%.*s%*s] %3d%%", label, bars, "####################", 20 - bars,
+            "", pct);
+    if (done == total) {
+        fputc('\n', stderr);
+        last = -1;
+    }
+    fflush(stderr);
+}
+
+bool cli_make_dir(const char *cmd, const char *dir)
+{
+    struct stat sb;
+    if (mkdir(dir, 0777) == 0 || (errno == EEXIST && stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode)))
+        return true;
+    fprintf(stderr, "treduce %s: cannot create folder %s: %s\n", cmd, dir,
+            errno == EEXIST ? "a file has that name" : strerror(errno));
+    return false;
+}

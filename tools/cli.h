@@ -1,0 +1,42 @@
+/* cli.h: what every treduce sub-command shares: strict number parsing,
+ * usage errors (exit status 2), library errors, and a progress bar. */
+#ifndef TRD_TOOLS_CLI_H
+#define TRD_TOOLS_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "treduce/treduce.h"
+
+/* Exit statuses of the tool. */
+enum { CLI_OK = 0, CLI_FAILED = 1, CLI_USAGE = 2 };
+
+/* Parses a whole decimal integer / finite real; on failure prints
+ * "treduce <cmd>: invalid <what> 'text': ..." and returns false. */
+bool cli_int(const char *cmd, const char *what, const char *text, int64_t *out);
+bool cli_real(const char *cmd, const char *what, const char *text, double *out);
+
+/* Prints "treduce <cmd>: <message>" and a hint to --help; returns CLI_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Reports a failed library call with trd_errmsg(); bad-input statuses are
+ * usage errors (2), the rest failures (1). */
+int cli_lib_error(const char *cmd, trd_status status);
+
+/* Creates folder dir if missing; prints why and returns false on failure. */
+bool cli_make_dir(const char *cmd, const char *dir);
+
+/* Progress bar on stderr, only when stderr is a terminal. */
+void cli_progress(const char *label, int64_t done, int64_t total);
+
+/* Sub-commands. */
+int cmd_plan(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+int cmd_ratios(int argc, char **argv);
+int cmd_demo(int argc, char **argv);
+
+#endif

@@ -1,0 +1,40 @@
+/* cmd_list.c: `treduce list`, the registry as a table (or JSON). */
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+int cmd_list(int argc, char **argv)
+{
+    bool json = false;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            printf("usage: treduce list [--format text|json]\n\n"
+                   "Lists every planning algorithm with a one-line description;\n"
+                   "(K) marks those that need --K.\n");
+            return CLI_OK;
+        } else if (!strcmp(argv[i], "--format") && i + 1 < argc &&
+                   (!strcmp(argv[i + 1], "json") || !strcmp(argv[i + 1], "text"))) {
+            json = !strcmp(argv[++i], "json");
+        } else {
+            return cli_usage_error("list", "unexpected argument '%s'", argv[i]);
+        }
+    }
+    json_t *all = json_array();
+    for (size_t i = 0; i < trd_algo_count(); i++) {
+        if (json)
+            json_array_append_new(all, json_pack("{s:s, s:s, s:b}", "name", trd_algo_name(i),
+                                                 "description", trd_algo_describe(i),
+                                                 "uses_K", trd_algo_uses_k(i)));
+        else
+            printf("%-20s %s%s\n", trd_algo_name(i), trd_algo_describe(i),
+                   trd_algo_uses_k(i) ? " (K)" : "");
+    }
+    if (json) {
+        json_dumpf(all, stdout, JSON_INDENT(2));
+        putchar('\n');
+    }
+    json_decref(all);
+    return CLI_OK;
+}

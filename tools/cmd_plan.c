@@ -1,0 +1,197 @@
+/* cmd_plan.c: `treduce plan`: build one plan, print it as a table, JSON or
+ * Graphviz, and optionally draw its Gantt chart. */
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+enum format { FORMAT_TEXT, FORMAT_JSON, FORMAT_DOT };
+
+static void help(void)
+{
+    printf("usage: treduce plan --algo NAME -n N [--d D] [--c C] [--K K] [--root R]\n"
+           "                    [--noncommutative] [--format text|json|dot] [--gantt FILE]\n\n"
+           "Builds the reduction plan of algorithm NAME for N ranks (0..N-1) under the\n"
+           "homogeneous model of Canon & Antoniu: a transfer takes D, a combine C, a rank\n"
+           "is in at most one transfer at a time and receives its next input while it\n"
+           "combines the previous one.  Prints the makespan next to the bounds, the tree\n"
+           "(parent of every rank) and the start time of every transfer.\n\n"
+           "  --algo NAME         planner (default greedy; 'treduce list' shows all)\n"
+           "  -n N                number of ranks (required)\n"
+           "  --d D, --c C        transfer and combine times (default 1 and 1)\n"
+           "  --K K               limit of greedy-k-transfers / greedy-k-reducers\n"
+           "  --root R            rank that gets the result (default 0)\n"
+           "  --noncommutative    number ranks so each combine joins adjacent ranges\n"
+           "  --format F          text (default), json or dot (Graphviz)\n"
+           "  --gantt FILE        draw the schedule to FILE.png or FILE.svg\n\n"
+           "Exit status: 0 ok, 1 failure, 2 bad usage or input.\n");
+}
+
+static json_t *json_time(double t)
+{
+    return isnan(t) ? json_null() : json_real(t);
+}
+
+static json_t *steps_json(const trd_plan *plan, int32_t rank)
+{
+    static const char *kinds[] = {"send", "recv", "combine", "copy"};
+    json_t *list = json_array();
+    for (size_t i = 0; i < trd_plan_step_count(plan, rank); i++) {
+        const trd_step *s = trd_plan_step(plan, rank, i);
+        json_t *o = json_pack("{s:s, s:i, s:i, s:i, s:[i,i], s:f, s:f}", "kind", kinds[s->kind],
+                              "peer", s->peer, "buf", s->buf, "src", s->src, "dep", s->dep[0],
+                              s->dep[1], "start", s->start, "end", s->end);
+        if (s->kind == TRD_STEP_COMBINE)
+            json_object_set_new(o, "side", json_string(s->side == TRD_SIDE_LEFT ? "left" : "right"));
+        json_array_append_new(list, o);
+    }
+    return list;
+}
+
+static void print_json(const trd_plan *plan)
+{
+    const trd_params *p = trd_plan_params(plan);
+    json_t *parent = json_array(), *start = json_array(), *sched = json_array();
+    for (int32_t r = 0; r < p->n; r++) {
+        json_array_append_new(parent, json_integer(trd_plan_parent(plan, r)));
+        json_array_append_new(start, json_time(trd_plan_send_start(plan, r)));
+        json_array_append_new(sched, steps_json(plan, r));
+    }
+    json_t *o = json_pack("{s:s, s:I, s:f, s:f, s:I, s:b, s:f, s:f, s:f, s:s}", "algo",
+                          trd_plan_algo(plan), "n", (json_int_t)p->n, "d", p->d, "c", p->c,
+                          "root", (json_int_t)p->root, "noncommutative", p->noncommutative,
+                          "makespan", trd_plan_makespan(plan), "lower_bound",
+                          trd_plan_lower_bound(plan), "upper_bound", trd_plan_upper_bound(plan),
+                          "upper_bound_source", trd_plan_upper_bound_source(plan));
+    json_object_set_new(o, "K", p->K > 0 ? json_integer(p->K) : json_null());
+    json_object_set_new(o, "parent", parent);
+    json_object_set_new(o, "send_start", start);
+    json_object_set_new(o, "schedule", sched);
+    json_dumpf(o, stdout, JSON_INDENT(1) | JSON_REAL_PRECISION(15));
+    putchar('\n');
+    json_decref(o);
+}
+
+static void print_text(const trd_plan *plan)
+{
+    const trd_params *p = trd_plan_params(plan);
+    printf("%s plan: n = %lld, d = %g, c = %g, root %lld%s", trd_plan_algo(plan),
+           (long long)p->n, p->d, p->c, (long long)p->root,
+           p->noncommutative ? ", non-commutative" : "");
+    if (p->K > 0)
+        printf(", K = %lld", (long long)p->K);
+    printf("\n  makespan     %g\n  lower bound  %g  (Lemma 5)\n  upper bound  %g  (%s)\n\n",
+           trd_plan_makespan(plan), trd_plan_lower_bound(plan), trd_plan_upper_bound(plan),
+           trd_plan_upper_bound_source(plan));
+    printf("%8s %8s %12s  %s\n", "rank", "parent", "send start", "inputs in arrival order");
+    for (int32_t r = 0; r < p->n; r++) {
+        double t = trd_plan_send_start(plan, r);
+        char start[32] = "-";
+        if (!isnan(t))
+            snprintf(start, sizeof start, "%g", t);
+        printf("%8ld %8ld %12s ", (long)r, (long)trd_plan_parent(plan, r), start);
+        for (size_t i = 0; i < trd_plan_step_count(plan, r); i++)
+            if (trd_plan_step(plan, r, i)->kind == TRD_STEP_RECV)
+                printf(" %ld", (long)trd_plan_step(plan, r, i)->peer);
+        putchar('\n');
+    }
+}
+
+static void print_dot(const trd_plan *plan)
+{
+    const trd_params *p = trd_plan_params(plan);
+    printf("digraph \"%s\" {\n  label=\"%s plan, n=%lld, d=%g, c=%g, makespan %g\";\n"
+           "  rankdir=BT;\n  node [shape=circle];\n",
+           trd_plan_algo(plan), trd_plan_algo(plan), (long long)p->n, p->d, p->c,
+           trd_plan_makespan(plan));
+    printf("  %lld [style=filled, fillcolor=lightgrey];\n", (long long)p->root);
+    for (int32_t r = 0; r < p->n; r++)
+        if (trd_plan_parent(plan, r) >= 0)
+            printf("  %ld -> %ld [label=\"%g\"];\n", (long)r, (long)trd_plan_parent(plan, r),
+                   trd_plan_send_start(plan, r));
+    printf("}\n");
+}
+
+/* Parsed command line of `treduce plan`. */
+typedef struct plan_args {
+    const char *algo;
+    const char *gantt;
+    enum format format;
+    trd_params params;
+    bool have_n;
+} plan_args;
+
+static int parse_format(const char *text, enum format *out)
+{
+    static const char *names[] = {"text", "json", "dot"};
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(text, names[i])) {
+            *out = (enum format)i;
+            return CLI_OK;
+        }
+    return cli_usage_error("plan", "invalid --format '%s': use text, json or dot", text);
+}
+
+/* Returns -1 to go on, or the exit status (help printed, or an error). */
+static int parse_args(int argc, char **argv, plan_args *a)
+{
+    static const struct option opts[] = {
+        {"algo", required_argument, 0, 'a'}, {"d", required_argument, 0, 'd'},
+        {"c", required_argument, 0, 'c'},    {"K", required_argument, 0, 'K'},
+        {"root", required_argument, 0, 'r'}, {"noncommutative", no_argument, 0, 'N'},
+        {"format", required_argument, 0, 'f'}, {"gantt", required_argument, 0, 'g'},
+        {"help", no_argument, 0, 'h'},       {0, 0, 0, 0}};
+    int opt, st;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":n:h", opts, NULL)) != -1) {
+        bool ok = true;
+        switch (opt) {
+        case 'a': a->algo = optarg; break;
+        case 'n': ok = cli_int("plan", "-n", optarg, &a->params.n); a->have_n = true; break;
+        case 'd': ok = cli_real("plan", "--d", optarg, &a->params.d); break;
+        case 'c': ok = cli_real("plan", "--c", optarg, &a->params.c); break;
+        case 'K': ok = cli_int("plan", "--K", optarg, &a->params.K); break;
+        case 'r': ok = cli_int("plan", "--root", optarg, &a->params.root); break;
+        case 'N': a->params.noncommutative = true; break;
+        case 'f': if ((st = parse_format(optarg, &a->format)) != CLI_OK) return st; break;
+        case 'g': a->gantt = optarg; break;
+        case 'h': help(); return CLI_OK;
+        case ':': return cli_usage_error("plan", "option '%s' needs a value", argv[optind - 1]);
+        default: return cli_usage_error("plan", "unknown option '%s'", argv[optind - 1]);
+        }
+        if (!ok)
+            return CLI_USAGE;
+    }
+    if (optind < argc)
+        return cli_usage_error("plan", "unexpected argument '%s'", argv[optind]);
+    if (!a->have_n)
+        return cli_usage_error("plan", "missing -n N (the number of ranks)");
+    return -1;
+}
+
+int cmd_plan(int argc, char **argv)
+{
+    plan_args a = {.algo = "greedy", .format = FORMAT_TEXT};
+    trd_params_init(&a.params);
+    int st = parse_args(argc, argv, &a);
+    if (st >= 0)
+        return st;
+    trd_plan *plan;
+    trd_status ts = trd_plan_create(&plan, a.algo, &a.params);
+    if (ts != TRD_OK)
+        return cli_lib_error("plan", ts);
+    if (a.format == FORMAT_JSON)
+        print_json(plan);
+    else if (a.format == FORMAT_DOT)
+        print_dot(plan);
+    else
+        print_text(plan);
+    st = CLI_OK;
+    if (a.gantt && (ts = trd_plan_write_gantt(plan, a.gantt)) != TRD_OK)
+        st = cli_lib_error("plan", ts);
+    trd_plan_free(plan);
+    return st;
+}
