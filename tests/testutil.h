@@ -1,0 +1,95 @@
+/* testutil.h: small helpers shared by the cmocka tests (header only, so
+ * tests/CMakeLists.txt needs no extra source).  Nothing here computes an
+ * expected value: expected values come from tests/oracle or from closed
+ * forms written in the tests themselves. */
+#ifndef TRD_TESTS_TESTUTIL_H
+#define TRD_TESTS_TESTUTIL_H
+
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "oracle/oracle.h"
+#include "treduce/treduce.h"
+
+/* The (d, c) pairs of the issue: d = c, c = 0, d = 0, d > c, d < c. */
+static const double tu_pairs[][2] = {{1, 1}, {1, 0}, {0, 1}, {2, 1}, {1, 3}};
+#define TU_NPAIRS (sizeof tu_pairs / sizeof tu_pairs[0])
+
+/* Fails the test with a formatted message when cond is false. */
+#define TU_CHECK(cond, ...)                                      \
+    do {                                                         \
+        if (!(cond)) {                                           \
+            print_error("check failed: %s\n  ", #cond);          \
+            print_error(__VA_ARGS__);                            \
+            print_error("\n");                                   \
+            fail();                                              \
+        }                                                        \
+    } while (0)
+
+/* a == b up to a relative tolerance of 1e-9 (absolute near 0). */
+static inline int tu_close(double a, double b)
+{
+    double scale = fmax(1.0, fmax(fabs(a), fabs(b)));
+    return fabs(a - b) <= 1e-9 * scale;
+}
+
+static inline trd_params tu_params(int64_t n, double d, double c, int64_t K)
+{
+    trd_params p;
+    trd_params_init(&p);
+    p.n = n;
+    p.d = d;
+    p.c = c;
+    p.K = K;
+    return p;
+}
+
+/* Creates a plan that must succeed (fails the test with trd_errmsg()). */
+static inline trd_plan *tu_plan(const char *algo, const trd_params *p)
+{
+    trd_plan *plan = NULL;
+    trd_status st = trd_plan_create(&plan, algo, p);
+    TU_CHECK(st == TRD_OK && plan != NULL,
+             "%s n=%lld d=%g c=%g K=%lld root=%lld nc=%d: %s", algo,
+             (long long)p->n, p->d, p->c, (long long)p->K, (long long)p->root,
+             (int)p->noncommutative, trd_errmsg());
+    return plan;
+}
+
+/* trd_makespan that must succeed. */
+static inline double tu_makespan(const char *algo, const trd_params *p)
+{
+    double m = NAN;
+    trd_status st = trd_makespan(algo, p, &m);
+    TU_CHECK(st == TRD_OK, "%s n=%lld d=%g c=%g K=%lld: %s", algo, (long long)p->n,
+             p->d, p->c, (long long)p->K, trd_errmsg());
+    return m;
+}
+
+/* Allocation that fails the test instead of returning NULL. */
+static inline void *tu_alloc(size_t count, size_t size)
+{
+    void *p = calloc(count ? count : 1, size);
+    assert_non_null(p);
+    return p;
+}
+
+/* The plan's parent of every rank. */
+static inline int32_t *tu_parents(const trd_plan *plan)
+{
+    int32_t n = (int32_t)trd_plan_params(plan)->n;
+    int32_t *parent = tu_alloc((size_t)n, sizeof *parent);
+    for (int32_t r = 0; r < n; r++)
+        parent[r] = trd_plan_parent(plan, r);
+    return parent;
+}
+
+#endif
