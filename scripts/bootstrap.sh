@@ -7,6 +7,7 @@ packages=(
   gcc clang make cmake pkg-config   # toolchain (gcc and clang must both build it)
   libcmocka-dev                     # unit-test framework
   libjansson-dev                    # JSON output
+  libgsl-dev                        # random distributions and statistics (simulator)
   libplplot-dev plplot-driver-cairo # Gantt charts and plots (pngcairo, svgcairo)
   fonts-dejavu-core                 # a font for the plots' text
   jq                                # JSON checks in tests/cli_test.sh

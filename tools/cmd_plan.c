@@ -46,6 +46,8 @@ static json_t *steps_json(const trd_plan *plan, int32_t rank)
                               s->dep[1], "start", s->start, "end", s->end);
         if (s->kind == TRD_STEP_COMBINE)
             json_object_set_new(o, "side", json_string(s->side == TRD_SIDE_LEFT ? "left" : "right"));
+        if (s->kind == TRD_STEP_SEND && s->release > 0)
+            json_object_set_new(o, "release", json_real(s->release));
         json_array_append_new(list, o);
     }
     return list;

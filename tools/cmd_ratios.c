@@ -75,7 +75,7 @@ static int write_outputs(const char *dir, int64_t nmax, const double *x, const d
     trd_lineplot plot = {.title = "Figure 2 (Canon & Antoniu 2012): strategy length / optimal length",
                          .xlabel = "number of elements n", .ylabel = "ratio",
                          .nseries = 2, .npoints = npoints, .x = x, .y = y,
-                         .series_labels = labels};
+                         .series_labels = labels, .logx = true};
     snprintf(path, sizeof path, "%s/ratios.png", dir);
     trd_status st = trd_lineplot_write(&plot, path);
     if (st != TRD_OK)

@@ -83,6 +83,10 @@ const char *trd_algo_name(size_t i);
 const char *trd_algo_describe(size_t i);
 /* Whether algorithm i reads params.K. */
 bool trd_algo_uses_k(size_t i);
+/* Whether algorithm i is dynamic (tree-dyn, nc-tree-dyn): it decides at run
+ * time, so it has no static plan (trd_plan_create refuses it) and is run by
+ * the simulator or the runtime. */
+bool trd_algo_is_dynamic(size_t i);
 /* Index of the algorithm called name; TRD_ENOALGO (with the list of valid
  * names in trd_errmsg) when there is none. */
 trd_status trd_algo_find(const char *name, size_t *index);
@@ -138,7 +142,12 @@ typedef enum trd_side { TRD_SIDE_LEFT = 0, TRD_SIDE_RIGHT = 1 } trd_side;
 /* One step.  Slot 0 is the rank's own buffer (its accumulator); slots >= 1
  * are scratch buffers of the same size.  A step may start once the steps
  * of the same rank listed in dep[] (indices, -1 = none) have completed;
- * `start` and `end` are its times in the model the plan was built with. */
+ * the IR states data dependencies only: how many transfers a rank may take
+ * part in at once is the port model's business (one-port in the planners'
+ * model), so a rank's RECVs have no dependencies.  `start` and `end` are the
+ * step's times in the model the plan was built with; `release` (SEND only,
+ * else 0) is a time before which the transfer must not start, used by
+ * planners that delay transfers on purpose (greedy-k-transfers). */
 typedef struct trd_step {
     int32_t kind;  /* trd_step_kind */
     int32_t peer;  /* SEND/RECV: the other rank; otherwise -1 */
@@ -149,6 +158,7 @@ typedef struct trd_step {
     int32_t dep[2];
     double start;
     double end;
+    double release;
 } trd_step;
 
 /* Number of steps of rank's program, and a pointer to step i of it.  The
@@ -158,6 +168,75 @@ const trd_step *trd_plan_step(const trd_plan *plan, int32_t rank, size_t i);
 /* Number of scratch slots (besides slot 0) rank's program uses. */
 int32_t trd_plan_scratch_slots(const trd_plan *plan, int32_t rank);
 
+/* ---- Cost models and simulation (benoit-canon-marchal) ---- */
+
+/* How each transfer and each combine cost is drawn: base cost times a
+ * factor of mean 1 from this distribution. */
+typedef enum trd_dist {
+    TRD_DIST_CONST = 0, /* factor 1 */
+    TRD_DIST_EXP = 1,   /* exponential (CV 1) */
+    TRD_DIST_GAMMA = 2  /* gamma with the given coefficient of variation */
+} trd_dist;
+
+/* Port model: how many transfers a rank takes part in at once. */
+typedef enum trd_port {
+    TRD_PORT_HALF = 0,  /* one transfer at a time, send or receive (canon-antoniu) */
+    TRD_PORT_FULL = 1,  /* one send and one receive at a time (legrand et al.) */
+    TRD_PORT_MULTI = 2  /* unconstrained */
+} trd_port;
+
+typedef struct trd_costs trd_costs;
+
+/* A homogeneous random cost model for n ranks: transfer base mean_d,
+ * combine base mean_c (both finite, >= 0), factors from `dist` with
+ * coefficient of variation cv (>= 0; must be 1 for TRD_DIST_EXP, is
+ * ignored-and-must-be-0 for TRD_DIST_CONST). */
+trd_status trd_costs_create(trd_costs **out, int64_t n, trd_dist dist, double mean_d,
+                            double mean_c, double cv);
+void trd_costs_free(trd_costs *costs);
+/* Heterogeneous bases from a file (docs/SIMULATION.md): a line "n N", then
+ * N lines of N transfer times d[i][j] (i sends to j), then one line of N
+ * combine times c[i]; '#' starts a comment.  N must match. */
+trd_status trd_costs_load(trd_costs *costs, const char *path);
+/* Heterogeneous bases from a named preset (`trd_costs_preset_names`):
+ * "lower-to-higher": d[i][j] = mean_d if i < j else D*mean_d (benoit Sec. 4,
+ *   worst case of Binomial-stat and Tree-dyn);
+ * "fib-root-slow": d[i][0] = D*mean_d, all other transfers mean_d (the
+ *   Fibonacci-stat worst case of Sec. 4);
+ * "higher-to-lower": d[i][j] = D*mean_d if i > j else mean_d (Figure 3). */
+trd_status trd_costs_preset(trd_costs *costs, const char *name, double D);
+const char *trd_costs_preset_names(void);
+
+/* Statistics of a Monte-Carlo study of one algorithm. */
+typedef struct trd_mc_stats {
+    int64_t runs;
+    double mean, std, q10, q50, q90, min, max;
+} trd_mc_stats;
+
+typedef void (*trd_progress_fn)(void *ctx, int64_t done, int64_t total);
+
+/* One simulation run of algorithm `algo` (a planner: its plan, built with
+ * d = mean_d, c = mean_c and params->{K, root, noncommutative}; or a dynamic
+ * policy) on params->n ranks under `costs` and `port`.  Run r of seed s
+ * draws its costs from its own streams, so the k-th started transfer (and
+ * combine) has the same cost for every algorithm (common random numbers). */
+trd_status trd_simulate(const char *algo, const trd_params *params,
+                        const trd_costs *costs, trd_port port, uint64_t seed,
+                        int64_t run, double *makespan);
+
+/* `runs` runs (0..runs-1) over `threads` threads (0 = all cores); results
+ * are identical for any thread count.  samples (optional) gets every
+ * makespan in run order. */
+trd_status trd_monte_carlo(const char *algo, const trd_params *params,
+                           const trd_costs *costs, trd_port port, uint64_t seed,
+                           int64_t runs, int threads, trd_progress_fn progress,
+                           void *progress_ctx, trd_mc_stats *stats, double *samples);
+
+/* Tree-dyn with exponential transfers of mean mean_d and no computation
+ * (benoit Sec. 5): expected makespan and variance by first-step analysis of
+ * its Markov chain, any n >= 1. */
+trd_status trd_markov_tree_dyn(int64_t n, double mean_d, double *mean, double *variance);
+
 /* ---- Figures ---- */
 
 /* Draws the schedule like Figure 1 of canon-antoniu: one row per rank,
@@ -165,9 +244,11 @@ int32_t trd_plan_scratch_slots(const trd_plan *plan, int32_t rank);
  * file name: .png or .svg. */
 trd_status trd_plan_write_gantt(const trd_plan *plan, const char *path);
 
-/* Writes a line plot of columns 1.. of `y` against `x`: `ny` series of
- * `npoints` points each, y[s * npoints + k]; labels name the axes, the
- * series and the title.  Format from the file name (.png or .svg). */
+/* Writes a line plot of `nseries` series of `npoints` points each against
+ * one x column: y[s * npoints + k] is series s at x[k]; labels name the
+ * axes, the series and the title.  Format from the file name (.png or
+ * .svg).  Fields after series_labels are optional: a zero-initialised one
+ * keeps the default. */
 typedef struct trd_lineplot {
     const char *title;
     const char *xlabel;
@@ -177,6 +258,12 @@ typedef struct trd_lineplot {
     const double *x;
     const double *y;
     const char *const *series_labels;
+    bool logx;        /* x axis in log10 scale (ticks labelled 10^k); every
+                         x must then be > 0, else TRD_EINVAL naming the
+                         index.  false: linear */
+    const char *note; /* one-line caption drawn small under the x axis
+                         label (e.g. the command that made the figure);
+                         NULL: none */
 } trd_lineplot;
 trd_status trd_lineplot_write(const trd_lineplot *plot, const char *path);
 

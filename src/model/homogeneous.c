@@ -87,7 +87,7 @@ trd_status trd_evaluate(const trd_tree *tree, double d, double c, trd_timing *t)
 {
     int32_t n = tree->n;
     size_t nn = (size_t)n;
-    *t = (trd_timing){.n = n};
+    *t = (trd_timing){.n = n, .release = tree->release};
     t->order = malloc(nn * sizeof *t->order);
     t->first = calloc(nn + 1, sizeof *t->first);
     t->child = malloc(nn * sizeof *t->child);

@@ -16,6 +16,7 @@ typedef struct trd_timing {
     double *ready;       /* when v's partial result is ready to be sent */
     double *send_start;  /* start of v's transfer to its parent; NaN at root */
     double *combine_end; /* per child[] entry: end of the combine of it */
+    const double *release; /* the tree's release times (borrowed), or NULL */
     double makespan;     /* end of the root's last combine */
 } trd_timing;
 

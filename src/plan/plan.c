@@ -119,12 +119,16 @@ static trd_status new_plan(trd_plan **out, const char *algo_name,
 {
     size_t index;
     trd_status st;
+    if (out)
+        *out = NULL; /* on every failure, including a NULL params */
     if (!out || !params)
         return trd_fail(TRD_EINVAL, "treduce: NULL argument");
-    *out = NULL;
     if ((st = trd_algo_find(algo_name, &index)) != TRD_OK)
         return st;
     const trd_algo *algo = trd_algo_entry(index);
+    if (!algo->build)
+        return trd_fail(TRD_EUNSUPPORTED, "%s is a dynamic algorithm: it pairs ranks at run "
+                        "time and has no static plan (simulate or run it instead)", algo->name);
     if ((st = check_params(algo, params)) != TRD_OK)
         return st;
     trd_plan *plan = calloc(1, sizeof *plan);
@@ -148,8 +152,10 @@ trd_status trd_plan_create(trd_plan **out, const char *algo_name, const trd_para
 trd_status trd_makespan(const char *algo_name, const trd_params *params, double *makespan)
 {
     trd_plan *plan;
+    if (!makespan)
+        return trd_fail(TRD_EINVAL, "treduce: NULL argument (makespan)");
     trd_status st = new_plan(&plan, algo_name, params, true);
-    if (st == TRD_OK && makespan)
+    if (st == TRD_OK)
         *makespan = plan->makespan;
     trd_plan_free(plan);
     return st;

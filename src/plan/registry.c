@@ -7,8 +7,8 @@
 #include "core/error.h"
 
 static const trd_algo algos[] = {
-#define TRD_ALGO(name, build, bound, source, uses_k, text) \
-    {name, build, bound, source, uses_k, text},
+#define TRD_ALGO(name, build, policy, bound, source, uses_k, text) \
+    {name, build, policy, bound, source, uses_k, text},
 #include "plan/registry.def"
 #undef TRD_ALGO
 };
@@ -28,8 +28,12 @@ const char *trd_algo_describe(size_t i)
 
 bool trd_algo_uses_k(size_t i) { return i < ALGO_COUNT && algos[i].uses_k; }
 
+bool trd_algo_is_dynamic(size_t i) { return i < ALGO_COUNT && algos[i].policy; }
+
 trd_status trd_algo_find(const char *name, size_t *index)
 {
+    if (!index)
+        return trd_fail(TRD_EINVAL, "trd_algo_find: NULL argument (index)");
     for (size_t i = 0; name && i < ALGO_COUNT; i++)
         if (strcmp(algos[i].name, name) == 0) {
             *index = i;

@@ -2,12 +2,14 @@
 #ifndef TRD_PLAN_REGISTRY_H
 #define TRD_PLAN_REGISTRY_H
 
+#include "engine/policy.h"
 #include "model/bounds.h"
 #include "plan/tree.h"
 
 typedef struct trd_algo {
     const char *name;
-    trd_build_fn build;
+    trd_build_fn build;   /* NULL for dynamic algorithms */
+    trd_status (*policy)(int32_t n, trd_policy *out); /* NULL for planners */
     trd_bound_fn upper_bound;
     const char *bound_source;
     bool uses_k;

@@ -3,11 +3,13 @@
  * A rank with inputs x_1..x_m (in arrival order) runs
  *   RECV x_1 -> slot 1, COMBINE slot 1 into slot 0, RECV x_2 -> slot 2, ...
  *   SEND slot 0 to its parent.
- * RECV j depends on RECV j-1 (one port), COMBINE j on RECV j and COMBINE
- * j-1, SEND on the last COMBINE.  RECV j+1 does not wait for COMBINE j: that
- * is the overlap of transfers with combines of canon-antoniu Sec. 3.1, and
- * why each input gets its own scratch slot.  The side of a combine says on
- * which side of the accumulated rank interval the input lies. */
+ * COMBINE j depends on RECV j and COMBINE j-1, SEND on the last COMBINE;
+ * RECVs depend on nothing: the port model (one transfer at a time in the
+ * planners' model) orders them, FIFO by sender readiness.  RECV j+1 does not
+ * wait for COMBINE j: that is the overlap of transfers with combines of
+ * canon-antoniu Sec. 3.1, and why each input gets its own scratch slot.  The
+ * side of a combine says on which side of the accumulated rank interval the
+ * input lies. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -25,7 +27,7 @@ static trd_step step(int32_t kind, int32_t peer, int32_t buf, int32_t src,
 {
     return (trd_step){.kind = kind, .peer = peer, .buf = buf, .src = src,
                       .side = TRD_SIDE_RIGHT, .block = 0, .dep = {dep0, dep1},
-                      .start = start, .end = end};
+                      .start = start, .end = end, .release = 0.0};
 }
 
 /* Writes the program of position pos (rank rank[pos]) at out. */
@@ -37,8 +39,7 @@ static void emit_program(const trd_plan *plan, const trd_timing *t,
     for (int32_t e = t->first[pos]; e < t->first[pos + 1]; e++) {
         int32_t from = t->child[e], j = e - t->first[pos];
         double a = t->send_start[from];
-        out[k] = step(TRD_STEP_RECV, rank[from], j + 1, -1,
-                      k >= 2 ? k - 2 : -1, -1, a, a + d);
+        out[k] = step(TRD_STEP_RECV, rank[from], j + 1, -1, -1, -1, a, a + d);
         out[k + 1] = step(TRD_STEP_COMBINE, -1, 0, j + 1, k, last_combine,
                           t->combine_end[e] - c, t->combine_end[e]);
         out[k + 1].side = rank[from] < me ? TRD_SIDE_LEFT : TRD_SIDE_RIGHT;
@@ -49,6 +50,7 @@ static void emit_program(const trd_plan *plan, const trd_timing *t,
         double a = t->send_start[pos];
         out[k] = step(TRD_STEP_SEND, plan->parent[me], 0, -1, last_combine, -1,
                       a, a + d);
+        out[k].release = t->release ? t->release[pos] : 0.0;
     }
 }
 

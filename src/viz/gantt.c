@@ -104,12 +104,13 @@ static void gantt_axes(const gantt *g, const trd_plot *plot)
         plline(2, xs, ys);
     }
     plcol0(TRD_PLOT_BLACK);
-    plbox("bcnst", 0.0, 0, "", 0.0, 0);
-    trd_plot_ticks(plot, false); /* rank ticks would hit the bars */
+    /* Time ticks point down, out of the rows; ranks get labels, no ticks. */
+    plbox("binst", 0.0, 0, "", 0.0, 0);
+    trd_plot_ticks(plot, false);
     int32_t tick = rank_tick(g->nshow, g->vp_height / g->nshow);
-    plbox("", 0.0, 0, "bcntv", (PLFLT)tick, 1);
+    plbox("c", 0.0, 0, "bcntv", (PLFLT)tick, 1);
     trd_plot_ticks(plot, true);
-    plmtex("b", 3.0, 0.5, 0.5, "time (model units)");
+    plmtex("b", 3.2, 0.5, 0.5, "time (model units)");
     plmtex("l", 4.0, 0.5, 0.5, "rank");
 }
 
@@ -132,14 +133,12 @@ static void gantt_bars(const trd_plan *plan, const gantt *g)
             const trd_step *s = trd_plan_step(plan, r, i);
             if (!(s->end > s->start))
                 continue;
-            bool transfer = s->kind == TRD_STEP_SEND || s->kind == TRD_STEP_RECV;
-            int colour = transfer ? GANTT_TRANSFER
-                         : s->kind == TRD_STEP_COMBINE ? GANTT_COMBINE
-                                                       : GANTT_COPY;
-            if (transfer)
-                draw_bar(s->start, s->end, r - 0.42, r - 0.02, colour);
+            if (s->kind == TRD_STEP_SEND || s->kind == TRD_STEP_RECV)
+                draw_bar(s->start, s->end, r - 0.42, r - 0.02, GANTT_TRANSFER);
             else
-                draw_bar(s->start, s->end, r + 0.02, r + 0.42, colour);
+                draw_bar(s->start, s->end, r + 0.02, r + 0.42,
+                         s->kind == TRD_STEP_COMBINE ? GANTT_COMBINE
+                                                     : GANTT_COPY);
         }
     }
     plwidth(1.0);
@@ -207,9 +206,12 @@ trd_status trd_plan_write_gantt(const trd_plan *plan, const char *path)
     const trd_params *p = trd_plan_params(plan);
     gantt g;
     g.makespan = trd_plan_makespan(plan);
-    if (p == NULL || p->n < 1 || !isfinite(g.makespan) || g.makespan < 0)
-        return trd_fail(TRD_EINVAL, "plan has no ranks or a makespan of %g",
-                        g.makespan);
+    if (p == NULL || p->n < 1)
+        return trd_fail(TRD_EINVAL, "plan has %lld ranks: nothing to draw",
+                        p == NULL ? 0LL : (long long)p->n);
+    if (!isfinite(g.makespan) || g.makespan < 0)
+        return trd_fail(TRD_EINVAL, "plan makespan %g is not a finite time "
+                        ">= 0", g.makespan);
     g.nshow = (int32_t)(p->n < GANTT_MAX_RANKS ? p->n : GANTT_MAX_RANKS);
     trd_status st = gantt_scan(plan, &g);
     if (st != TRD_OK)

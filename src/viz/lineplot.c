@@ -2,8 +2,12 @@
  * form of the papers' ratio and Monte-Carlo figures.  Series get distinct
  * colours (and, past ten series, distinct dash patterns); short series also
  * get markers.  Axis ranges come from the data with a small margin; a
- * constant range is widened so it still shows.  The legend sits outside the
- * plot, to the right, so it never covers a line. */
+ * constant range is widened so it still shows; the x axis may be in log10
+ * scale.  The plot area takes most of the page.  The legend goes inside it,
+ * in the first corner (upper right, lower right, upper left, lower left)
+ * that no line or marker crosses, else centred below the plot area, in as
+ * many columns as fit.  Texts too wide for their room are drawn smaller,
+ * then cut with an ellipsis, so nothing is clipped. */
 #include "viz/plot.h"
 
 #include "core/error.h"
@@ -14,18 +18,31 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 enum {
     LINEPLOT_WIDTH = 1000, /* page, pixels */
     LINEPLOT_HEIGHT = 650,
     LINEPLOT_LEFT_PX = 100, /* margins around the plot area, pixels */
-    LINEPLOT_BOTTOM_PX = 70,
-    LINEPLOT_TOP_PX = 70,
-    LINEPLOT_SAMPLE_PX = 40,    /* line sample in the legend, pixels */
+    LINEPLOT_RIGHT_PX = 40, /* room for the x axis' "(x10^k)" */
+    LINEPLOT_PAD_PX = 10,   /* between texts and the page's edges */
     LINEPLOT_MARKERS_UPTO = 25, /* series this short get markers */
     LINEPLOT_LEGEND_MAX = 64,   /* legend entries at most */
     LINEPLOT_LABEL_MAX = 256    /* bytes of a label drawn */
 };
+
+/* Text heights and distances, pixels. */
+#define TITLE_PX 18.0
+#define NOTE_PX 11.0
+#define MIN_TEXT_PX 10.0     /* long texts shrink down to this, then get cut */
+#define MIN_NOTE_PX 9.0
+#define XLABEL_CENTRE_PX 48.0 /* below the plot area */
+#define SAMPLE_PX 40.0        /* line sample in the legend */
+#define LEGEND_TEXT_GAP_PX 8.0 /* between sample and text */
+#define LEGEND_SPACING 1.8    /* legend rows, in text heights */
+#define LEGEND_INSET_PX 10.0  /* legend from the plot area's corner */
+#define LEGEND_MAX_HEIGHT 0.3 /* of the page, for a legend below */
+#define WIDTH_SAFETY 1.05     /* on estimated text widths */
 
 static const char *const markers[] = {"●", "■", "▲", "◆", "▼"};
 #define LINEPLOT_MARKER_SCALE 0.8 /* marker size, in text heights */
@@ -66,13 +83,20 @@ static trd_status lineplot_check(const trd_lineplot *plot)
     trd_status st = check_values("x", plot->x, plot->npoints);
     if (st != TRD_OK)
         return st;
+    if (plot->logx)
+        for (size_t i = 0; i < plot->npoints; i++)
+            if (!(plot->x[i] > 0.0))
+                return trd_fail(TRD_EINVAL, "line plot '%s': x[%zu] = %g, "
+                                "but a log x axis needs every x > 0",
+                                plot->title, i, plot->x[i]);
     return check_values("y", plot->y, plot->nseries * plot->npoints);
 }
 
 /* [lo, hi] of v[0..n-1] widened by `margin` of its span on each side; a
- * (nearly) constant range is widened around its value instead. */
+ * (nearly) constant range is widened around its value instead, by `flat`
+ * when it is > 0, else by a tenth of the value (1 around 0). */
 static trd_status data_range(const char *axis, const double *v, size_t n,
-                             double margin, double range[2])
+                             double margin, double flat, double range[2])
 {
     double lo = v[0], hi = v[0];
     for (size_t i = 1; i < n; i++) {
@@ -81,7 +105,7 @@ static trd_status data_range(const char *axis, const double *v, size_t n,
     }
     double span = hi - lo, scale = fmax(fabs(lo), fabs(hi));
     if (span <= 1e-9 * scale || span == 0.0) {
-        double pad = scale > 0.0 ? 0.1 * scale : 1.0;
+        double pad = flat > 0.0 ? flat : scale > 0.0 ? 0.1 * scale : 1.0;
         range[0] = lo - pad;
         range[1] = hi + pad;
     } else {
@@ -94,47 +118,289 @@ static trd_status data_range(const char *axis, const double *v, size_t n,
     return TRD_OK;
 }
 
-/* Characters (not bytes) of a UTF-8 string. */
-static size_t utf8_chars(const char *text)
+/* The x values as plotted (log10 x on a log axis) and both axis ranges. */
+typedef struct data {
+    const double *x;
+    double *owned; /* x when it had to be computed */
+    double xr[2];
+    double yr[2];
+} data;
+
+static trd_status data_prepare(const trd_lineplot *plot, data *D)
 {
-    size_t n = 0;
-    for (; *text != '\0'; text++)
-        n += ((unsigned char)*text & 0xC0) != 0x80;
-    return n;
+    D->x = plot->x;
+    D->owned = NULL;
+    if (plot->logx) {
+        D->owned = malloc(plot->npoints * sizeof *D->owned);
+        if (D->owned == NULL)
+            return trd_fail(TRD_ENOMEM, "line plot '%s': no memory for %zu "
+                            "points", plot->title, plot->npoints);
+        for (size_t i = 0; i < plot->npoints; i++)
+            D->owned[i] = log10(plot->x[i]);
+        D->x = D->owned;
+    }
+    trd_status st = data_range("x", D->x, plot->npoints, 0.03,
+                               plot->logx ? 0.5 : 0.0, D->xr);
+    if (st == TRD_OK && plot->logx &&
+        floor(D->xr[1]) - ceil(D->xr[0]) < 1.0) {
+        /* fewer than two powers of ten would be labelled: show whole
+         * decades */
+        D->xr[0] = floor(D->xr[0]);
+        D->xr[1] = ceil(D->xr[1]);
+    }
+    if (st == TRD_OK)
+        st = data_range("y", plot->y, plot->nseries * plot->npoints, 0.05,
+                        0.0, D->yr);
+    if (st != TRD_OK)
+        free(D->owned);
+    return st;
 }
 
-/* Where things go on the page, in pixels. */
+/* Where the legend goes. */
+typedef enum legend_place {
+    LEGEND_UPPER_RIGHT,
+    LEGEND_LOWER_RIGHT,
+    LEGEND_UPPER_LEFT,
+    LEGEND_LOWER_LEFT,
+    LEGEND_BELOW
+} legend_place;
+
+/* Where things go on the page, in pixels, and the texts as drawn. */
 typedef struct layout {
-    int right;      /* right margin: room for the legend */
-    double vp_w;    /* plot area */
-    double vp_h;
-    PLINT nrow;     /* legend grid */
-    PLINT ncol;
+    double bottom, top;  /* margins (left and right are fixed) */
+    double vp_w, vp_h;   /* plot area */
+    double title_px, note_px, note_centre;
+    char title[LINEPLOT_LABEL_MAX];
+    char xlabel[LINEPLOT_LABEL_MAX];
+    char ylabel[LINEPLOT_LABEL_MAX];
+    char note[LINEPLOT_LABEL_MAX];
+    /* legend */
+    size_t nlegend;
+    legend_place place;
+    double legend_px;    /* its text height */
+    double legend_top;   /* below: its top, below the plot area */
+    double text_w;       /* estimated width of its longest text */
+    PLINT nrow, ncol;
+    char labels[LINEPLOT_LEGEND_MAX][LINEPLOT_LABEL_MAX];
 } layout;
 
-/* Sizes the legend from its longest label (PLplot has no public text
- * metric, so ~0.65 text height per character) and its rows (in columns
- * when the series do not fit in one), and the plot area from that. */
-static layout lineplot_layout(const trd_lineplot *plot)
+/* Height of the page's text, in pixels, that is as wide as one pllegend
+ * "character width" (which pllegend takes from the height, in normalised
+ * page units, so it stretches with the page's aspect). */
+static double legend_char_w(double text_px)
 {
-    layout L;
-    size_t longest = 1;
-    for (size_t s = 0; s < plot->nseries; s++) {
-        size_t len = utf8_chars(plot->series_labels[s]);
-        longest = len > longest ? len : longest;
+    return text_px * LINEPLOT_WIDTH / LINEPLOT_HEIGHT;
+}
+
+/* Legend size in pixels for ncol columns of nrow rows of text_w-wide text
+ * of text height px (pllegend's own arithmetic). */
+static void legend_size(double px, double text_w, PLINT nrow, PLINT ncol,
+                        double *w, double *h)
+{
+    double cw = legend_char_w(px);
+    double column = SAMPLE_PX + LEGEND_TEXT_GAP_PX + text_w;
+    *w = 0.8 * cw + ncol * column + (ncol - 1) * 2.0 * cw;
+    *h = nrow * LEGEND_SPACING * px;
+}
+
+/* Widest estimated legend text at text height px. */
+static double legend_text_w(const trd_lineplot *plot, size_t n, double px)
+{
+    double w = 0.0;
+    for (size_t s = 0; s < n; s++)
+        w = fmax(w, trd_plot_text_width(plot->series_labels[s], px));
+    return w * WIDTH_SAFETY + 2.0;
+}
+
+/* Fits text into max_w pixels: at px if it fits, else smaller down to
+ * min_px, else cut.  Returns the text height to draw it at. */
+static double fit_text(const char *text, double px, double min_px,
+                       double max_w, char *out, size_t size)
+{
+    double w = trd_plot_text_width(text, px) * WIDTH_SAFETY;
+    if (w > max_w)
+        px = fmax(min_px, 0.999 * px * max_w / w);
+    trd_plot_fit(text, px * WIDTH_SAFETY, max_w, out, size);
+    return px;
+}
+
+/* Whether the segment (x0,y0)-(x1,y1) meets the box b = {x0, x1, y0, y1}
+ * (Liang-Barsky clipping; a point when both ends are the same). */
+static bool segment_hits(double x0, double y0, double x1, double y1,
+                         const double b[4])
+{
+    double dx = x1 - x0, dy = y1 - y0, t0 = 0.0, t1 = 1.0;
+    double p[4] = {-dx, dx, -dy, dy};
+    double q[4] = {x0 - b[0], b[1] - x0, y0 - b[2], b[3] - y0};
+    for (int i = 0; i < 4; i++) {
+        if (p[i] == 0.0) {
+            if (q[i] < 0.0)
+                return false;
+            continue;
+        }
+        double r = q[i] / p[i];
+        if (p[i] < 0.0) {
+            if (r > t1)
+                return false;
+            t0 = fmax(t0, r);
+        } else {
+            if (r < t0)
+                return false;
+            t1 = fmin(t1, r);
+        }
     }
-    L.vp_h = LINEPLOT_HEIGHT - LINEPLOT_BOTTOM_PX - LINEPLOT_TOP_PX;
-    size_t fit = (size_t)(L.vp_h / (2.0 * TRD_PLOT_TEXT_PX));
-    size_t n = plot->nseries < LINEPLOT_LEGEND_MAX ? plot->nseries
-                                                   : LINEPLOT_LEGEND_MAX;
-    L.ncol = (PLINT)((n + fit - 1) / fit);
-    L.nrow = (PLINT)((n + (size_t)L.ncol - 1) / (size_t)L.ncol);
-    double column = 0.65 * TRD_PLOT_TEXT_PX * (double)longest +
-                    LINEPLOT_SAMPLE_PX + 2 * TRD_PLOT_TEXT_PX;
-    int px = (int)(L.ncol * column) + 40;
-    L.right = px < LINEPLOT_WIDTH / 2 ? px : LINEPLOT_WIDTH / 2;
-    L.vp_w = LINEPLOT_WIDTH - LINEPLOT_LEFT_PX - L.right;
-    return L;
+    return true;
+}
+
+/* Whether any line or marker of the plot crosses the box b (pixels from
+ * the plot area's lower left corner). */
+static bool box_covers_data(const trd_lineplot *plot, const data *D,
+                            const layout *L, const double b[4])
+{
+    double sx = L->vp_w / (D->xr[1] - D->xr[0]);
+    double sy = L->vp_h / (D->yr[1] - D->yr[0]);
+    size_t n = plot->npoints;
+    for (size_t s = 0; s < plot->nseries; s++) {
+        const double *y = plot->y + s * n;
+        for (size_t k = 0; k < n; k++) {
+            size_t k1 = k + 1 < n ? k + 1 : k;
+            if (k1 == k && n > 1)
+                break;
+            if (segment_hits((D->x[k] - D->xr[0]) * sx,
+                             (y[k] - D->yr[0]) * sy,
+                             (D->x[k1] - D->xr[0]) * sx,
+                             (y[k1] - D->yr[0]) * sy, b))
+                return true;
+        }
+    }
+    return false;
+}
+
+/* Legend inside the plot area, in the first free corner, if it is small
+ * enough; false when it should go below. */
+static bool legend_inside(const trd_lineplot *plot, const data *D,
+                          layout *L)
+{
+    double px = TRD_PLOT_TEXT_PX;
+    double text_w = legend_text_w(plot, L->nlegend, px), w = 0.0, h = 0.0;
+    PLINT ncol = 1, nrow = (PLINT)L->nlegend;
+    for (;; ncol++) {
+        nrow = (PLINT)((L->nlegend + (size_t)ncol - 1) / (size_t)ncol);
+        legend_size(px, text_w, nrow, ncol, &w, &h);
+        if (h <= 0.4 * L->vp_h || (size_t)ncol >= L->nlegend)
+            break;
+    }
+    if (h > 0.4 * L->vp_h || w > 0.7 * L->vp_w)
+        return false;
+    /* markers reach this far past the lines */
+    double pad = 3.0 + (plot->npoints <= LINEPLOT_MARKERS_UPTO
+                            ? 0.5 * LINEPLOT_MARKER_SCALE * TRD_PLOT_TEXT_PX
+                            : 0.0);
+    static const legend_place corners[] = {LEGEND_UPPER_RIGHT,
+                                           LEGEND_LOWER_RIGHT,
+                                           LEGEND_UPPER_LEFT,
+                                           LEGEND_LOWER_LEFT};
+    for (size_t c = 0; c < sizeof corners / sizeof corners[0]; c++) {
+        bool right = corners[c] == LEGEND_UPPER_RIGHT ||
+                     corners[c] == LEGEND_LOWER_RIGHT;
+        bool upper = corners[c] == LEGEND_UPPER_RIGHT ||
+                     corners[c] == LEGEND_UPPER_LEFT;
+        double x0 = right ? L->vp_w - LEGEND_INSET_PX - w : LEGEND_INSET_PX;
+        double y0 = upper ? L->vp_h - LEGEND_INSET_PX - h : LEGEND_INSET_PX;
+        double b[4] = {x0 - pad, x0 + w + pad, y0 - pad, y0 + h + pad};
+        if (!box_covers_data(plot, D, L, b)) {
+            L->place = corners[c];
+            L->legend_px = px;
+            L->text_w = text_w;
+            L->nrow = nrow;
+            L->ncol = ncol;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Legend centred below the plot area: in as many columns as fit the page
+ * (balanced), with smaller text or cut labels when it would be taller than
+ * LEGEND_MAX_HEIGHT of the page.  Returns its height. */
+static double legend_below(const trd_lineplot *plot, layout *L)
+{
+    double centre = LINEPLOT_LEFT_PX + 0.5 * L->vp_w;
+    double avail = 2.0 * fmin(centre, LINEPLOT_WIDTH - centre) -
+                   2.0 * LINEPLOT_PAD_PX;
+    size_t n = L->nlegend;
+    double px = TRD_PLOT_TEXT_PX, text_w = 0.0, w, h;
+    size_t ncol = 1;
+    for (; px >= MIN_TEXT_PX; px -= 1.0) {
+        text_w = legend_text_w(plot, n, px);
+        size_t max_rows = (size_t)(LEGEND_MAX_HEIGHT * LINEPLOT_HEIGHT /
+                                   (LEGEND_SPACING * px));
+        max_rows = max_rows > 0 ? max_rows : 1;
+        size_t need = (n + max_rows - 1) / max_rows;
+        for (ncol = 1; ncol < n; ncol++) {
+            legend_size(px, text_w, 1, (PLINT)ncol + 1, &w, &h);
+            if (w > avail)
+                break;
+        }
+        if (ncol >= need)
+            break;
+        ncol = need; /* at MIN_TEXT_PX: labels get cut to fit */
+    }
+    px = fmax(px, MIN_TEXT_PX);
+    size_t nrow = (n + ncol - 1) / ncol;
+    ncol = (n + nrow - 1) / nrow; /* balanced */
+    legend_size(px, 0.0, (PLINT)nrow, (PLINT)ncol, &w, &h);
+    text_w = fmin(text_w, (avail - w) / (double)ncol);
+    L->place = LEGEND_BELOW;
+    L->legend_px = px;
+    L->text_w = text_w;
+    L->nrow = (PLINT)nrow;
+    L->ncol = (PLINT)ncol;
+    return h;
+}
+
+/* Margins, texts as drawn and the legend's place. */
+static void lineplot_layout(const trd_lineplot *plot, const data *D,
+                            layout *L)
+{
+    const double W = LINEPLOT_WIDTH, H = LINEPLOT_HEIGHT;
+    L->vp_w = W - LINEPLOT_LEFT_PX - LINEPLOT_RIGHT_PX;
+    double centre = LINEPLOT_LEFT_PX + 0.5 * L->vp_w;
+    double avail = 2.0 * fmin(centre, W - centre) - 2.0 * LINEPLOT_PAD_PX;
+
+    L->title_px = fit_text(plot->title, TITLE_PX, MIN_TEXT_PX, avail,
+                           L->title, sizeof L->title);
+    L->top = round(1.8 * L->title_px + 12.0);
+    /* room for the "(x10^k)" that PLplot may write at the right end of a
+     * linear axis */
+    fit_text(plot->xlabel, TRD_PLOT_TEXT_PX, TRD_PLOT_TEXT_PX,
+             plot->logx ? L->vp_w : L->vp_w - 160.0, L->xlabel,
+             sizeof L->xlabel);
+    double below = XLABEL_CENTRE_PX + 0.6 * TRD_PLOT_TEXT_PX;
+    L->note[0] = '\0';
+    L->note_px = NOTE_PX;
+    if (plot->note != NULL && plot->note[0] != '\0') {
+        L->note_px = fit_text(plot->note, NOTE_PX, MIN_NOTE_PX, avail,
+                              L->note, sizeof L->note);
+        L->note_centre = below + 6.0 + 0.5 * L->note_px;
+        below = L->note_centre + 0.6 * L->note_px;
+    }
+
+    L->nlegend = plot->nseries < LINEPLOT_LEGEND_MAX ? plot->nseries
+                                                     : LINEPLOT_LEGEND_MAX;
+    L->bottom = round(below + LINEPLOT_PAD_PX);
+    L->vp_h = H - L->top - L->bottom;
+    if (!legend_inside(plot, D, L)) {
+        L->legend_top = below + 10.0;
+        L->bottom = round(L->legend_top + legend_below(plot, L) +
+                          LINEPLOT_PAD_PX);
+        L->vp_h = H - L->top - L->bottom;
+    }
+    for (size_t s = 0; s < L->nlegend; s++)
+        trd_plot_fit(plot->series_labels[s], L->legend_px * WIDTH_SAFETY,
+                     L->text_w, L->labels[s], sizeof L->labels[s]);
+    fit_text(plot->ylabel, TRD_PLOT_TEXT_PX, MIN_TEXT_PX, L->vp_h, L->ylabel,
+             sizeof L->ylabel);
 }
 
 /* Dash pattern of series s: solid for the first ten, then PLplot's other
@@ -144,8 +410,8 @@ static PLINT line_style(size_t s)
     return (PLINT)(1 + (s / TRD_PLOT_NSERIES) % 8);
 }
 
-static void draw_series(const trd_lineplot *plot, const trd_plot *fig,
-                        size_t s)
+static void draw_series(const trd_lineplot *plot, const data *D,
+                        const trd_plot *fig, size_t s)
 {
     const PLFLT *y = plot->y + s * plot->npoints;
     PLINT n = (PLINT)plot->npoints;
@@ -153,29 +419,29 @@ static void draw_series(const trd_lineplot *plot, const trd_plot *fig,
     pllsty(line_style(s));
     plwidth(2.0);
     if (n > 1)
-        plline(n, plot->x, y);
+        plline(n, D->x, y);
     pllsty(1);
     plwidth(1.0);
     if (plot->npoints <= LINEPLOT_MARKERS_UPTO) {
         trd_plot_text_px(fig, LINEPLOT_MARKER_SCALE * TRD_PLOT_TEXT_PX);
-        plstring(n, plot->x, y, markers[s % NMARKERS]);
+        plstring(n, D->x, y, markers[s % NMARKERS]);
         trd_plot_text_px(fig, TRD_PLOT_TEXT_PX);
     }
 }
 
-/* The legend, outside the plot to the right, top-aligned with it. */
-static void draw_legend(const trd_lineplot *plot, const layout *L)
+/* The legend, where the layout put it, on an opaque white background in a
+ * thin frame. */
+static void draw_legend(const trd_lineplot *plot, const trd_plot *fig,
+                        const layout *L)
 {
     enum { M = LINEPLOT_LEGEND_MAX };
-    size_t n = plot->nseries < M ? plot->nseries : M;
+    size_t n = L->nlegend;
     PLINT opt[M], colour[M], style[M], black[M], nsym[M];
     PLFLT width[M], scale[M];
     const char *text[M], *sym[M];
-    char labels[M][LINEPLOT_LABEL_MAX];
     bool marks = plot->npoints <= LINEPLOT_MARKERS_UPTO;
     for (size_t s = 0; s < n; s++) {
-        trd_plot_escape(plot->series_labels[s], labels[s], sizeof labels[s]);
-        text[s] = labels[s];
+        text[s] = L->labels[s];
         opt[s] = PL_LEGEND_LINE | (marks ? PL_LEGEND_SYMBOL : 0);
         colour[s] = trd_plot_series_colour(s);
         style[s] = line_style(s);
@@ -185,55 +451,102 @@ static void draw_legend(const trd_lineplot *plot, const layout *L)
         nsym[s] = 1;
         sym[s] = markers[s % NMARKERS];
     }
-    /* pllegend takes the text offset in character heights but applies it
-     * across, in viewport fractions: undo the viewport's aspect. */
-    PLFLT w, h, offset = 0.8 * L->vp_h / L->vp_w;
+    PLINT position = PL_POSITION_VIEWPORT;
+    double x = LEGEND_INSET_PX / L->vp_w, y = LEGEND_INSET_PX / L->vp_h;
+    switch (L->place) {
+    case LEGEND_UPPER_RIGHT:
+        position |= PL_POSITION_INSIDE | PL_POSITION_RIGHT | PL_POSITION_TOP;
+        break;
+    case LEGEND_LOWER_RIGHT:
+        position |= PL_POSITION_INSIDE | PL_POSITION_RIGHT |
+                    PL_POSITION_BOTTOM;
+        break;
+    case LEGEND_UPPER_LEFT:
+        position |= PL_POSITION_INSIDE | PL_POSITION_LEFT | PL_POSITION_TOP;
+        break;
+    case LEGEND_LOWER_LEFT:
+        position |= PL_POSITION_INSIDE | PL_POSITION_LEFT |
+                    PL_POSITION_BOTTOM;
+        break;
+    case LEGEND_BELOW:
+        position |= PL_POSITION_OUTSIDE | PL_POSITION_BOTTOM;
+        x = 0.0;
+        y = L->legend_top / L->vp_h;
+        break;
+    }
+    /* pllegend counts the text offset in "character widths" */
+    double offset = LEGEND_TEXT_GAP_PX / legend_char_w(L->legend_px);
+    PLFLT w, h;
+    trd_plot_text_px(fig, L->legend_px);
+    plwidth(1.0);
     pllegend(&w, &h, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
-             PL_POSITION_LEFT | PL_POSITION_TOP | PL_POSITION_INSIDE,
-             1.0 + 15.0 / L->vp_w, 0.0, LINEPLOT_SAMPLE_PX / L->vp_w,
-             TRD_PLOT_WHITE, TRD_PLOT_BLACK, 1, L->nrow, L->ncol,
-             (PLINT)n, opt, offset, 1.0, 2.0, 0.0, black, text, NULL, NULL,
-             NULL, NULL, colour, style, width, colour, scale, nsym, sym);
+             position, x, y, SAMPLE_PX / L->vp_w, TRD_PLOT_WHITE,
+             TRD_PLOT_BLACK, 1, L->nrow, L->ncol, (PLINT)n, opt, offset, 1.0,
+             LEGEND_SPACING, 0.0, black, text, NULL, NULL, NULL, NULL,
+             colour, style, width, colour, scale, nsym, sym);
+    trd_plot_text_px(fig, TRD_PLOT_TEXT_PX);
+}
+
+/* Writes text centred along a side of the plot area ("t", "b", "l"), its
+ * middle `offset` pixels out from that side, at text height px. */
+static void side_text(const trd_plot *fig, const char *side, double offset,
+                      double px, const char *text)
+{
+    trd_plot_text_px(fig, px);
+    plmtex(side, offset / px, 0.5, 0.5, text);
+    trd_plot_text_px(fig, TRD_PLOT_TEXT_PX);
 }
 
 static void draw_frame(const trd_lineplot *plot, const trd_plot *fig,
-                       const double xr[2], const double yr[2])
+                       const data *D, const layout *L)
 {
-    char text[LINEPLOT_LABEL_MAX];
-    plwind(xr[0], xr[1], yr[0], yr[1]);
+    plwind(D->xr[0], D->xr[1], D->yr[0], D->yr[1]);
     plcol0(TRD_PLOT_BLACK);
-    plbox("bcnst", 0.0, 0, "bcnstv", 0.0, 0);
-    trd_plot_escape(plot->xlabel, text, sizeof text);
-    plmtex("b", 3.2, 0.5, 0.5, text);
-    trd_plot_escape(plot->ylabel, text, sizeof text);
-    plmtex("l", 5.0, 0.5, 0.5, text);
-    trd_plot_escape(plot->title, text, sizeof text);
-    trd_plot_text_px(fig, 1.2 * TRD_PLOT_TEXT_PX);
-    plmtex("t", 1.2, 0.5, 0.5, text);
-    trd_plot_text_px(fig, TRD_PLOT_TEXT_PX);
+    plwidth(1.0);
+    plbox(plot->logx ? "bcnstl" : "bcnst", 0.0, 0, "bcnstv", 0.0, 0);
+    /* the y label just outside the widest tick label (digits: its length,
+     * as plbox wrote it), within the margin */
+    PLINT digmax = 0, digits = 0;
+    plgyax(&digmax, &digits);
+    double ylabel = 0.5 * TRD_PLOT_TEXT_PX + 0.87 * TRD_PLOT_TEXT_PX *
+                    (digits > 0 ? digits : 4) + 1.2 * TRD_PLOT_TEXT_PX;
+    ylabel = fmin(ylabel, LINEPLOT_LEFT_PX - LINEPLOT_PAD_PX -
+                              0.6 * TRD_PLOT_TEXT_PX);
+    side_text(fig, "l", ylabel, TRD_PLOT_TEXT_PX, L->ylabel);
+    side_text(fig, "b", XLABEL_CENTRE_PX, TRD_PLOT_TEXT_PX, L->xlabel);
+    if (L->note[0] != '\0')
+        side_text(fig, "b", L->note_centre, L->note_px, L->note);
+    side_text(fig, "t", 1.2 * L->title_px, L->title_px, L->title);
 }
 
 trd_status trd_lineplot_write(const trd_lineplot *plot, const char *path)
 {
-    double xr[2], yr[2];
     trd_status st = lineplot_check(plot);
-    if (st == TRD_OK)
-        st = data_range("x", plot->x, plot->npoints, 0.03, xr);
-    if (st == TRD_OK)
-        st = data_range("y", plot->y, plot->nseries * plot->npoints, 0.05,
-                        yr);
     if (st != TRD_OK)
         return st;
-    layout L = lineplot_layout(plot);
+    data D;
+    st = data_prepare(plot, &D);
+    if (st != TRD_OK)
+        return st;
+    layout *L = malloc(sizeof *L);
+    if (L == NULL) {
+        free(D.owned);
+        return trd_fail(TRD_ENOMEM, "line plot '%s': no memory for its "
+                        "layout", plot->title);
+    }
+    lineplot_layout(plot, &D, L);
     trd_plot fig;
     st = trd_plot_begin(&fig, path, LINEPLOT_WIDTH, LINEPLOT_HEIGHT);
-    if (st != TRD_OK)
-        return st;
-    trd_plot_viewport_px(&fig, LINEPLOT_LEFT_PX, L.right, LINEPLOT_BOTTOM_PX,
-                         LINEPLOT_TOP_PX);
-    draw_frame(plot, &fig, xr, yr);
-    for (size_t s = 0; s < plot->nseries; s++)
-        draw_series(plot, &fig, s);
-    draw_legend(plot, &L);
-    return trd_plot_end(&fig);
+    if (st == TRD_OK) {
+        trd_plot_viewport_px(&fig, LINEPLOT_LEFT_PX, LINEPLOT_RIGHT_PX,
+                             (int)lround(L->bottom), (int)lround(L->top));
+        draw_frame(plot, &fig, &D, L);
+        for (size_t s = 0; s < plot->nseries; s++)
+            draw_series(plot, &D, &fig, s);
+        draw_legend(plot, &fig, L);
+        st = trd_plot_end(&fig);
+    }
+    free(L);
+    free(D.owned);
+    return st;
 }

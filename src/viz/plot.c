@@ -100,9 +100,9 @@ static bool device_available(const char *device)
     return false;
 }
 
-/* White background, black foreground, light grey, then the ten series colours (the
- * "tab10" palette of matplotlib, readable in print and by most colour-blind
- * readers). */
+/* White background, black foreground, light grey, then the ten series
+ * colours (the "tab10" palette of matplotlib, readable in print and by most
+ * colour-blind readers). */
 static void set_palette(void)
 {
     static const PLINT rgb[TRD_PLOT_SERIES + TRD_PLOT_NSERIES][3] = {
@@ -168,6 +168,80 @@ void trd_plot_escape(const char *text, char *out, size_t size)
         memcpy(out + j, text + i, k);
         j += k;
         i += k;
+    }
+    out[j] = '\0';
+}
+
+/* Advance widths in pixels of ASCII ' ' to '~' at a text height of
+ * TRD_PLOT_TEXT_PX, as PLplot's cairo devices draw them (DejaVu Sans, the
+ * "sans" font; measured with pllegend, which gets widths from the driver). */
+static const unsigned char ascii_px[95] = {
+    6,  8,  9,  17, 13, 19, 16, 5,  8,  8,  10, 17, 6,  7,  6,  7,
+    13, 13, 13, 13, 13, 13, 13, 13, 13, 13, 7,  7,  17, 17, 17, 11,
+    20, 14, 14, 14, 15, 13, 12, 15, 15, 6,  6,  13, 11, 17, 15, 16,
+    12, 16, 14, 13, 12, 15, 14, 20, 14, 12, 14, 8,  7,  8,  17, 10,
+    10, 12, 13, 11, 13, 12, 7,  13, 13, 6,  6,  12, 6,  19, 13, 12,
+    13, 13, 8,  10, 8,  13, 12, 16, 12, 12, 10, 13, 7,  13, 17};
+
+/* Bytes (at most len, at least 1) of the character at text[0]. */
+static size_t char_bytes(const char *text)
+{
+    size_t len = utf8_length((unsigned char)text[0]), k = 1;
+    while (k < len && text[k] != '\0')
+        k++;
+    return k;
+}
+
+/* Width in pixels of the character at text[0] (of k bytes) at text height
+ * px; a character outside ASCII counts as a wide one. */
+static double char_width(const char *text, size_t k, double px)
+{
+    unsigned char c = (unsigned char)text[0];
+    double w = k == 1 && c >= 32 && c < 127 ? ascii_px[c - 32] : 17.0;
+    return w * px / TRD_PLOT_TEXT_PX;
+}
+
+double trd_plot_text_width(const char *text, double px)
+{
+    double w = 0.0;
+    for (size_t i = 0; text != NULL && text[i] != '\0';) {
+        size_t k = char_bytes(text + i);
+        w += char_width(text + i, k, px);
+        i += k;
+    }
+    return w;
+}
+
+void trd_plot_fit(const char *text, double px, double max_width, char *out,
+                  size_t size)
+{
+    static const char ellipsis[] = "\u2026";
+    if (size == 0)
+        return;
+    out[0] = '\0';
+    if (text == NULL)
+        return;
+    bool whole = trd_plot_text_width(text, px) <= max_width;
+    double room = whole ? max_width : max_width -
+                  trd_plot_text_width(ellipsis, px);
+    size_t reserve = whole ? 1 : sizeof ellipsis; /* for '\0' (+ ellipsis) */
+    size_t i = 0, j = 0;
+    double w = 0.0;
+    while (text[i] != '\0') {
+        size_t k = char_bytes(text + i), esc = text[i] == '#';
+        double cw = char_width(text + i, k, px);
+        if (w + cw > room || j + esc + k + reserve > size)
+            break;
+        if (esc)
+            out[j++] = '#';
+        memcpy(out + j, text + i, k);
+        j += k;
+        i += k;
+        w += cw;
+    }
+    if (text[i] != '\0' && j + sizeof ellipsis <= size) {
+        memcpy(out + j, ellipsis, sizeof ellipsis - 1);
+        j += sizeof ellipsis - 1;
     }
     out[j] = '\0';
 }

@@ -41,6 +41,18 @@ int trd_plot_series_colour(size_t k);
  * escape character '#' doubled, so user text is drawn literally. */
 void trd_plot_escape(const char *text, char *out, size_t size);
 
+/* Estimated width in pixels of UTF-8 `text` (as given, before escaping)
+ * drawn at a text height of px pixels.  PLplot has no public text metric:
+ * this uses the advances of the ASCII characters in the font of the cairo
+ * devices, and counts any other character as a wide one. */
+double trd_plot_text_width(const char *text, double px);
+
+/* trd_plot_escape, except that text whose estimated width at px exceeds
+ * max_width pixels is cut at a character boundary and ended with an
+ * ellipsis so that it fits. */
+void trd_plot_fit(const char *text, double px, double max_width, char *out,
+                  size_t size);
+
 /* An open figure.  Fields are private to plot.c. */
 typedef struct trd_plot {
     const char *path;
@@ -63,9 +75,9 @@ trd_status trd_plot_check_writable(const char *path);
 /* Validates path (above), checks that PLplot has the device, opens a new
  * stream of width x height pixels writing to path with a white background
  * and the palette of trd_plot_colour, initialises it and advances to its
- * only page, with colour TRD_PLOT_BLACK, a thin pen and text of
- * TRD_PLOT_TEXT_PX pixels.  On failure nothing
- * stays open (no end needed) and the previous stream is current again. */
+ * only page, with colour TRD_PLOT_BLACK, a thin pen, text of
+ * TRD_PLOT_TEXT_PX pixels and visible ticks.  On failure nothing stays
+ * open (no end needed) and the previous stream is current again. */
 trd_status trd_plot_begin(trd_plot *plot, const char *path, int width,
                           int height);
 

@@ -1,0 +1,30 @@
+/* engine.h: the schedule interpreter shared by simulation and execution
+ * (DESIGN.md "one algorithm, three ways to run it").
+ *
+ * An engine holds the programs of n ranks (from a plan, or built at run time
+ * by a dynamic policy), posts each step to a transport once its
+ * dependencies have completed, and runs until every rank is done. */
+#ifndef TRD_ENGINE_ENGINE_H
+#define TRD_ENGINE_ENGINE_H
+
+#include "engine/policy.h"
+#include "engine/transport.h"
+
+typedef struct trd_engine trd_engine;
+
+/* An engine for the static programs of `plan` (policy NULL), or for a
+ * dynamic policy over n ranks (plan NULL; the engine does not own it). */
+trd_status trd_engine_create(trd_engine **out, const trd_plan *plan, int32_t n,
+                             const trd_policy *policy);
+void trd_engine_free(trd_engine *engine);
+
+/* Runs every rank's program to completion over `transport`; *rank_done
+ * (optional) gets the rank holding the result.  Reusable: each call starts
+ * afresh. */
+trd_status trd_engine_run(trd_engine *engine, const trd_transport *transport,
+                          int32_t *result_rank);
+
+/* Number of SEND steps of the static programs (0 for a policy). */
+int64_t trd_engine_send_count(const trd_engine *engine);
+
+#endif

@@ -1,0 +1,126 @@
+/* costs.c: cost models for the simulator (benoit-canon-marchal Sec. 3.1 and
+ * 6): homogeneous or heterogeneous bases (a d[i][j] matrix and a c[i]
+ * vector, from a file or a named worst-case preset of Sec. 4), each cost
+ * multiplied by a factor of mean 1 drawn from a constant, exponential or
+ * gamma distribution (GSL) with a given coefficient of variation. */
+#include "sim/costs.h"
+
+#include <errno.h>
+#include <gsl/gsl_randist.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+
+#define MATRIX_N_MAX 16384 /* n*n doubles: 2 GiB at this n */
+
+static trd_status check_mean(const char *name, double v)
+{
+    if (isnan(v) || !isfinite(v) || v < 0)
+        return trd_fail(TRD_EINVAL, "%s = %g is invalid: a mean cost must be finite and >= 0",
+                        name, v);
+    return TRD_OK;
+}
+
+static trd_status check_dist(trd_dist dist, double cv)
+{
+    if (isnan(cv) || !isfinite(cv) || cv < 0)
+        return trd_fail(TRD_EINVAL, "cv = %g is invalid: the coefficient of variation must be "
+                        "finite and >= 0", cv);
+    if (dist == TRD_DIST_EXP && cv != 1.0)
+        return trd_fail(TRD_EINVAL, "cv = %g is invalid for the exponential distribution, "
+                        "whose CV is 1 (use gamma for other CVs)", cv);
+    if (dist == TRD_DIST_CONST && cv != 0.0)
+        return trd_fail(TRD_EINVAL, "cv = %g is invalid for constant costs (CV 0); "
+                        "use gamma or exp", cv);
+    if (dist != TRD_DIST_CONST && dist != TRD_DIST_EXP && dist != TRD_DIST_GAMMA)
+        return trd_fail(TRD_EINVAL, "unknown distribution %d", (int)dist);
+    return TRD_OK;
+}
+
+trd_status trd_costs_create(trd_costs **out, int64_t n, trd_dist dist, double mean_d,
+                            double mean_c, double cv)
+{
+    trd_status st;
+    *out = NULL;
+    if (n < 1 || n > TRD_N_MAX)
+        return trd_fail(TRD_EINVAL, "n = %lld is out of range: need 1 <= n <= %lld",
+                        (long long)n, (long long)TRD_N_MAX);
+    if ((st = check_mean("mean-d", mean_d)) != TRD_OK ||
+        (st = check_mean("mean-c", mean_c)) != TRD_OK || (st = check_dist(dist, cv)) != TRD_OK)
+        return st;
+    trd_costs *k = calloc(1, sizeof *k);
+    if (!k)
+        return trd_fail(TRD_ENOMEM, "costs: out of memory");
+    *k = (trd_costs){.n = n, .dist = dist, .mean_d = mean_d, .mean_c = mean_c, .cv = cv};
+    *out = k;
+    return TRD_OK;
+}
+
+void trd_costs_free(trd_costs *k)
+{
+    if (!k)
+        return;
+    free(k->dmat);
+    free(k->cvec);
+    free(k);
+}
+
+double trd_costs_factor(const trd_costs *k, gsl_rng *rng)
+{
+    switch (k->dist) {
+    case TRD_DIST_EXP:
+        return gsl_ran_exponential(rng, 1.0);
+    case TRD_DIST_GAMMA:
+        return k->cv == 0.0 ? 1.0 : gsl_ran_gamma(rng, 1.0 / (k->cv * k->cv), k->cv * k->cv);
+    default:
+        return 1.0;
+    }
+}
+
+trd_status trd_costs_alloc_bases(trd_costs *k)
+{
+    if (k->n > MATRIX_N_MAX)
+        return trd_fail(TRD_EINVAL, "heterogeneous costs need an n x n matrix: n = %lld is "
+                        "above the limit of %d", (long long)k->n, MATRIX_N_MAX);
+    free(k->dmat);
+    free(k->cvec);
+    k->dmat = malloc((size_t)(k->n * k->n) * sizeof *k->dmat);
+    k->cvec = malloc((size_t)k->n * sizeof *k->cvec);
+    if (!k->dmat || !k->cvec)
+        return trd_fail(TRD_ENOMEM, "costs: cannot allocate the %lld x %lld matrix",
+                        (long long)k->n, (long long)k->n);
+    return TRD_OK;
+}
+
+const char *trd_costs_preset_names(void)
+{
+    return "lower-to-higher, higher-to-lower, fib-root-slow";
+}
+
+trd_status trd_costs_preset(trd_costs *k, const char *name, double D)
+{
+    if (isnan(D) || !isfinite(D) || D < 0)
+        return trd_fail(TRD_EINVAL, "D = %g is invalid: the slow-link factor must be finite "
+                        "and >= 0", D);
+    int which = !name ? -1 : !strcmp(name, "lower-to-higher") ? 0
+                           : !strcmp(name, "higher-to-lower") ? 1
+                           : !strcmp(name, "fib-root-slow") ? 2 : -1;
+    if (which < 0)
+        return trd_fail(TRD_EINVAL, "unknown cost preset '%s'; valid presets: %s",
+                        name ? name : "(null)", trd_costs_preset_names());
+    trd_status st = trd_costs_alloc_bases(k);
+    if (st != TRD_OK)
+        return st;
+    int64_t n = k->n;
+    for (int64_t i = 0; i < n; i++) {
+        k->cvec[i] = k->mean_c;
+        for (int64_t j = 0; j < n; j++) {
+            bool slow = which == 0 ? i >= j : which == 1 ? i > j : j == 0;
+            k->dmat[i * n + j] = slow ? D * k->mean_d : k->mean_d;
+        }
+    }
+    return TRD_OK;
+}

@@ -1,0 +1,92 @@
+/* sim.c: simulation of any registered algorithm: its plan (built with the
+ * mean costs) or its dynamic policy, run by the engine over the
+ * virtual-time transport. */
+#include "sim/sim.h"
+
+#include <stdlib.h>
+
+#include "core/error.h"
+#include "plan/registry.h"
+
+static trd_status check_inputs(const trd_algo *a, const trd_params *p, const trd_costs *k,
+                               trd_port port)
+{
+    if (!p || !k)
+        return trd_fail(TRD_EINVAL, "simulate: NULL argument");
+    if (k->n != p->n)
+        return trd_fail(TRD_EINVAL, "simulate: the cost model is for n = %lld ranks but the "
+                        "simulation has n = %lld", (long long)k->n, (long long)p->n);
+    if (port != TRD_PORT_HALF && port != TRD_PORT_FULL && port != TRD_PORT_MULTI)
+        return trd_fail(TRD_EINVAL, "simulate: unknown port model %d", (int)port);
+    if (a->policy && (p->n < 1 || p->n > TRD_N_MAX))
+        return trd_fail(TRD_EINVAL, "n = %lld is out of range: need 1 <= n <= %lld",
+                        (long long)p->n, (long long)TRD_N_MAX);
+    if (a->policy == trd_policy_tree_dyn && p->noncommutative)
+        return trd_fail(TRD_EUNSUPPORTED, "tree-dyn pairs any two ranks: it cannot honour a "
+                        "non-commutative operator (use nc-tree-dyn)");
+    return TRD_OK;
+}
+
+trd_status trd_sim_init(trd_sim *sim, const char *algo_name, const trd_params *params,
+                        const trd_costs *costs, trd_port port)
+{
+    size_t index;
+    *sim = (trd_sim){0};
+    trd_status st = trd_algo_find(algo_name, &index);
+    if (st != TRD_OK)
+        return st;
+    const trd_algo *a = trd_algo_entry(index);
+    if ((st = check_inputs(a, params, costs, port)) != TRD_OK)
+        return st;
+    int32_t n = (int32_t)params->n;
+    if (a->policy) {
+        if ((st = a->policy(n, &sim->policy)) == TRD_OK)
+            st = trd_engine_create(&sim->engine, NULL, n, &sim->policy);
+    } else {
+        trd_params p = *params;
+        p.d = costs->mean_d; /* planners are clairvoyant of the means only */
+        p.c = costs->mean_c;
+        if ((st = trd_plan_create(&sim->plan, algo_name, &p)) == TRD_OK)
+            st = trd_engine_create(&sim->engine, sim->plan, n, NULL);
+    }
+    if (st == TRD_OK)
+        st = trd_virtual_init(&sim->virt, n, port, costs);
+    if (st != TRD_OK)
+        trd_sim_destroy(sim);
+    return st;
+}
+
+trd_status trd_sim_run(trd_sim *sim, uint64_t seed, int64_t run, double *makespan,
+                       int32_t *result_rank)
+{
+    trd_virtual_reset(&sim->virt, seed, run);
+    trd_transport t = trd_virtual_transport(&sim->virt);
+    trd_status st = trd_engine_run(sim->engine, &t, result_rank);
+    *makespan = sim->virt.now;
+    return st;
+}
+
+void trd_sim_destroy(trd_sim *sim)
+{
+    trd_engine_free(sim->engine);
+    trd_plan_free(sim->plan);
+    if (sim->policy.state)
+        sim->policy.destroy(sim->policy.state);
+    if (sim->virt.in_head)
+        trd_virtual_destroy(&sim->virt);
+    *sim = (trd_sim){0};
+}
+
+trd_status trd_simulate(const char *algo, const trd_params *params, const trd_costs *costs,
+                        trd_port port, uint64_t seed, int64_t run, double *makespan)
+{
+    trd_sim sim;
+    if (!makespan)
+        return trd_fail(TRD_EINVAL, "simulate: NULL argument (makespan)");
+    trd_status st = trd_sim_init(&sim, algo, params, costs, port);
+    if (st != TRD_OK)
+        return st;
+    st = trd_sim_run(&sim, seed, run, makespan, NULL);
+    trd_sim_destroy(&sim);
+    return st;
+}

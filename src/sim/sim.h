@@ -1,0 +1,23 @@
+/* sim.h: one simulator instance (an engine over the virtual transport),
+ * owned by one thread; the Monte-Carlo driver makes one per thread. */
+#ifndef TRD_SIM_SIM_H
+#define TRD_SIM_SIM_H
+
+#include "engine/engine.h"
+#include "sim/virtual.h"
+
+typedef struct trd_sim {
+    trd_plan *plan;      /* static algorithms */
+    trd_policy policy;   /* dynamic algorithms (state NULL otherwise) */
+    trd_engine *engine;
+    trd_virtual virt;
+} trd_sim;
+
+trd_status trd_sim_init(trd_sim *sim, const char *algo, const trd_params *params,
+                        const trd_costs *costs, trd_port port);
+/* Run `run` of `seed`: its makespan and the rank that holds the result. */
+trd_status trd_sim_run(trd_sim *sim, uint64_t seed, int64_t run, double *makespan,
+                       int32_t *result_rank);
+void trd_sim_destroy(trd_sim *sim);
+
+#endif
