@@ -38,5 +38,7 @@ int cmd_plan(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_ratios(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
+int cmd_simulate(int argc, char **argv);
+int cmd_markov(int argc, char **argv);
 
 #endif

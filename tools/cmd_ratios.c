@@ -31,7 +31,7 @@ static trd_status ratio(const char *algo, int64_t n, double d, double c, double 
     p.n = n;
     p.d = d;
     p.c = c;
-    double strategy, opt;
+    double strategy = 0.0, opt = 1.0;
     trd_status st = trd_makespan(algo, &p, &strategy);
     if (st == TRD_OK)
         st = trd_makespan("greedy", &p, &opt);

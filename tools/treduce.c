@@ -12,6 +12,8 @@ static const struct {
     {"plan", cmd_plan, "build a reduction plan and print its schedule and makespan"},
     {"list", cmd_list, "list the planning algorithms"},
     {"ratios", cmd_ratios, "reproduce Figure 2 of canon-antoniu (strategy / optimum)"},
+    {"simulate", cmd_simulate, "Monte-Carlo simulation under random or heterogeneous costs"},
+    {"markov", cmd_markov, "expected makespan and variance of Tree-dyn (Markov chain)"},
     {"demo", cmd_demo, "compare every planner on 64 ranks and draw a Gantt chart"},
 };
 
@@ -20,7 +22,7 @@ static void usage(FILE *out)
     fprintf(out, "usage: treduce <command> [options]\n\n"
                  "Plans, evaluates and draws reduction collectives.\n\ncommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+        fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
     fprintf(out, "\n'treduce <command> --help' explains each one.\n");
 }
 

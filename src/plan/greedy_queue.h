@@ -8,9 +8,13 @@
  * needed (tests/oracle keeps one to check this).
  *
  * Tie rule (ERRATA: ties change the tree): among equal s values the
- * machine with the smallest position wins.  Both FIFOs are sorted by
- * (s, position), so comparing heads with that rule equals a heap ordered by
- * (s, position). */
+ * machine with the smallest position wins.  In Algorithms 1 and 3 both FIFOs
+ * are sorted by (s, position), so comparing heads with that rule equals a
+ * heap ordered by (s, position): the trees are identical (tests check it).
+ * In Algorithm 2, line 10 may re-insert equal values in decreasing position
+ * order, so ties inside that FIFO go to the machine re-inserted first; the
+ * tree can then differ from the heap's but the makespan cannot (Theorem 7;
+ * tests/test_k_transfers.c checks it against the heap version). */
 #ifndef TRD_PLAN_GREEDY_QUEUE_H
 #define TRD_PLAN_GREEDY_QUEUE_H
 

@@ -63,7 +63,7 @@ static trd_status choose_left(const trd_timing *t, const int32_t *size,
         st = trd_fail(TRD_EUNSUPPORTED,
                       "noncommutative: this tree cannot put its root on rank %lld "
                       "(its root's subtrees cannot fill exactly %lld ranks on its left); "
-                      "use --root 0 or --root %ld",
+                      "root 0 and root %ld always work",
                       (long long)target, (long long)target, (long)(t->n - 1));
         goto done;
     }

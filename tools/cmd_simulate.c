@@ -1,0 +1,222 @@
+/* cmd_simulate.c: `treduce simulate`: Monte-Carlo simulation of one
+ * algorithm (a plan or a dynamic policy) under random or heterogeneous
+ * costs, and `treduce markov`: the Markov-chain analysis of Tree-dyn. */
+#include <getopt.h>
+#include <math.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static void help(void)
+{
+    printf("usage: treduce simulate --algo NAME -n N [--dist const|exp|gamma] [--mean-d X]\n"
+           "         [--mean-c Y] [--cv Z] [--costs FILE | --preset NAME [--slow D]]\n"
+           "         [--port half|full|multi] [--runs R] [--seed S] [--threads T]\n"
+           "         [--K K] [--root R] [--noncommutative] [--format text|json]\n\n"
+           "Simulates R reductions of N ranks in virtual time with the same engine that\n"
+           "runs them for real.  Each transfer costs its base (X, or d[i][j] from FILE)\n"
+           "times a factor of mean 1 drawn from the distribution, each combine likewise\n"
+           "(Y or c[i]); the k-th started transfer has the same cost for every algorithm\n"
+           "with the same seed (common random numbers, Benoit et al. 2013 Sec. 6).\n"
+           "Static planners are built with d = X, c = Y; tree-dyn and nc-tree-dyn pair\n"
+           "ranks at run time.\n\n"
+           "  --dist D       const (default), exp (CV 1) or gamma\n"
+           "  --mean-d X     mean transfer time (default 1)\n"
+           "  --mean-c Y     mean combine time (default 0)\n"
+           "  --cv Z         coefficient of variation for gamma (default 1)\n"
+           "  --costs FILE   heterogeneous bases: 'n N', N rows of d[i][*], a row of c[*]\n"
+           "  --preset NAME  lower-to-higher, higher-to-lower or fib-root-slow, with slow\n"
+           "                 links D times the mean (--slow D, default 2)\n"
+           "  --port P       half (one transfer per rank, default), full, multi\n"
+           "  --runs R       number of runs (default 10000)\n"
+           "  --seed S       seed (default 1); --threads T: 0 = all cores (default)\n"
+           "Prints the mean, standard deviation and the 10/50/90 %% quantiles of the\n"
+           "makespan; a progress bar shows on a terminal.\n");
+}
+
+typedef struct sim_args {
+    const char *algo, *costs_file, *preset;
+    trd_params params;
+    trd_dist dist;
+    double mean_d, mean_c, cv, slow;
+    bool cv_set, json;
+    trd_port port;
+    int64_t runs, seed, threads;
+} sim_args;
+
+static int parse_enum(const char *what, const char *text, const char *const *names, int count,
+                      int *out)
+{
+    for (int i = 0; i < count; i++)
+        if (!strcmp(text, names[i])) {
+            *out = i;
+            return CLI_OK;
+        }
+    return cli_usage_error("simulate", "invalid %s '%s'", what, text);
+}
+
+static int parse_option(int opt, sim_args *a)
+{
+    static const char *const dists[] = {"const", "exp", "gamma"};
+    static const char *const ports[] = {"half", "full", "multi"};
+    static const char *const formats[] = {"text", "json"};
+    int v = 0, st = CLI_OK;
+    switch (opt) {
+    case 'a': a->algo = optarg; break;
+    case 'n': return cli_int("simulate", "-n", optarg, &a->params.n) ? CLI_OK : CLI_USAGE;
+    case 'D': if ((st = parse_enum("--dist", optarg, dists, 3, &v)) == CLI_OK) a->dist = (trd_dist)v; break;
+    case 'x': return cli_real("simulate", "--mean-d", optarg, &a->mean_d) ? CLI_OK : CLI_USAGE;
+    case 'y': return cli_real("simulate", "--mean-c", optarg, &a->mean_c) ? CLI_OK : CLI_USAGE;
+    case 'v': a->cv_set = true; return cli_real("simulate", "--cv", optarg, &a->cv) ? CLI_OK : CLI_USAGE;
+    case 'f': a->costs_file = optarg; break;
+    case 'p': a->preset = optarg; break;
+    case 'S': return cli_real("simulate", "--slow", optarg, &a->slow) ? CLI_OK : CLI_USAGE;
+    case 'P': if ((st = parse_enum("--port", optarg, ports, 3, &v)) == CLI_OK) a->port = (trd_port)v; break;
+    case 'r': return cli_int("simulate", "--runs", optarg, &a->runs) ? CLI_OK : CLI_USAGE;
+    case 's': return cli_int("simulate", "--seed", optarg, &a->seed) ? CLI_OK : CLI_USAGE;
+    case 't': return cli_int("simulate", "--threads", optarg, &a->threads) ? CLI_OK : CLI_USAGE;
+    case 'K': return cli_int("simulate", "--K", optarg, &a->params.K) ? CLI_OK : CLI_USAGE;
+    case 'R': return cli_int("simulate", "--root", optarg, &a->params.root) ? CLI_OK : CLI_USAGE;
+    case 'N': a->params.noncommutative = true; break;
+    case 'F': if ((st = parse_enum("--format", optarg, formats, 2, &v)) == CLI_OK) a->json = v; break;
+    default: return CLI_USAGE;
+    }
+    return st;
+}
+
+/* Returns -1 to go on, or the exit status. */
+static int parse_args(int argc, char **argv, sim_args *a)
+{
+    static const struct option opts[] = {
+        {"algo", 1, 0, 'a'}, {"dist", 1, 0, 'D'}, {"mean-d", 1, 0, 'x'}, {"mean-c", 1, 0, 'y'},
+        {"cv", 1, 0, 'v'}, {"costs", 1, 0, 'f'}, {"preset", 1, 0, 'p'}, {"slow", 1, 0, 'S'},
+        {"port", 1, 0, 'P'}, {"runs", 1, 0, 'r'}, {"seed", 1, 0, 's'}, {"threads", 1, 0, 't'},
+        {"K", 1, 0, 'K'}, {"root", 1, 0, 'R'}, {"noncommutative", 0, 0, 'N'},
+        {"format", 1, 0, 'F'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+    int opt;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, ":n:h", opts, NULL)) != -1) {
+        if (opt == 'h') {
+            help();
+            return CLI_OK;
+        }
+        if (opt == ':')
+            return cli_usage_error("simulate", "option '%s' needs a value", argv[optind - 1]);
+        if (opt == '?')
+            return cli_usage_error("simulate", "unknown option '%s'", argv[optind - 1]);
+        int st = parse_option(opt, a);
+        if (st != CLI_OK)
+            return st;
+    }
+    if (optind < argc)
+        return cli_usage_error("simulate", "unexpected argument '%s'", argv[optind]);
+    if (!a->algo)
+        return cli_usage_error("simulate", "missing --algo NAME ('treduce list' shows them)");
+    if (a->costs_file && a->preset)
+        return cli_usage_error("simulate", "--costs and --preset exclude each other");
+    if (a->runs < 1)
+        return cli_usage_error("simulate", "--runs %lld is invalid: need at least 1",
+                               (long long)a->runs);
+    if (a->threads < 0 || a->threads > 256)
+        return cli_usage_error("simulate", "--threads %lld is invalid: need 0..256",
+                               (long long)a->threads);
+    if (a->seed < 0)
+        return cli_usage_error("simulate", "--seed %lld is invalid: need >= 0", (long long)a->seed);
+    if (!a->cv_set) /* the natural CV of each distribution */
+        a->cv = a->dist == TRD_DIST_CONST ? 0.0 : 1.0;
+    return -1;
+}
+
+static void progress(void *ctx, int64_t done, int64_t total)
+{
+    cli_progress((const char *)ctx, done, total);
+}
+
+static void print_stats(const sim_args *a, const trd_mc_stats *s)
+{
+    static const char *const dists[] = {"const", "exp", "gamma"};
+    static const char *const ports[] = {"half", "full", "multi"};
+    if (a->json) {
+        json_t *o = json_pack("{s:s, s:I, s:I, s:s, s:f, s:f, s:f, s:s, s:I, s:f, s:f, s:f, s:f,"
+                              " s:f, s:f, s:f}", "algo", a->algo, "n", (json_int_t)a->params.n,
+                              "runs", (json_int_t)s->runs, "dist", dists[a->dist], "mean_d",
+                              a->mean_d, "mean_c", a->mean_c, "cv", a->cv, "port", ports[a->port],
+                              "seed", (json_int_t)a->seed, "mean", s->mean, "std", s->std, "q10",
+                              s->q10, "q50", s->q50, "q90", s->q90, "min", s->min, "max", s->max);
+        json_dumpf(o, stdout, JSON_INDENT(1) | JSON_REAL_PRECISION(15));
+        putchar('\n');
+        json_decref(o);
+        return;
+    }
+    printf("%s on n = %lld ranks, %lld runs (%s costs, mean d %g, mean c %g, CV %g, %s port)\n"
+           "  mean %.6g   std %.6g\n  q10 %.6g   median %.6g   q90 %.6g   (min %.6g, max %.6g)\n",
+           a->algo, (long long)a->params.n, (long long)s->runs, dists[a->dist], a->mean_d,
+           a->mean_c, a->cv, ports[a->port], s->mean, s->std, s->q10, s->q50, s->q90, s->min,
+           s->max);
+}
+
+int cmd_simulate(int argc, char **argv)
+{
+    sim_args a = {.mean_d = 1.0, .mean_c = 0.0, .slow = 2.0, .runs = 10000, .seed = 1};
+    trd_params_init(&a.params);
+    a.params.n = 0;
+    int st = parse_args(argc, argv, &a);
+    if (st >= 0)
+        return st;
+    trd_costs *costs = NULL;
+    trd_mc_stats stats;
+    trd_status ts = trd_costs_create(&costs, a.params.n, a.dist, a.mean_d, a.mean_c, a.cv);
+    if (ts == TRD_OK && a.costs_file)
+        ts = trd_costs_load(costs, a.costs_file);
+    if (ts == TRD_OK && a.preset)
+        ts = trd_costs_preset(costs, a.preset, a.slow);
+    if (ts == TRD_OK)
+        ts = trd_monte_carlo(a.algo, &a.params, costs, a.port, (uint64_t)a.seed, a.runs,
+                             (int)a.threads, progress, "simulate", &stats, NULL);
+    trd_costs_free(costs);
+    if (ts != TRD_OK)
+        return cli_lib_error("simulate", ts);
+    print_stats(&a, &stats);
+    return CLI_OK;
+}
+
+int cmd_markov(int argc, char **argv)
+{
+    int64_t n = 0;
+    double mean_d = 1.0;
+    bool json = false;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            printf("usage: treduce markov -n N [--mean-d X] [--format text|json]\n\n"
+                   "Expected makespan and variance of Tree-dyn with exponential transfers of\n"
+                   "mean X (default 1) and no computation, by first-step analysis of its\n"
+                   "Markov chain (Benoit et al. 2013, Sec. 5); any n >= 1.\n");
+            return CLI_OK;
+        } else if (!strcmp(argv[i], "-n") && i + 1 < argc) {
+            if (!cli_int("markov", "-n", argv[++i], &n))
+                return CLI_USAGE;
+        } else if (!strcmp(argv[i], "--mean-d") && i + 1 < argc) {
+            if (!cli_real("markov", "--mean-d", argv[++i], &mean_d))
+                return CLI_USAGE;
+        } else if (!strcmp(argv[i], "--format") && i + 1 < argc &&
+                   (!strcmp(argv[i + 1], "json") || !strcmp(argv[i + 1], "text"))) {
+            json = !strcmp(argv[++i], "json");
+        } else {
+            return cli_usage_error("markov", "unexpected or incomplete argument '%s'", argv[i]);
+        }
+    }
+    double mean, var;
+    trd_status ts = trd_markov_tree_dyn(n, mean_d, &mean, &var);
+    if (ts != TRD_OK)
+        return cli_lib_error("markov", ts);
+    if (json)
+        printf("{\"n\": %lld, \"mean_d\": %.17g, \"mean\": %.17g, \"variance\": %.17g}\n",
+               (long long)n, mean_d, mean, var);
+    else
+        printf("Tree-dyn, n = %lld, exponential transfers of mean %g, no computation:\n"
+               "  expected makespan %.10g\n  variance          %.10g (std %.6g)\n",
+               (long long)n, mean_d, mean, var, sqrt(var));
+    return CLI_OK;
+}
