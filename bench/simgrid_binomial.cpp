@@ -9,15 +9,22 @@
  *
  * This is the only file of treduce that links SimGrid.
  *
- * Platform (built in code, no XML): a star zone, one host per rank
- * (1 Gflop/s), each with a private split-duplex link of 1 GB/s and no
- * latency; a message is 1e9 bytes.  Under CM02 a transfer then takes
- * 1e9 / 1e9 = 1 s (no two concurrent transfers of the pattern share a
- * link); under the Constant network model every transfer takes 1 s anyway.
+ * Platform (built in code, no XML): one host per rank (1 Gflop/s).  Under
+ * the Constant network model (which accepts no link) they sit in an empty
+ * zone and every transfer takes 1 s by definition of the model.  Under
+ * other models (--model CM02) they sit in a star zone, each with a private
+ * split-duplex link of 1 GB/s and no latency, and a message is 1e9 bytes:
+ * a transfer takes 1e9 / 1e9 = 1 s (no two concurrent transfers of the
+ * pattern share a link).
  *
  * Fastest settings (the defaults here; later --cfg arguments override):
- *   --cfg=network/model:Constant  no LMM sharing system is solved (CM02 is
- *                                 the fastest "real" model: --model CM02)
+ *   --cfg=network/model:Constant  no LMM sharing system is solved; with
+ *   --cfg=network/latency-factor:1 every transfer takes exactly 1 s (the
+ *                                 model's transfer time IS the latency
+ *                                 factor, 13.01 s by default).  CM02
+ *                                 (--model CM02, then with
+ *                                 --cfg=network/crosstraffic:0) is the
+ *                                 fastest flow model.
  *   --cfg=contexts/factory:raw    SimGrid's hand-written context switch
  *   --log=root.thres:critical     no logging
  *
@@ -176,17 +183,21 @@ void controller()
     }
 }
 
-void build_platform()
+/* Constant network model: it refuses links, so an empty zone (routing
+ * "None") holds the hosts; every transfer takes 1 s.  Other models: the
+ * star zone with one private link per host described at the top. */
+void build_platform(bool constant)
 {
-    auto* zone = sg4::create_star_zone("star");
+    auto* zone = constant ? sg4::create_empty_zone("none") : sg4::create_star_zone("star");
     for (int i = 0; i < S.cfg.n; i++) {
-        std::string name = "h" + std::to_string(i);
-        sg4::Host* h = zone->create_host(name, SPEED);
-        sg4::SplitDuplexLink* l = zone->create_split_duplex_link("l" + std::to_string(i),
-                                                                 BANDWIDTH);
-        l->set_latency(0.0);
-        zone->add_route(h->get_netpoint(), nullptr, nullptr, nullptr,
-                        {{l, sg4::LinkInRoute::Direction::UP}}, true);
+        sg4::Host* h = zone->create_host("h" + std::to_string(i), SPEED);
+        if (!constant) {
+            sg4::SplitDuplexLink* l =
+                zone->create_split_duplex_link("l" + std::to_string(i), BANDWIDTH);
+            l->set_latency(0.0);
+            zone->add_route(h->get_netpoint(), nullptr, nullptr, nullptr,
+                            {{l, sg4::LinkInRoute::Direction::UP}}, true);
+        }
         S.hosts.push_back(h);
         S.box.push_back(sg4::Mailbox::by_name("m" + std::to_string(i)));
     }
@@ -245,6 +256,10 @@ int main(int argc, char** argv)
         !(S.cfg.c >= 0.0))
         return usage();
     sg_args.push_back("--cfg=network/model:" + model);
+    if (model == "Constant") /* its transfer time is the latency factor (13.01 by default) */
+        sg_args.push_back("--cfg=network/latency-factor:1");
+    else if (model == "CM02") /* no uplink/downlink interference: a smaller LMM system */
+        sg_args.push_back("--cfg=network/crosstraffic:0");
     sg_args.insert(sg_args.end(), user.begin(), user.end());
     std::vector<char*> sg_argv;
     for (auto& s : sg_args)
@@ -253,7 +268,7 @@ int main(int argc, char** argv)
     int sg_argc = (int)sg_args.size();
 
     sg4::Engine e(&sg_argc, sg_argv.data());
-    build_platform();
+    build_platform(model == "Constant");
     while ((1 << S.rounds) < S.cfg.n)
         S.rounds++;
     S.expected = S.rounds * (1.0 + S.cfg.c);

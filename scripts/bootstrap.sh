@@ -11,6 +11,7 @@ packages=(
   libplplot-dev plplot-driver-cairo # Gantt charts and plots (pngcairo, svgcairo)
   fonts-dejavu-core                 # a font for the plots' text
   jq                                # JSON checks in tests/cli_test.sh
+  libsimgrid-dev g++                # SimGrid baseline of bench/sim (bench/simgrid_binomial.cpp)
 )
 
 missing=()

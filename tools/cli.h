@@ -40,5 +40,6 @@ int cmd_ratios(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
 int cmd_markov(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
 
 #endif

@@ -14,6 +14,7 @@ static const struct {
     {"ratios", cmd_ratios, "reproduce Figure 2 of canon-antoniu (strategy / optimum)"},
     {"simulate", cmd_simulate, "Monte-Carlo simulation under random or heterogeneous costs"},
     {"markov", cmd_markov, "expected makespan and variance of Tree-dyn (Markov chain)"},
+    {"sweep", cmd_sweep, "reproduce Figures 4-6 of Benoit et al. (Monte-Carlo study)"},
     {"demo", cmd_demo, "compare every planner on 64 ranks and draw a Gantt chart"},
 };
 

@@ -196,7 +196,8 @@ trd_status trd_costs_create(trd_costs **out, int64_t n, trd_dist dist, double me
 void trd_costs_free(trd_costs *costs);
 /* Heterogeneous bases from a file (docs/SIMULATION.md): a line "n N", then
  * N lines of N transfer times d[i][j] (i sends to j), then one line of N
- * combine times c[i]; '#' starts a comment.  N must match. */
+ * combine times c[i]; '#' starts a comment.  N must match.  On failure the
+ * model is left homogeneous (any earlier heterogeneous bases are dropped). */
 trd_status trd_costs_load(trd_costs *costs, const char *path);
 /* Heterogeneous bases from a named preset (`trd_costs_preset_names`):
  * "lower-to-higher": d[i][j] = mean_d if i < j else D*mean_d (benoit Sec. 4,
@@ -264,8 +265,46 @@ typedef struct trd_lineplot {
     const char *note; /* one-line caption drawn small under the x axis
                          label (e.g. the command that made the figure);
                          NULL: none */
+    const double *ylo; /* optional bands, laid out like y: series s is
+                          drawn as a translucent band in its colour between
+                          ylo[s * npoints + k] and yhi[s * npoints + k]
+                          under the lines (and shown behind its legend
+                          sample); the y range includes them.  Both NULL:
+                          no bands; only one set, a value not finite, or
+                          ylo > yhi: TRD_EINVAL naming the index */
+    const double *yhi;
 } trd_lineplot;
 trd_status trd_lineplot_write(const trd_lineplot *plot, const char *path);
+
+/* A map of z over a grid of cells (Figures 5 and 6 of benoit-canon-marchal):
+ * x[0..nx) and y[0..ny) are the cell centres, strictly increasing (> 0 on
+ * a log axis); z[j * nx + i] is the value at (x[i], y[j]).  Cell sides lie
+ * halfway between centres (in log space on a log axis).  With `categories`
+ * set, z holds category indices 0..ncategories-1 (integers;
+ * 1 <= ncategories <= 10) drawn in the line plots' series colours, with a
+ * key listing the categories that occur; zlabel and contour are ignored.
+ * Otherwise z (finite) is drawn on a colour scale with a colour bar
+ * labelled zlabel (not NULL; "" for none): if `contour` is not NaN, a
+ * blue-white-red scale centred on it and the line z = contour in thick
+ * black, named in a key "contour: <zlabel> = <contour>"; if NaN, a
+ * sequential (viridis) scale.  Note that a zero-initialised contour is 0,
+ * a level: set contour = NAN for none (an infinite one is TRD_EINVAL).
+ * note: optional caption under the x label.  Format from the file name
+ * (.png or .svg). */
+typedef struct trd_heatmap {
+    const char *title;
+    const char *xlabel;
+    const char *ylabel;
+    const char *zlabel;
+    const char *note;   /* optional caption, NULL for none */
+    size_t nx, ny;
+    const double *x, *y, *z;
+    bool logx, logy;
+    double contour;
+    const char *const *categories;
+    size_t ncategories;
+} trd_heatmap;
+trd_status trd_heatmap_write(const trd_heatmap *map, const char *path);
 
 #ifdef __cplusplus
 }

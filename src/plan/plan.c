@@ -8,9 +8,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "core/error.h"
+#include "core/memory.h"
 #include "plan/number.h"
 #include "plan/plan_internal.h"
 
@@ -32,18 +32,6 @@ static trd_status check_cost(const char *name, double v)
     return TRD_OK;
 }
 
-static trd_status check_memory(int64_t n)
-{
-    double need = (double)n * BYTES_PER_RANK;
-    double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-    if (have > 0 && need > 0.8 * have)
-        return trd_fail(TRD_ENOMEM,
-                        "n = %lld is too large: a plan needs about %.1f GiB, more than "
-                        "80%% of this machine's %.1f GiB of memory",
-                        (long long)n, need / 1073741824.0, have / 1073741824.0);
-    return TRD_OK;
-}
-
 static trd_status check_params(const trd_algo *algo, const trd_params *p)
 {
     trd_status st;
@@ -60,7 +48,7 @@ static trd_status check_params(const trd_algo *algo, const trd_params *p)
                         (long long)p->K);
     if (!algo->uses_k && p->K < 0)
         return trd_fail(TRD_EINVAL, "K = %lld is negative", (long long)p->K);
-    return check_memory(p->n);
+    return trd_check_memory(p->n, BYTES_PER_RANK, "a plan");
 }
 
 /* Copies the evaluated tree into rank space and compiles the schedule. */

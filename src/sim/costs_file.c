@@ -99,7 +99,7 @@ trd_status trd_costs_load(trd_costs *k, const char *path)
     if (st == TRD_OK && next_token(r))
         st = trd_fail(TRD_EINVAL, "%s:%ld: unexpected data after the %lld combine times",
                       path, r->line, (long long)k->n);
-    if (st != TRD_OK) { /* leave the model homogeneous, as before the call */
+    if (st != TRD_OK) { /* no half-read matrix: the model is homogeneous again */
         free(k->dmat);
         free(k->cvec);
         k->dmat = k->cvec = NULL;

@@ -6,11 +6,17 @@
 #include <stdlib.h>
 
 #include "core/error.h"
+#include "core/memory.h"
 #include "plan/registry.h"
+
+/* Rough memory of a dynamic simulation per rank: two steps, the engine's
+ * counters, the policy's tables, the transport's per-rank state and events. */
+#define SIM_BYTES_PER_RANK 400.0
 
 static trd_status check_inputs(const trd_algo *a, const trd_params *p, const trd_costs *k,
                                trd_port port)
 {
+    trd_status st;
     if (!p || !k)
         return trd_fail(TRD_EINVAL, "simulate: NULL argument");
     if (k->n != p->n)
@@ -21,6 +27,9 @@ static trd_status check_inputs(const trd_algo *a, const trd_params *p, const trd
     if (a->policy && (p->n < 1 || p->n > TRD_N_MAX))
         return trd_fail(TRD_EINVAL, "n = %lld is out of range: need 1 <= n <= %lld",
                         (long long)p->n, (long long)TRD_N_MAX);
+    if (a->policy && (st = trd_check_memory(p->n, SIM_BYTES_PER_RANK,
+                                            "a simulation per thread")) != TRD_OK)
+        return st;
     if (a->policy == trd_policy_tree_dyn && p->noncommutative)
         return trd_fail(TRD_EUNSUPPORTED, "tree-dyn pairs any two ranks: it cannot honour a "
                         "non-commutative operator (use nc-tree-dyn)");

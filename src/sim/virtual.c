@@ -5,9 +5,13 @@
  * posted, the port model lets both ranks take part (half duplex: one
  * transfer per rank; full: one send and one receive; multi: any) and its
  * release time has come.  Senders waiting for one receiver are served in
- * the order they became ready (canon-antoniu Sec. 3.2), ties by posting
- * order.  A transfer costs d(from, to) times the next draw of the transfer
- * stream, a combine c(rank) times the next draw of the combine stream:
+ * the order they became ready (canon-antoniu Sec. 3.2), ties by the plan's
+ * start time of the SEND, then by posting order.  Transfers start only once
+ * every event of the current instant has been handled, so senders that
+ * become ready at the same time are seen together and a plan run with
+ * constant costs follows its own receive order exactly.  A transfer costs
+ * d(from, to) times the next draw of the transfer stream, a combine
+ * c(rank) times the next draw of the combine stream:
  * the k-th started transfer gets the k-th draw whatever the algorithm
  * (common random numbers, benoit Sec. 6). */
 #include "sim/virtual.h"
@@ -21,6 +25,7 @@ enum { EV_TRANSFER, EV_COMBINE, EV_WAKE };
 struct trd_vpending {
     int32_t rank, step, peer; /* peer: receiver of a send, sender of a recv */
     double ready;             /* sends: max(post time, release) */
+    double planned;           /* sends: the plan's start time (ties in ready) */
     bool wake_pending;        /* a wake-up at `ready` is queued */
     int32_t next_in, next_out; /* list links (sends use both) */
 };
@@ -93,8 +98,9 @@ static int32_t find_recv(const trd_virtual *v, int32_t to, int32_t from)
 static void start_transfer(trd_virtual *v, int32_t s, int32_t r)
 {
     int32_t from = v->rec[s].rank, to = v->rec[r].rank;
-    double cost = trd_costs_transfer_base(v->costs, from, to) *
-                  trd_costs_factor(v->costs, v->rng_d);
+    double cost = trd_costs_transfer_base(v->costs, from, to);
+    if (v->costs->dist != TRD_DIST_CONST)
+        cost *= trd_costs_factor(v->costs, v->rng_d);
     set_busy(v, from, to, 1);
     v->started++;
     trd_eq_push(&v->events, (trd_event){.time = v->now + cost, .kind = EV_TRANSFER,
@@ -127,6 +133,17 @@ static void try_receiver(trd_virtual *v, int32_t to)
     }
 }
 
+/* Transfers of `rank` are tried once every event of the current instant
+ * has been handled, so senders that become ready at the same time compete
+ * on equal terms (their order is then the plan's, see queue_send). */
+static void mark(trd_virtual *v, int32_t rank)
+{
+    if (!v->is_dirty[rank]) {
+        v->is_dirty[rank] = 1;
+        v->dirty[v->ndirty++] = rank;
+    }
+}
+
 /* After `rank`'s ports freed: it may receive, and its own sends may go. */
 static void wake_rank(trd_virtual *v, int32_t rank)
 {
@@ -142,7 +159,9 @@ static void wake_rank(trd_virtual *v, int32_t rank)
 static void queue_send(trd_virtual *v, int32_t s, int32_t to)
 {
     int32_t *link = &v->in_head[to];
-    while (*link >= 0 && v->rec[*link].ready <= v->rec[s].ready)
+    while (*link >= 0 && (v->rec[*link].ready < v->rec[s].ready ||
+                          (v->rec[*link].ready == v->rec[s].ready &&
+                           v->rec[*link].planned <= v->rec[s].planned)))
         link = &v->rec[*link].next_in;
     v->rec[s].next_in = *link;
     *link = s;
@@ -152,9 +171,12 @@ static trd_status post(void *ctx, int32_t rank, int32_t step, const trd_step *st
 {
     trd_virtual *v = ctx;
     if (st->kind == TRD_STEP_COMBINE || st->kind == TRD_STEP_COPY) {
-        double cost = st->kind == TRD_STEP_COPY ? 0.0
-                      : trd_costs_combine_base(v->costs, rank) *
-                            trd_costs_factor(v->costs, v->rng_c);
+        double cost = 0.0;
+        if (st->kind == TRD_STEP_COMBINE) {
+            cost = trd_costs_combine_base(v->costs, rank);
+            if (v->costs->dist != TRD_DIST_CONST)
+                cost *= trd_costs_factor(v->costs, v->rng_c);
+        }
         trd_eq_push(&v->events, (trd_event){.time = v->now + cost, .kind = EV_COMBINE,
                                             .a = rank, .b = step});
         return TRD_OK;
@@ -163,20 +185,21 @@ static trd_status post(void *ctx, int32_t rank, int32_t step, const trd_step *st
     if (i < 0)
         return trd_fail(TRD_ENOMEM, "simulator: out of memory");
     v->rec[i] = (trd_vpending){.rank = rank, .step = step, .peer = st->peer,
-                               .ready = v->now, .next_in = -1, .next_out = -1};
+                               .ready = v->now, .planned = st->start, .next_in = -1,
+                               .next_out = -1};
     if (st->kind == TRD_STEP_SEND) {
         if (st->release > v->now)
             v->rec[i].ready = st->release;
         queue_send(v, i, st->peer);
         v->rec[i].next_out = v->out_head[rank];
         v->out_head[rank] = i;
-        try_receiver(v, st->peer);
+        mark(v, st->peer);
     } else { /* RECV: receives are matched in posting order */
         int32_t *link = &v->recv_head[rank];
         while (*link >= 0)
             link = &v->rec[*link].next_in;
         *link = i;
-        try_receiver(v, rank);
+        mark(v, rank);
     }
     return TRD_OK;
 }
@@ -197,20 +220,34 @@ static void handle(trd_virtual *v, const trd_event *ev)
         set_busy(v, ev->a, ev->c, 0);
         push_done(v, ev->a, ev->b, -1);
         push_done(v, ev->c, ev->d, ev->a);
-        wake_rank(v, ev->c);
-        wake_rank(v, ev->a);
+        mark(v, ev->c);
+        mark(v, ev->a);
     } else {
         for (int32_t s = v->in_head[ev->a]; s >= 0; s = v->rec[s].next_in)
             if (v->rec[s].ready <= v->now)
                 v->rec[s].wake_pending = false;
-        try_receiver(v, ev->a);
+        mark(v, ev->a);
     }
+}
+
+/* Starts what the marked ranks allow (the current instant has settled). */
+static void flush(trd_virtual *v)
+{
+    for (int32_t k = 0; k < v->ndirty; k++) {
+        v->is_dirty[v->dirty[k]] = 0;
+        wake_rank(v, v->dirty[k]);
+    }
+    v->ndirty = 0;
 }
 
 static trd_status wait_any(void *ctx, int32_t *rank, int32_t *step, int32_t *from)
 {
     trd_virtual *v = ctx;
     while (v->done_count == 0) {
+        if (v->ndirty > 0 && (v->events.size == 0 || v->events.heap[0].time > v->now)) {
+            flush(v);
+            continue;
+        }
         if (v->events.size == 0)
             return trd_fail(TRD_EINVAL, "simulator: deadlock at time %g: steps are waiting "
                             "for transfers that can never happen", v->now);
@@ -245,12 +282,14 @@ trd_status trd_virtual_init(trd_virtual *v, int32_t n, trd_port port, const trd_
     v->in_head = malloc(nn * sizeof *v->in_head);
     v->out_head = malloc(nn * sizeof *v->out_head);
     v->recv_head = malloc(nn * sizeof *v->recv_head);
+    v->dirty = malloc(nn * sizeof *v->dirty);
+    v->is_dirty = calloc(nn, 1);
     v->events.cap = 4 * (int64_t)nn + 16;
     v->events.heap = malloc((size_t)v->events.cap * sizeof *v->events.heap);
     v->rng_d = gsl_rng_alloc(gsl_rng_taus2);
     v->rng_c = gsl_rng_alloc(gsl_rng_taus2);
     if (!v->busy_send || !v->busy_recv || !v->in_head || !v->out_head || !v->recv_head ||
-        !v->events.heap || !v->rng_d || !v->rng_c) {
+        !v->dirty || !v->is_dirty || !v->events.heap || !v->rng_d || !v->rng_c) {
         trd_virtual_destroy(v);
         return trd_fail(TRD_ENOMEM, "simulator: out of memory for n = %ld", (long)n);
     }
@@ -264,6 +303,8 @@ void trd_virtual_destroy(trd_virtual *v)
     free(v->in_head);
     free(v->out_head);
     free(v->recv_head);
+    free(v->dirty);
+    free(v->is_dirty);
     free(v->events.heap);
     free(v->rec);
     if (v->rng_d)
@@ -291,10 +332,13 @@ void trd_virtual_reset(trd_virtual *v, uint64_t seed, int64_t run)
     v->free_rec = -1;
     v->done_head = v->done_count = 0;
     v->started = 0;
+    v->ndirty = 0;
     for (int32_t r = 0; r < v->n; r++) {
-        v->busy_send[r] = v->busy_recv[r] = 0;
+        v->busy_send[r] = v->busy_recv[r] = v->is_dirty[r] = 0;
         v->in_head[r] = v->out_head[r] = v->recv_head[r] = -1;
     }
+    if (v->costs->dist == TRD_DIST_CONST)
+        return; /* no draws */
     uint64_t base = mix(seed ^ mix((uint64_t)run));
     gsl_rng_set(v->rng_d, (unsigned long)mix(base + 1));
     gsl_rng_set(v->rng_c, (unsigned long)mix(base + 2));

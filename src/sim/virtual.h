@@ -23,6 +23,9 @@ typedef struct trd_virtual {
     int32_t *in_head;   /* posted sends waiting for this receiver (list) */
     int32_t *out_head;  /* this rank's sends not yet started (list) */
     int32_t *recv_head; /* posted receives of this rank (list) */
+    int32_t *dirty;     /* ranks whose transfers may start once the current */
+    uint8_t *is_dirty;  /* instant has settled (ties follow the plan) */
+    int32_t ndirty;
     /* records: sends (linked twice) and receives */
     trd_vpending *rec;
     int32_t nrec, caprec, free_rec;

@@ -3,7 +3,8 @@
  * colours (and, past ten series, distinct dash patterns); short series also
  * get markers.  Axis ranges come from the data with a small margin; a
  * constant range is widened so it still shows; the x axis may be in log10
- * scale.  The plot area takes most of the page.  The legend goes inside it,
+ * scale.  A series may have a band (e.g. quantiles) drawn translucent in its
+ * colour under the lines.  The plot area takes most of the page.  The legend goes inside it,
  * in the first corner (upper right, lower right, upper left, lower left)
  * that no line or marker crosses, else centred below the plot area, in as
  * many columns as fit.  Texts too wide for their room are drawn smaller,
@@ -25,24 +26,17 @@ enum {
     LINEPLOT_HEIGHT = 650,
     LINEPLOT_LEFT_PX = 100, /* margins around the plot area, pixels */
     LINEPLOT_RIGHT_PX = 40, /* room for the x axis' "(x10^k)" */
-    LINEPLOT_PAD_PX = 10,   /* between texts and the page's edges */
     LINEPLOT_MARKERS_UPTO = 25, /* series this short get markers */
-    LINEPLOT_LEGEND_MAX = 64,   /* legend entries at most */
-    LINEPLOT_LABEL_MAX = 256    /* bytes of a label drawn */
+    LINEPLOT_LEGEND_MAX = 64    /* legend entries at most */
 };
 
 /* Text heights and distances, pixels. */
-#define TITLE_PX 18.0
-#define NOTE_PX 11.0
-#define MIN_TEXT_PX 10.0     /* long texts shrink down to this, then get cut */
-#define MIN_NOTE_PX 9.0
-#define XLABEL_CENTRE_PX 48.0 /* below the plot area */
 #define SAMPLE_PX 40.0        /* line sample in the legend */
 #define LEGEND_TEXT_GAP_PX 8.0 /* between sample and text */
 #define LEGEND_SPACING 1.8    /* legend rows, in text heights */
 #define LEGEND_INSET_PX 10.0  /* legend from the plot area's corner */
 #define LEGEND_MAX_HEIGHT 0.3 /* of the page, for a legend below */
-#define WIDTH_SAFETY 1.05     /* on estimated text widths */
+#define LEGEND_BOX_SCALE 0.8  /* band sample height, in text heights */
 
 static const char *const markers[] = {"●", "■", "▲", "◆", "▼"};
 #define LINEPLOT_MARKER_SCALE 0.8 /* marker size, in text heights */
@@ -89,20 +83,44 @@ static trd_status lineplot_check(const trd_lineplot *plot)
                 return trd_fail(TRD_EINVAL, "line plot '%s': x[%zu] = %g, "
                                 "but a log x axis needs every x > 0",
                                 plot->title, i, plot->x[i]);
-    return check_values("y", plot->y, plot->nseries * plot->npoints);
+    size_t total = plot->nseries * plot->npoints;
+    st = check_values("y", plot->y, total);
+    if (st != TRD_OK || (plot->ylo == NULL && plot->yhi == NULL))
+        return st;
+    if (plot->ylo == NULL || plot->yhi == NULL)
+        return trd_fail(TRD_EINVAL, "line plot '%s': ylo and yhi go "
+                        "together (both set, or both NULL for no bands)",
+                        plot->title);
+    if (plot->npoints > SIZE_MAX / (5 * sizeof(double)))
+        return trd_fail(TRD_EINVAL, "line plot '%s': %zu points is too many "
+                        "for bands", plot->title, plot->npoints);
+    if ((st = check_values("ylo", plot->ylo, total)) != TRD_OK ||
+        (st = check_values("yhi", plot->yhi, total)) != TRD_OK)
+        return st;
+    for (size_t i = 0; i < total; i++)
+        if (!(plot->ylo[i] <= plot->yhi[i]))
+            return trd_fail(TRD_EINVAL, "line plot '%s': ylo[%zu] = %g > "
+                            "yhi[%zu] = %g (series %zu, point %zu)",
+                            plot->title, i, plot->ylo[i], i, plot->yhi[i],
+                            i / plot->npoints, i % plot->npoints);
+    return TRD_OK;
 }
 
-/* [lo, hi] of v[0..n-1] widened by `margin` of its span on each side; a
- * (nearly) constant range is widened around its value instead, by `flat`
- * when it is > 0, else by a tenth of the value (1 around 0). */
-static trd_status data_range(const char *axis, const double *v, size_t n,
+/* Widens [lo, hi] to the values of v[0..n-1]. */
+static void extend_range(const double *v, size_t n, double *lo, double *hi)
+{
+    for (size_t i = 0; i < n; i++) {
+        *lo = fmin(*lo, v[i]);
+        *hi = fmax(*hi, v[i]);
+    }
+}
+
+/* [lo, hi] widened by `margin` of its span on each side; a (nearly)
+ * constant range is widened around its value instead, by `flat` when it is
+ * > 0, else by a tenth of the value (1 around 0). */
+static trd_status data_range(const char *axis, double lo, double hi,
                              double margin, double flat, double range[2])
 {
-    double lo = v[0], hi = v[0];
-    for (size_t i = 1; i < n; i++) {
-        lo = fmin(lo, v[i]);
-        hi = fmax(hi, v[i]);
-    }
     double span = hi - lo, scale = fmax(fabs(lo), fabs(hi));
     if (span <= 1e-9 * scale || span == 0.0) {
         double pad = flat > 0.0 ? flat : scale > 0.0 ? 0.1 * scale : 1.0;
@@ -121,26 +139,36 @@ static trd_status data_range(const char *axis, const double *v, size_t n,
 /* The x values as plotted (log10 x on a log axis) and both axis ranges. */
 typedef struct data {
     const double *x;
-    double *owned; /* x when it had to be computed */
+    double *owned; /* x when it had to be computed, then poly */
+    double *poly;  /* with bands: room for the 2 * npoints corners (x, then
+                      y) of one band's polygon */
     double xr[2];
     double yr[2];
 } data;
 
 static trd_status data_prepare(const trd_lineplot *plot, data *D)
 {
+    size_t n = plot->npoints, total = plot->nseries * n;
+    size_t nx = plot->logx ? n : 0, npoly = plot->ylo != NULL ? 4 * n : 0;
     D->x = plot->x;
     D->owned = NULL;
-    if (plot->logx) {
-        D->owned = malloc(plot->npoints * sizeof *D->owned);
+    D->poly = NULL;
+    if (nx + npoly > 0) {
+        D->owned = malloc((nx + npoly) * sizeof *D->owned);
         if (D->owned == NULL)
             return trd_fail(TRD_ENOMEM, "line plot '%s': no memory for %zu "
                             "points", plot->title, plot->npoints);
-        for (size_t i = 0; i < plot->npoints; i++)
+        D->poly = npoly > 0 ? D->owned + nx : NULL;
+    }
+    if (plot->logx) {
+        for (size_t i = 0; i < n; i++)
             D->owned[i] = log10(plot->x[i]);
         D->x = D->owned;
     }
-    trd_status st = data_range("x", D->x, plot->npoints, 0.03,
-                               plot->logx ? 0.5 : 0.0, D->xr);
+    double lo = D->x[0], hi = D->x[0];
+    extend_range(D->x, n, &lo, &hi);
+    trd_status st = data_range("x", lo, hi, 0.03, plot->logx ? 0.5 : 0.0,
+                               D->xr);
     if (st == TRD_OK && plot->logx &&
         floor(D->xr[1]) - ceil(D->xr[0]) < 1.0) {
         /* fewer than two powers of ten would be labelled: show whole
@@ -148,9 +176,14 @@ static trd_status data_prepare(const trd_lineplot *plot, data *D)
         D->xr[0] = floor(D->xr[0]);
         D->xr[1] = ceil(D->xr[1]);
     }
+    lo = hi = plot->y[0];
+    extend_range(plot->y, total, &lo, &hi);
+    if (plot->ylo != NULL) { /* the bands show whole */
+        extend_range(plot->ylo, total, &lo, &hi);
+        extend_range(plot->yhi, total, &lo, &hi);
+    }
     if (st == TRD_OK)
-        st = data_range("y", plot->y, plot->nseries * plot->npoints, 0.05,
-                        0.0, D->yr);
+        st = data_range("y", lo, hi, 0.05, 0.0, D->yr);
     if (st != TRD_OK)
         free(D->owned);
     return st;
@@ -169,11 +202,7 @@ typedef enum legend_place {
 typedef struct layout {
     double bottom, top;  /* margins (left and right are fixed) */
     double vp_w, vp_h;   /* plot area */
-    double title_px, note_px, note_centre;
-    char title[LINEPLOT_LABEL_MAX];
-    char xlabel[LINEPLOT_LABEL_MAX];
-    char ylabel[LINEPLOT_LABEL_MAX];
-    char note[LINEPLOT_LABEL_MAX];
+    trd_plot_labels lab; /* title, axis labels, caption */
     /* legend */
     size_t nlegend;
     legend_place place;
@@ -181,7 +210,7 @@ typedef struct layout {
     double legend_top;   /* below: its top, below the plot area */
     double text_w;       /* estimated width of its longest text */
     PLINT nrow, ncol;
-    char labels[LINEPLOT_LEGEND_MAX][LINEPLOT_LABEL_MAX];
+    char labels[LINEPLOT_LEGEND_MAX][TRD_PLOT_LABEL_MAX];
 } layout;
 
 /* Height of the page's text, in pixels, that is as wide as one pllegend
@@ -209,19 +238,7 @@ static double legend_text_w(const trd_lineplot *plot, size_t n, double px)
     double w = 0.0;
     for (size_t s = 0; s < n; s++)
         w = fmax(w, trd_plot_text_width(plot->series_labels[s], px));
-    return w * WIDTH_SAFETY + 2.0;
-}
-
-/* Fits text into max_w pixels: at px if it fits, else smaller down to
- * min_px, else cut.  Returns the text height to draw it at. */
-static double fit_text(const char *text, double px, double min_px,
-                       double max_w, char *out, size_t size)
-{
-    double w = trd_plot_text_width(text, px) * WIDTH_SAFETY;
-    if (w > max_w)
-        px = fmax(min_px, 0.999 * px * max_w / w);
-    trd_plot_fit(text, px * WIDTH_SAFETY, max_w, out, size);
-    return px;
+    return w * TRD_PLOT_WIDTH_SAFETY + 2.0;
 }
 
 /* Whether the segment (x0,y0)-(x1,y1) meets the box b = {x0, x1, y0, y1}
@@ -252,8 +269,44 @@ static bool segment_hits(double x0, double y0, double x1, double y1,
     return true;
 }
 
-/* Whether any line or marker of the plot crosses the box b (pixels from
- * the plot area's lower left corner). */
+/* Whether the polyline y[0..n-1] against D->x crosses the box b (pixels
+ * from the plot area's lower left corner); sx, sy: pixels per unit. */
+static bool line_hits(const data *D, const double *y, size_t n, double sx,
+                      double sy, const double b[4])
+{
+    for (size_t k = 0; k < n; k++) {
+        size_t k1 = k + 1 < n ? k + 1 : k;
+        if (k1 == k && n > 1)
+            break;
+        if (segment_hits((D->x[k] - D->xr[0]) * sx, (y[k] - D->yr[0]) * sy,
+                         (D->x[k1] - D->xr[0]) * sx,
+                         (y[k1] - D->yr[0]) * sy, b))
+            return true;
+    }
+    return false;
+}
+
+/* Whether the point (px, py) (pixels) lies inside the band between lo and
+ * hi over [x[k], x[k+1]] for some k. */
+static bool inside_band(const data *D, const double *lo, const double *hi,
+                        size_t n, double sx, double sy, double px, double py)
+{
+    double x = D->xr[0] + px / sx, y = D->yr[0] + py / sy;
+    for (size_t k = 0; k + 1 < n; k++) {
+        double x0 = D->x[k], x1 = D->x[k + 1];
+        if (!(fmin(x0, x1) <= x && x <= fmax(x0, x1)))
+            continue;
+        double t = x1 != x0 ? (x - x0) / (x1 - x0) : 0.0;
+        double ylo = lo[k] + t * (lo[k + 1] - lo[k]);
+        double yhi = hi[k] + t * (hi[k + 1] - hi[k]);
+        if (ylo <= y && y <= yhi)
+            return true;
+    }
+    return false;
+}
+
+/* Whether any line, marker or band of the plot meets the box b (pixels
+ * from the plot area's lower left corner). */
 static bool box_covers_data(const trd_lineplot *plot, const data *D,
                             const layout *L, const double b[4])
 {
@@ -261,15 +314,25 @@ static bool box_covers_data(const trd_lineplot *plot, const data *D,
     double sy = L->vp_h / (D->yr[1] - D->yr[0]);
     size_t n = plot->npoints;
     for (size_t s = 0; s < plot->nseries; s++) {
-        const double *y = plot->y + s * n;
-        for (size_t k = 0; k < n; k++) {
-            size_t k1 = k + 1 < n ? k + 1 : k;
-            if (k1 == k && n > 1)
-                break;
-            if (segment_hits((D->x[k] - D->xr[0]) * sx,
-                             (y[k] - D->yr[0]) * sy,
-                             (D->x[k1] - D->xr[0]) * sx,
-                             (y[k1] - D->yr[0]) * sy, b))
+        if (line_hits(D, plot->y + s * n, n, sx, sy, b))
+            return true;
+        if (plot->ylo == NULL)
+            continue;
+        /* a band meets the box when its edges cross it or the box lies
+         * inside the band (the band's vertical ends are short: their
+         * crossings are the edges' or show as a corner inside) */
+        const double *lo = plot->ylo + s * n, *hi = plot->yhi + s * n;
+        if (line_hits(D, lo, n, sx, sy, b) || line_hits(D, hi, n, sx, sy, b))
+            return true;
+        for (int c = 0; c < 4; c++)
+            if (inside_band(D, lo, hi, n, sx, sy, b[c & 1], b[2 + (c >> 1)]))
+                return true;
+        for (size_t k = 0; k < n; k += n > 1 ? n - 1 : 1) {
+            double end[4] = {D->x[k], D->x[k], lo[k], hi[k]};
+            if (segment_hits((end[0] - D->xr[0]) * sx,
+                             (end[2] - D->yr[0]) * sy,
+                             (end[1] - D->xr[0]) * sx,
+                             (end[3] - D->yr[0]) * sy, b))
                 return true;
         }
     }
@@ -327,11 +390,11 @@ static double legend_below(const trd_lineplot *plot, layout *L)
 {
     double centre = LINEPLOT_LEFT_PX + 0.5 * L->vp_w;
     double avail = 2.0 * fmin(centre, LINEPLOT_WIDTH - centre) -
-                   2.0 * LINEPLOT_PAD_PX;
+                   2.0 * TRD_PLOT_PAD_PX;
     size_t n = L->nlegend;
     double px = TRD_PLOT_TEXT_PX, text_w = 0.0, w, h;
     size_t ncol = 1;
-    for (; px >= MIN_TEXT_PX; px -= 1.0) {
+    for (; px >= TRD_PLOT_MIN_TEXT_PX; px -= 1.0) {
         text_w = legend_text_w(plot, n, px);
         size_t max_rows = (size_t)(LEGEND_MAX_HEIGHT * LINEPLOT_HEIGHT /
                                    (LEGEND_SPACING * px));
@@ -344,9 +407,9 @@ static double legend_below(const trd_lineplot *plot, layout *L)
         }
         if (ncol >= need)
             break;
-        ncol = need; /* at MIN_TEXT_PX: labels get cut to fit */
+        ncol = need; /* at TRD_PLOT_MIN_TEXT_PX: labels get cut to fit */
     }
-    px = fmax(px, MIN_TEXT_PX);
+    px = fmax(px, TRD_PLOT_MIN_TEXT_PX);
     size_t nrow = (n + ncol - 1) / ncol;
     ncol = (n + nrow - 1) / nrow; /* balanced */
     legend_size(px, 0.0, (PLINT)nrow, (PLINT)ncol, &w, &h);
@@ -366,41 +429,35 @@ static void lineplot_layout(const trd_lineplot *plot, const data *D,
     const double W = LINEPLOT_WIDTH, H = LINEPLOT_HEIGHT;
     L->vp_w = W - LINEPLOT_LEFT_PX - LINEPLOT_RIGHT_PX;
     double centre = LINEPLOT_LEFT_PX + 0.5 * L->vp_w;
-    double avail = 2.0 * fmin(centre, W - centre) - 2.0 * LINEPLOT_PAD_PX;
+    double avail = 2.0 * fmin(centre, W - centre) - 2.0 * TRD_PLOT_PAD_PX;
 
-    L->title_px = fit_text(plot->title, TITLE_PX, MIN_TEXT_PX, avail,
-                           L->title, sizeof L->title);
-    L->top = round(1.8 * L->title_px + 12.0);
-    /* room for the "(x10^k)" that PLplot may write at the right end of a
-     * linear axis */
-    fit_text(plot->xlabel, TRD_PLOT_TEXT_PX, TRD_PLOT_TEXT_PX,
-             plot->logx ? L->vp_w : L->vp_w - 160.0, L->xlabel,
-             sizeof L->xlabel);
-    double below = XLABEL_CENTRE_PX + 0.6 * TRD_PLOT_TEXT_PX;
-    L->note[0] = '\0';
-    L->note_px = NOTE_PX;
-    if (plot->note != NULL && plot->note[0] != '\0') {
-        L->note_px = fit_text(plot->note, NOTE_PX, MIN_NOTE_PX, avail,
-                              L->note, sizeof L->note);
-        L->note_centre = below + 6.0 + 0.5 * L->note_px;
-        below = L->note_centre + 0.6 * L->note_px;
-    }
+    /* a "(x10^k)" of the y axis: the title stays clear of it, and above
+     * the plot area there is room for it; room for the "(x10^k)" that
+     * PLplot may write at the right end of a linear x axis */
+    bool yexp = trd_plot_y_exponent(D->yr);
+    trd_plot_labels_fit(&L->lab, plot->title,
+                        yexp ? 2.0 * (0.5 * L->vp_w - TRD_PLOT_PAD_PX)
+                             : avail,
+                        yexp, plot->xlabel,
+                        plot->logx ? L->vp_w : L->vp_w - 160.0, plot->note,
+                        avail);
+    L->top = L->lab.top;
+    double below = L->lab.below;
 
     L->nlegend = plot->nseries < LINEPLOT_LEGEND_MAX ? plot->nseries
                                                      : LINEPLOT_LEGEND_MAX;
-    L->bottom = round(below + LINEPLOT_PAD_PX);
+    L->bottom = round(below + TRD_PLOT_PAD_PX);
     L->vp_h = H - L->top - L->bottom;
     if (!legend_inside(plot, D, L)) {
         L->legend_top = below + 10.0;
         L->bottom = round(L->legend_top + legend_below(plot, L) +
-                          LINEPLOT_PAD_PX);
+                          TRD_PLOT_PAD_PX);
         L->vp_h = H - L->top - L->bottom;
     }
     for (size_t s = 0; s < L->nlegend; s++)
-        trd_plot_fit(plot->series_labels[s], L->legend_px * WIDTH_SAFETY,
+        trd_plot_fit(plot->series_labels[s], L->legend_px * TRD_PLOT_WIDTH_SAFETY,
                      L->text_w, L->labels[s], sizeof L->labels[s]);
-    fit_text(plot->ylabel, TRD_PLOT_TEXT_PX, MIN_TEXT_PX, L->vp_h, L->ylabel,
-             sizeof L->ylabel);
+    trd_plot_labels_fit_y(&L->lab, plot->ylabel, L->vp_h);
 }
 
 /* Dash pattern of series s: solid for the first ten, then PLplot's other
@@ -408,6 +465,30 @@ static void lineplot_layout(const trd_lineplot *plot, const data *D,
 static PLINT line_style(size_t s)
 {
     return (PLINT)(1 + (s / TRD_PLOT_NSERIES) % 8);
+}
+
+/* The band of series s, translucent in its colour: the polygon along ylo
+ * and back along yhi (for a single point, a vertical bar). */
+static void draw_band(const trd_lineplot *plot, const data *D, size_t s)
+{
+    size_t n = plot->npoints;
+    const double *lo = plot->ylo + s * n, *hi = plot->yhi + s * n;
+    double *px = D->poly, *py = D->poly + 2 * n;
+    for (size_t k = 0; k < n; k++) {
+        px[k] = px[2 * n - 1 - k] = D->x[k];
+        py[k] = lo[k];
+        py[2 * n - 1 - k] = hi[k];
+    }
+    if (n == 1) {
+        plcol0(trd_plot_series_colour(s));
+        plwidth(6.0);
+        plline(2, px, py);
+        plwidth(1.0);
+        return;
+    }
+    plcol0(trd_plot_band_colour(s));
+    plpsty(0);
+    plfill((PLINT)(2 * n), px, py);
 }
 
 static void draw_series(const trd_lineplot *plot, const data *D,
@@ -436,13 +517,18 @@ static void draw_legend(const trd_lineplot *plot, const trd_plot *fig,
 {
     enum { M = LINEPLOT_LEGEND_MAX };
     size_t n = L->nlegend;
-    PLINT opt[M], colour[M], style[M], black[M], nsym[M];
-    PLFLT width[M], scale[M];
+    PLINT opt[M], colour[M], style[M], black[M], nsym[M], band[M], solid[M];
+    PLFLT width[M], scale[M], box_scale[M], box_width[M];
     const char *text[M], *sym[M];
     bool marks = plot->npoints <= LINEPLOT_MARKERS_UPTO;
     for (size_t s = 0; s < n; s++) {
         text[s] = L->labels[s];
-        opt[s] = PL_LEGEND_LINE | (marks ? PL_LEGEND_SYMBOL : 0);
+        opt[s] = PL_LEGEND_LINE | (marks ? PL_LEGEND_SYMBOL : 0) |
+                 (plot->ylo != NULL ? PL_LEGEND_COLOR_BOX : 0);
+        band[s] = trd_plot_band_colour(s);
+        solid[s] = 0;
+        box_scale[s] = LEGEND_BOX_SCALE;
+        box_width[s] = 0.0;
         colour[s] = trd_plot_series_colour(s);
         style[s] = line_style(s);
         black[s] = TRD_PLOT_BLACK;
@@ -482,18 +568,9 @@ static void draw_legend(const trd_lineplot *plot, const trd_plot *fig,
     pllegend(&w, &h, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
              position, x, y, SAMPLE_PX / L->vp_w, TRD_PLOT_WHITE,
              TRD_PLOT_BLACK, 1, L->nrow, L->ncol, (PLINT)n, opt, offset, 1.0,
-             LEGEND_SPACING, 0.0, black, text, NULL, NULL, NULL, NULL,
+             LEGEND_SPACING, 0.0, black, text, band, solid, box_scale,
+             box_width,
              colour, style, width, colour, scale, nsym, sym);
-    trd_plot_text_px(fig, TRD_PLOT_TEXT_PX);
-}
-
-/* Writes text centred along a side of the plot area ("t", "b", "l"), its
- * middle `offset` pixels out from that side, at text height px. */
-static void side_text(const trd_plot *fig, const char *side, double offset,
-                      double px, const char *text)
-{
-    trd_plot_text_px(fig, px);
-    plmtex(side, offset / px, 0.5, 0.5, text);
     trd_plot_text_px(fig, TRD_PLOT_TEXT_PX);
 }
 
@@ -504,19 +581,7 @@ static void draw_frame(const trd_lineplot *plot, const trd_plot *fig,
     plcol0(TRD_PLOT_BLACK);
     plwidth(1.0);
     plbox(plot->logx ? "bcnstl" : "bcnst", 0.0, 0, "bcnstv", 0.0, 0);
-    /* the y label just outside the widest tick label (digits: its length,
-     * as plbox wrote it), within the margin */
-    PLINT digmax = 0, digits = 0;
-    plgyax(&digmax, &digits);
-    double ylabel = 0.5 * TRD_PLOT_TEXT_PX + 0.87 * TRD_PLOT_TEXT_PX *
-                    (digits > 0 ? digits : 4) + 1.2 * TRD_PLOT_TEXT_PX;
-    ylabel = fmin(ylabel, LINEPLOT_LEFT_PX - LINEPLOT_PAD_PX -
-                              0.6 * TRD_PLOT_TEXT_PX);
-    side_text(fig, "l", ylabel, TRD_PLOT_TEXT_PX, L->ylabel);
-    side_text(fig, "b", XLABEL_CENTRE_PX, TRD_PLOT_TEXT_PX, L->xlabel);
-    if (L->note[0] != '\0')
-        side_text(fig, "b", L->note_centre, L->note_px, L->note);
-    side_text(fig, "t", 1.2 * L->title_px, L->title_px, L->title);
+    trd_plot_labels_draw(fig, &L->lab, LINEPLOT_LEFT_PX);
 }
 
 trd_status trd_lineplot_write(const trd_lineplot *plot, const char *path)
@@ -541,6 +606,9 @@ trd_status trd_lineplot_write(const trd_lineplot *plot, const char *path)
         trd_plot_viewport_px(&fig, LINEPLOT_LEFT_PX, LINEPLOT_RIGHT_PX,
                              (int)lround(L->bottom), (int)lround(L->top));
         draw_frame(plot, &fig, &D, L);
+        if (plot->ylo != NULL) /* all bands under all lines */
+            for (size_t s = 0; s < plot->nseries; s++)
+                draw_band(plot, &D, s);
         for (size_t s = 0; s < plot->nseries; s++)
             draw_series(plot, &D, &fig, s);
         draw_legend(plot, &fig, L);

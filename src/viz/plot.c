@@ -13,6 +13,7 @@
 #include <plplot/plplot.h>
 
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -102,7 +103,7 @@ static bool device_available(const char *device)
 
 /* White background, black foreground, light grey, then the ten series
  * colours (the "tab10" palette of matplotlib, readable in print and by most
- * colour-blind readers). */
+ * colour-blind readers), then the same ten translucent, for bands. */
 static void set_palette(void)
 {
     static const PLINT rgb[TRD_PLOT_SERIES + TRD_PLOT_NSERIES][3] = {
@@ -112,15 +113,24 @@ static void set_palette(void)
         {227, 119, 194}, {127, 127, 127}, {188, 189, 34},  {23, 190, 207},
     };
     PLINT n = (PLINT)(sizeof rgb / sizeof rgb[0]);
-    plscmap0n(n);
+    plscmap0n(n + TRD_PLOT_NSERIES);
     for (PLINT i = 0; i < n; i++)
         plscol0(i, rgb[i][0], rgb[i][1], rgb[i][2]);
+    for (PLINT k = 0; k < TRD_PLOT_NSERIES; k++) {
+        const PLINT *c = rgb[TRD_PLOT_SERIES + k];
+        plscol0a(TRD_PLOT_BAND + k, c[0], c[1], c[2], TRD_PLOT_BAND_ALPHA);
+    }
     plscolbg(255, 255, 255);
 }
 
 int trd_plot_series_colour(size_t k)
 {
     return TRD_PLOT_SERIES + (int)(k % TRD_PLOT_NSERIES);
+}
+
+int trd_plot_band_colour(size_t k)
+{
+    return TRD_PLOT_BAND + (int)(k % TRD_PLOT_NSERIES);
 }
 
 /* PLplot's abort message without its trailing newlines. */
@@ -361,4 +371,95 @@ void trd_plot_ticks(const trd_plot *plot, bool visible)
         plsmaj(0.0, 0.0);
         plsmin(0.0, 0.0);
     }
+}
+
+double trd_plot_fit_text(const char *text, double px, double min_px,
+                         double max_w, char *out, size_t size)
+{
+    double w = trd_plot_text_width(text, px) * TRD_PLOT_WIDTH_SAFETY;
+    if (w > max_w)
+        px = fmax(min_px, 0.999 * px * max_w / w);
+    trd_plot_fit(text, px * TRD_PLOT_WIDTH_SAFETY, max_w, out, size);
+    return px;
+}
+
+void trd_plot_side_text(const trd_plot *plot, const char *side,
+                        double offset, double px, const char *text)
+{
+    trd_plot_text_px(plot, px);
+    plmtex(side, offset / px, 0.5, 0.5, text);
+    trd_plot_text_px(plot, TRD_PLOT_TEXT_PX);
+}
+
+bool trd_plot_y_exponent(const double yr[2])
+{
+    const int digmax = 4;
+    double chosen = fabs(yr[1]) >= fabs(yr[0]) ? yr[1] : yr[0];
+    double other = fabs(yr[1]) >= fabs(yr[0]) ? yr[0] : yr[1];
+    double t0 = log10(fabs(chosen) > 0.0 ? fabs(chosen) : 1.0);
+    int msd = (int)floor(t0);
+    int other_msd = fabs(other) > 0.0 ? (int)floor(log10(fabs(other))) : msd;
+    int digmin = msd >= 0 ? msd + 1 : -msd + 2;
+    if (chosen < 0.0 || (other < 0.0 && (other_msd == msd || msd <= 0)))
+        digmin++;
+    if (digmin > digmax)
+        return true;
+    int np = (int)floor(log10((yr[1] - yr[0]) / 10.0));
+    return t0 < 0.0 && digmax - 2 - (np < 0 ? -np : 0) < 0;
+}
+
+void trd_plot_labels_fit(trd_plot_labels *lab, const char *title,
+                         double title_w, bool yexp, const char *xlabel,
+                         double xlabel_w, const char *note, double note_w)
+{
+    lab->title_px = trd_plot_fit_text(title, TRD_PLOT_TITLE_PX,
+                                      TRD_PLOT_MIN_TEXT_PX, title_w,
+                                      lab->title, sizeof lab->title);
+    lab->top = round(fmax(1.8 * lab->title_px + 12.0, yexp ? 72.0 : 0.0));
+    trd_plot_fit_text(xlabel, TRD_PLOT_TEXT_PX, TRD_PLOT_TEXT_PX, xlabel_w,
+                      lab->xlabel, sizeof lab->xlabel);
+    lab->ylabel[0] = '\0';
+    lab->below = TRD_PLOT_XLABEL_PX + 0.6 * TRD_PLOT_TEXT_PX;
+    lab->note[0] = '\0';
+    lab->note_px = TRD_PLOT_NOTE_PX;
+    lab->note_centre = 0.0;
+    if (note != NULL && note[0] != '\0') {
+        lab->note_px = trd_plot_fit_text(note, TRD_PLOT_NOTE_PX,
+                                         TRD_PLOT_MIN_NOTE_PX, note_w,
+                                         lab->note, sizeof lab->note);
+        lab->note_centre = lab->below + 6.0 + 0.5 * lab->note_px;
+        lab->below = lab->note_centre + 0.6 * lab->note_px;
+    }
+}
+
+void trd_plot_labels_fit_y(trd_plot_labels *lab, const char *ylabel,
+                           double vp_h)
+{
+    trd_plot_fit_text(ylabel, TRD_PLOT_TEXT_PX, TRD_PLOT_MIN_TEXT_PX, vp_h,
+                      lab->ylabel, sizeof lab->ylabel);
+}
+
+double trd_plot_ylabel_offset(double left_px)
+{
+    /* digits: the length of the widest y tick label, as plbox wrote it */
+    PLINT digmax = 0, digits = 0;
+    plgyax(&digmax, &digits);
+    double offset = 0.5 * TRD_PLOT_TEXT_PX + 0.87 * TRD_PLOT_TEXT_PX *
+                    (digits > 0 ? digits : 4) + 1.2 * TRD_PLOT_TEXT_PX;
+    return fmin(offset, left_px - TRD_PLOT_PAD_PX - 0.6 * TRD_PLOT_TEXT_PX);
+}
+
+void trd_plot_labels_draw(const trd_plot *plot, const trd_plot_labels *lab,
+                          double left_px)
+{
+    plcol0(TRD_PLOT_BLACK);
+    trd_plot_side_text(plot, "l", trd_plot_ylabel_offset(left_px),
+                       TRD_PLOT_TEXT_PX, lab->ylabel);
+    trd_plot_side_text(plot, "b", TRD_PLOT_XLABEL_PX, TRD_PLOT_TEXT_PX,
+                       lab->xlabel);
+    if (lab->note[0] != '\0')
+        trd_plot_side_text(plot, "b", lab->note_centre, lab->note_px,
+                           lab->note);
+    trd_plot_side_text(plot, "t", 1.2 * lab->title_px, lab->title_px,
+                       lab->title);
 }

@@ -31,11 +31,18 @@ enum trd_plot_colour {
     TRD_PLOT_SERIES = 3, /* first of TRD_PLOT_NSERIES distinct colours
                             (blue, orange, green, red, purple, brown, pink,
                             grey, olive, cyan) */
-    TRD_PLOT_NSERIES = 10
+    TRD_PLOT_NSERIES = 10,
+    TRD_PLOT_BAND = TRD_PLOT_SERIES + TRD_PLOT_NSERIES /* first of NSERIES
+                            translucent copies of the series colours (alpha
+                            TRD_PLOT_BAND_ALPHA), for bands under lines */
 };
+#define TRD_PLOT_BAND_ALPHA 0.2
 
 /* Index in colour map 0 of series colour k (cycles after NSERIES). */
 int trd_plot_series_colour(size_t k);
+
+/* Index in colour map 0 of the translucent band colour of series k. */
+int trd_plot_band_colour(size_t k);
 
 /* Copies text into out (of `size` bytes, truncating) with PLplot's text
  * escape character '#' doubled, so user text is drawn literally. */
@@ -101,5 +108,73 @@ void trd_plot_ticks(const trd_plot *plot, bool visible);
  * room for labels neither shrinks nor grows with the page size). */
 void trd_plot_viewport_px(const trd_plot *plot, int left, int right,
                           int bottom, int top);
+
+/* ---- Texts around a plot area ---- */
+
+/* Factor applied to estimated text widths, so that texts fitted to a room
+ * fit it also where the estimate is a little short. */
+#define TRD_PLOT_WIDTH_SAFETY 1.05
+#define TRD_PLOT_TITLE_PX 18.0    /* title text height, pixels */
+#define TRD_PLOT_NOTE_PX 11.0     /* caption text height */
+#define TRD_PLOT_MIN_TEXT_PX 10.0 /* long texts shrink down to this, then
+                                     get cut */
+#define TRD_PLOT_MIN_NOTE_PX 9.0
+#define TRD_PLOT_XLABEL_PX 48.0   /* x label's middle below the plot area */
+#define TRD_PLOT_PAD_PX 10.0      /* between texts and the page's edges */
+enum { TRD_PLOT_LABEL_MAX = 256 }; /* bytes of a text drawn */
+
+/* Fits text into max_w pixels: at px if it fits, else smaller down to
+ * min_px, else cut with an ellipsis; escaped into out.  Returns the text
+ * height to draw it at. */
+double trd_plot_fit_text(const char *text, double px, double min_px,
+                         double max_w, char *out, size_t size);
+
+/* Writes text centred along a side of the plot area ("t", "b", "l", "r"),
+ * its middle `offset` pixels out from that side, at text height px (then
+ * back to TRD_PLOT_TEXT_PX). */
+void trd_plot_side_text(const trd_plot *plot, const char *side,
+                        double offset, double px, const char *text);
+
+/* Whether plbox will scale the labels of a linear y axis over yr and write
+ * "(x10^k)" above the top left corner of the plot area, up to 60 pixels
+ * up: the test of PLplot's pldprec (not public) with the y axis' default
+ * digmax of 4, and a tick guessed small (a tenth of the range), so it errs
+ * towards true. */
+bool trd_plot_y_exponent(const double yr[2]);
+
+/* Title, axis labels and optional one-line caption of a plot area, as
+ * fitted to their room (escaped) and where they go. */
+typedef struct trd_plot_labels {
+    char title[TRD_PLOT_LABEL_MAX];
+    char xlabel[TRD_PLOT_LABEL_MAX];
+    char ylabel[TRD_PLOT_LABEL_MAX];
+    char note[TRD_PLOT_LABEL_MAX]; /* "" when none */
+    double title_px, note_px;      /* their text heights */
+    double note_centre; /* the caption's middle, pixels below the plot area */
+    double top;    /* pixels the title needs above the plot area */
+    double below;  /* pixels the x label and caption take below it */
+} trd_plot_labels;
+
+/* Fits the title into title_w pixels (leaving room above the plot area for
+ * a "(x10^k)" of the y axis when yexp), the x label into xlabel_w and the
+ * note (NULL or "": none) into note_w.  The y label is fitted later, once
+ * the plot area's height is known (trd_plot_labels_fit_y). */
+void trd_plot_labels_fit(trd_plot_labels *lab, const char *title,
+                         double title_w, bool yexp, const char *xlabel,
+                         double xlabel_w, const char *note, double note_w);
+
+/* Fits the y label into the plot area's height vp_h, pixels. */
+void trd_plot_labels_fit_y(trd_plot_labels *lab, const char *ylabel,
+                           double vp_h);
+
+/* Pixels from the left side of the plot area to the middle of the y label,
+ * just outside the widest tick label that the last plbox wrote, but at
+ * most within a left margin of left_px. */
+double trd_plot_ylabel_offset(double left_px);
+
+/* Draws the texts around the current viewport; call after its plbox (the
+ * y label goes outside its tick labels); left_px: the left margin. */
+void trd_plot_labels_draw(const trd_plot *plot, const trd_plot_labels *lab,
+                          double left_px);
 
 #endif

@@ -1,0 +1,186 @@
+/* test_sim_deterministic.c: the simulator under constant costs against the
+ * closed forms of the model (docs/SIMULATION.md: "with constant costs the
+ * simulated makespan of every planner equals the closed-form evaluation").
+ *
+ * Oracles:
+ *   - trd_makespan() (the planners' own evaluator): equal EXACTLY (==), for
+ *     every static planner of the registry, n = 1..80, (d, c) in
+ *     {(1,1), (1,0), (0,1), (2,1), (1,3), (1,0.5)}, K = 3, commutative with
+ *     root 0 and non-commutative with root n-1; the run must also leave the
+ *     result on the root;
+ *   - tests/oracle Prop. 3 closed form on the plan's parent array (1e-9),
+ *     except for greedy-k-transfers, which delays transfers on purpose;
+ *   - closed forms of the papers, computed here: with d = 1, c = 0,
+ *     Binomial-stat and Tree-dyn take ceil(log2 n) (n = 1..200); with
+ *     d = c = 1, Fibonacci-stat on F(k+2) ranks takes k + 1 (k = 1..12);
+ *   - port models on the flat tree (c = 0, d = 1): half- and full-port take
+ *     n - 1 (the root receives one at a time), multi-port takes 1 (all
+ *     transfers at once); with c = 1 multi-port takes d + (n-1) c (combines
+ *     stay sequential on the root). */
+#include "testutil.h"
+
+#include "sim/sim.h"
+
+#define N_MAX 80
+
+static const double pairs[][2] = {{1, 1}, {1, 0}, {0, 1}, {2, 1}, {1, 3}, {1, 0.5}};
+#define NPAIRS (sizeof pairs / sizeof pairs[0])
+
+static int ceil_log2(int64_t n)
+{
+    int k = 0;
+    while (((int64_t)1 << k) < n)
+        k++;
+    return k;
+}
+
+static trd_costs *const_costs(int64_t n, double d, double c)
+{
+    trd_costs *costs = NULL;
+    trd_status st = trd_costs_create(&costs, n, TRD_DIST_CONST, d, c, 0.0);
+    TU_CHECK(st == TRD_OK, "costs n=%lld d=%g c=%g: %s", (long long)n, d, c, trd_errmsg());
+    return costs;
+}
+
+/* Makespan of one simulated run with constant costs d, c. */
+static double sim_const(const char *algo, const trd_params *p, trd_port port)
+{
+    trd_costs *costs = const_costs(p->n, p->d, p->c);
+    double m = NAN;
+    trd_status st = trd_simulate(algo, p, costs, port, 1, 0, &m);
+    TU_CHECK(st == TRD_OK, "simulate %s n=%lld port %d: %s", algo, (long long)p->n,
+             (int)port, trd_errmsg());
+    trd_costs_free(costs);
+    return m;
+}
+
+/* Rank holding the result after one simulated run (internal API). */
+static int32_t sim_result_rank(const char *algo, const trd_params *p)
+{
+    trd_costs *costs = const_costs(p->n, p->d, p->c);
+    trd_sim sim;
+    double m = NAN;
+    int32_t rank = -1;
+    assert_int_equal(trd_sim_init(&sim, algo, p, costs, TRD_PORT_HALF), TRD_OK);
+    assert_int_equal(trd_sim_run(&sim, 3, 0, &m, &rank), TRD_OK);
+    trd_sim_destroy(&sim);
+    trd_costs_free(costs);
+    return rank;
+}
+
+static void check_one(const char *algo, const trd_params *p)
+{
+    const char *what = p->noncommutative ? "noncommutative" : "commutative";
+    double model = tu_makespan(algo, p);
+    double sim = sim_const(algo, p, TRD_PORT_HALF);
+    TU_CHECK(sim == model, "%s %s n=%lld root=%lld d=%g c=%g: simulated %.17g, model %.17g",
+             algo, what, (long long)p->n, (long long)p->root, p->d, p->c, sim, model);
+    int32_t rank = sim_result_rank(algo, p);
+    TU_CHECK(rank == p->root, "%s %s n=%lld: result on rank %d, root is %lld", algo, what,
+             (long long)p->n, rank, (long long)p->root);
+    if (strcmp(algo, "greedy-k-transfers") == 0)
+        return;
+    trd_plan *plan = tu_plan(algo, p);
+    int32_t *parent = tu_parents(plan);
+    double want = trd_oracle_prop3_makespan((int32_t)p->n, parent, p->d, p->c);
+    TU_CHECK(tu_close(sim, want), "%s %s n=%lld d=%g c=%g: simulated %.17g, Prop. 3 of the "
+             "plan's tree %.17g", algo, what, (long long)p->n, p->d, p->c, sim, want);
+    free(parent);
+    trd_plan_free(plan);
+}
+
+/* One static planner over the whole grid; state holds its index. */
+static void planner_sim_equals_model(void **state)
+{
+    size_t index = *(size_t *)*state;
+    const char *algo = trd_algo_name(index);
+    for (int64_t n = 1; n <= N_MAX; n++)
+        for (size_t i = 0; i < NPAIRS; i++)
+            for (int nc = 0; nc < 2; nc++) {
+                trd_params p = tu_params(n, pairs[i][0], pairs[i][1],
+                                         trd_algo_uses_k(index) ? 3 : 0);
+                p.noncommutative = nc;
+                p.root = nc ? n - 1 : 0;
+                check_one(algo, &p);
+            }
+}
+
+/* benoit Sec. 3.2 / canon-antoniu: with c = 0 the binomial tree and
+ * Tree-dyn need ceil(log2 n) transfer rounds. */
+static void binomial_and_tree_dyn_take_ceil_log2(void **state)
+{
+    (void)state;
+    static const char *algos[] = {"binomial", "tree-dyn"};
+    for (int64_t n = 1; n <= 200; n++)
+        for (size_t a = 0; a < 2; a++) {
+            trd_params p = tu_params(n, 1, 0, 0);
+            double m = sim_const(algos[a], &p, TRD_PORT_HALF);
+            TU_CHECK(m == ceil_log2(n), "%s n=%lld: %.17g, want %d", algos[a], (long long)n,
+                     m, ceil_log2(n));
+        }
+}
+
+/* Fibonacci-stat of order k covers F(k+2) ranks in d + (k-1) max(d,c) + c,
+ * i.e. k + 1 when d = c = 1 (benoit Sec. 4). */
+static void fibonacci_takes_k_plus_1(void **state)
+{
+    (void)state;
+    int64_t fib[16] = {0, 1};
+    for (int i = 2; i < 16; i++)
+        fib[i] = fib[i - 1] + fib[i - 2];
+    for (int k = 1; k <= 12; k++) {
+        trd_params p = tu_params(fib[k + 2], 1, 1, 0);
+        double m = sim_const("fibonacci", &p, TRD_PORT_HALF);
+        TU_CHECK(m == k + 1, "fibonacci on F(%d) = %lld ranks: %.17g, want %d", k + 2,
+                 (long long)fib[k + 2], m, k + 1);
+    }
+}
+
+static void flat_tree_port_models(void **state)
+{
+    (void)state;
+    for (int64_t n = 1; n <= 40; n++) {
+        trd_params p = tu_params(n, 1, 0, 0);
+        double half = sim_const("flat", &p, TRD_PORT_HALF);
+        double full = sim_const("flat", &p, TRD_PORT_FULL);
+        double multi = sim_const("flat", &p, TRD_PORT_MULTI);
+        TU_CHECK(half == n - 1, "flat n=%lld half-port: %.17g, want %lld", (long long)n, half,
+                 (long long)(n - 1));
+        TU_CHECK(full == n - 1, "flat n=%lld full-port: %.17g, want %lld", (long long)n, full,
+                 (long long)(n - 1));
+        TU_CHECK(multi == (n > 1 ? 1 : 0), "flat n=%lld multi-port: %.17g, want %d",
+                 (long long)n, multi, n > 1);
+        p.c = 1;
+        multi = sim_const("flat", &p, TRD_PORT_MULTI);
+        TU_CHECK(multi == (n > 1 ? 1 + (double)(n - 1) : 0), "flat n=%lld c=1 multi-port: "
+                 "%.17g, want d + (n-1) c", (long long)n, multi);
+    }
+}
+
+int main(void)
+{
+    enum { MAX_ALGOS = 64 };
+    static size_t index[MAX_ALGOS];
+    struct CMUnitTest tests[MAX_ALGOS + 3];
+    size_t count = trd_algo_count(), m = 0;
+    if (count > MAX_ALGOS) {
+        fprintf(stderr, "raise MAX_ALGOS to %zu\n", count);
+        return 1;
+    }
+    for (size_t i = 0; i < count; i++) {
+        if (trd_algo_is_dynamic(i))
+            continue;
+        index[i] = i;
+        tests[m++] = (struct CMUnitTest){.name = trd_algo_name(i),
+                                         .test_func = planner_sim_equals_model,
+                                         .initial_state = &index[i]};
+    }
+    if (m < 9) { /* the nine planners of test_planner_matrix at least */
+        fprintf(stderr, "only %zu static planners registered\n", m);
+        return 1;
+    }
+    tests[m++] = (struct CMUnitTest)cmocka_unit_test(binomial_and_tree_dyn_take_ceil_log2);
+    tests[m++] = (struct CMUnitTest)cmocka_unit_test(fibonacci_takes_k_plus_1);
+    tests[m++] = (struct CMUnitTest)cmocka_unit_test(flat_tree_port_models);
+    return _cmocka_run_group_tests("sim_deterministic", tests, m, NULL, NULL);
+}
