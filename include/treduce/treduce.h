@@ -262,6 +262,10 @@ typedef struct trd_lineplot {
     bool logx;        /* x axis in log10 scale (ticks labelled 10^k); every
                          x must then be > 0, else TRD_EINVAL naming the
                          index.  false: linear */
+    bool logy;        /* y axis in log10 scale (ticks labelled 10^k); every
+                         y, and every ylo and yhi when set, must then be
+                         > 0, else TRD_EINVAL naming the index.  false:
+                         linear */
     const char *note; /* one-line caption drawn small under the x axis
                          label (e.g. the command that made the figure);
                          NULL: none */

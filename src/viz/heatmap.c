@@ -11,6 +11,7 @@
  * the bar when it crosses the map.  A categorical map colours each category
  * with its series colour and lists, in a key at the right, the categories
  * that occur (in index order). */
+#include "viz/legend.h"
 #include "viz/plot.h"
 
 #include "core/error.h"
@@ -36,11 +37,6 @@ enum {
 #define BAR_W_PX 22.0      /* colour bar width */
 #define BAR_DIGITS 5       /* tick label length the right margin allows */
 #define BAR_STRIPS 256     /* the colour bar's scale is drawn in strips */
-#define KEY_PAD_PX 8.0     /* inside the key's frame */
-#define KEY_LINE_PX 30.0   /* contour sample */
-#define KEY_SWATCH_PX 16.0 /* category sample (a square) */
-#define KEY_TEXT_GAP_PX 8.0
-#define KEY_ROW 1.8        /* key rows, in text heights */
 #define CONTOUR_WIDTH 3.0  /* pen width of the contour line */
 
 /* Checks an axis: n centres, finite, strictly increasing, > 0 on a log
@@ -136,12 +132,9 @@ typedef struct heat {
     bool contour;      /* the contour line is drawn (it crosses the map) */
     /* layout, pixels */
     double right, top, bottom, vp_w, vp_h;
-    double key_x, key_top, key_w, key_h, key_px; /* key on the page */
+    trd_key key; /* categories, or the contour (legend.c) */
     trd_plot_labels lab;
     char zlabel[TRD_PLOT_LABEL_MAX];
-    size_t nkey;                                   /* key entries */
-    size_t key_category[TRD_PLOT_NSERIES];         /* categorical */
-    char key_text[TRD_PLOT_NSERIES][TRD_PLOT_LABEL_MAX];
 } heat;
 
 /* Edges e[0..n] of cells centred at c[0..n-1]: halfway between centres,
@@ -240,62 +233,52 @@ static void heat_free(heat *H)
     free(H->owned);
 }
 
-/* The key's entries (categories present, or the contour) fitted to a text
- * room of text_w pixels; returns the widest, pixels. */
-static double key_texts(const trd_heatmap *map, heat *H, double text_w)
+/* The key's entries (the categories present, or the contour), fitted
+ * into the right margin, and its size. */
+static void key_prepare(const trd_heatmap *map, heat *H)
 {
-    double widest = 0.0;
-    H->nkey = 0;
+    const char *texts[TRD_KEY_MAX];
+    int colours[TRD_KEY_MAX];
+    char contour[TRD_PLOT_LABEL_MAX];
+    size_t n = 0;
     if (H->categorical) {
         bool present[TRD_PLOT_NSERIES] = {false};
         for (size_t k = 0; k < map->nx * map->ny; k++)
             present[(size_t)map->z[k]] = true;
         for (size_t c = 0; c < map->ncategories; c++)
             if (present[c]) {
-                H->key_category[H->nkey] = c;
-                trd_plot_fit(map->categories[c],
-                             H->key_px * TRD_PLOT_WIDTH_SAFETY, text_w,
-                             H->key_text[H->nkey],
-                             sizeof H->key_text[H->nkey]);
-                widest = fmax(widest, trd_plot_text_width(
-                                          map->categories[c], H->key_px));
-                H->nkey++;
+                texts[n] = map->categories[c];
+                colours[n++] = trd_plot_series_colour(c);
             }
     } else if (H->contour) {
-        char text[TRD_PLOT_LABEL_MAX];
         if (map->zlabel[0] != '\0')
-            snprintf(text, sizeof text, "contour: %s = %g", map->zlabel,
-                     map->contour);
+            snprintf(contour, sizeof contour, "contour: %s = %g",
+                     map->zlabel, map->contour);
         else
-            snprintf(text, sizeof text, "contour at %g", map->contour);
-        trd_plot_fit(text, H->key_px * TRD_PLOT_WIDTH_SAFETY, text_w,
-                     H->key_text[0], sizeof H->key_text[0]);
-        widest = trd_plot_text_width(text, H->key_px);
-        H->nkey = 1;
+            snprintf(contour, sizeof contour, "contour at %g",
+                     map->contour);
+        texts[n] = contour;
+        colours[n++] = TRD_PLOT_BLACK;
     }
-    return fmin(widest * TRD_PLOT_WIDTH_SAFETY + 2.0, text_w);
+    H->key.swatches = H->categorical;
+    H->key.line_width = CONTOUR_WIDTH;
+    H->key.px = TRD_PLOT_TEXT_PX;
+    trd_key_layout(&H->key, texts, colours, n,
+                   HEATMAP_MAX_RIGHT_PX - GAP_PX - TRD_PLOT_PAD_PX);
 }
 
 /* Margins, texts as drawn, and where the key goes. */
 static void heat_layout(const trd_heatmap *map, heat *H)
 {
     const double W = HEATMAP_WIDTH, Hp = HEATMAP_HEIGHT;
-    double sample = H->categorical ? KEY_SWATCH_PX : KEY_LINE_PX;
-    double key_fixed = 2.0 * KEY_PAD_PX + sample + KEY_TEXT_GAP_PX;
-    H->key_px = TRD_PLOT_TEXT_PX;
-    double text_w = key_texts(map, H, HEATMAP_MAX_RIGHT_PX - GAP_PX -
-                              TRD_PLOT_PAD_PX - key_fixed);
-    H->key_w = H->nkey > 0 ? key_fixed + text_w : 0.0;
-    H->key_h = H->nkey > 0 ? (double)H->nkey * KEY_ROW * H->key_px +
-                                 2.0 * KEY_PAD_PX - 0.6 * H->key_px
-                           : 0.0;
+    key_prepare(map, H);
     /* the colour bar: bar, tick labels, rotated z label */
     double bar = H->categorical
                      ? 0.0
                      : BAR_W_PX + 0.5 * TRD_PLOT_TEXT_PX +
                            0.87 * TRD_PLOT_TEXT_PX * BAR_DIGITS +
                            1.8 * TRD_PLOT_TEXT_PX;
-    H->right = round(GAP_PX + fmax(bar, H->key_w) + TRD_PLOT_PAD_PX);
+    H->right = round(GAP_PX + fmax(bar, H->key.w) + TRD_PLOT_PAD_PX);
     H->vp_w = W - HEATMAP_LEFT_PX - H->right;
 
     double centre = HEATMAP_LEFT_PX + 0.5 * H->vp_w;
@@ -319,9 +302,8 @@ static void heat_layout(const trd_heatmap *map, heat *H)
                           sizeof H->zlabel);
     /* the key: at the top of the right margin for categories, below the
      * colour bar for the contour */
-    H->key_x = W - H->right + GAP_PX;
-    H->key_top = H->categorical ? Hp - H->top
-                                : H->bottom + H->key_h;
+    H->key.x = W - H->right + GAP_PX;
+    H->key.top = H->categorical ? Hp - H->top : H->bottom + H->key.h;
 }
 
 /* Colour map 1: blue-white-red (diverging) or viridis (sequential). */
@@ -402,7 +384,7 @@ static void draw_colour_bar(const trd_heatmap *map, const trd_plot *fig,
 {
     int left = (int)lround(HEATMAP_WIDTH - H->right + GAP_PX);
     int right = (int)lround(H->right - GAP_PX - BAR_W_PX);
-    double bottom = H->bottom + (H->nkey > 0 ? H->key_h + GAP_PX : 0.0);
+    double bottom = H->bottom + (H->key.n > 0 ? H->key.h + GAP_PX : 0.0);
     trd_plot_viewport_px(fig, left, right, (int)lround(bottom),
                          (int)lround(H->top));
     plwind(0.0, 1.0, H->zr[0], H->zr[1]);
@@ -430,50 +412,6 @@ static void draw_colour_bar(const trd_heatmap *map, const trd_plot *fig,
     trd_plot_side_text(fig, "r",
                        trd_plot_ylabel_offset(right - TRD_PLOT_PAD_PX),
                        TRD_PLOT_TEXT_PX, H->zlabel);
-}
-
-/* The key, on the page in pixels: a white box in a thin frame, one row per
- * entry (a colour swatch or the contour line, then the text). */
-static void draw_key(const heat *H, const trd_plot *fig)
-{
-    if (H->nkey == 0)
-        return;
-    plvpor(0.0, 1.0, 0.0, 1.0);
-    plwind(0.0, HEATMAP_WIDTH, 0.0, HEATMAP_HEIGHT);
-    double x0 = H->key_x, x1 = x0 + H->key_w;
-    double y1 = H->key_top, y0 = y1 - H->key_h;
-    PLFLT bx[5] = {x0, x1, x1, x0, x0}, by[5] = {y0, y0, y1, y1, y0};
-    plcol0(TRD_PLOT_WHITE);
-    plfill(4, bx, by);
-    plcol0(TRD_PLOT_BLACK);
-    plwidth(1.0);
-    plline(5, bx, by);
-    trd_plot_text_px(fig, H->key_px);
-    double row = KEY_ROW * H->key_px;
-    for (size_t r = 0; r < H->nkey; r++) {
-        double yc = y1 - KEY_PAD_PX - 0.5 * H->key_px - (double)r * row;
-        double xs = x0 + KEY_PAD_PX, xt;
-        if (H->categorical) {
-            double h = 0.5 * KEY_SWATCH_PX;
-            PLFLT sx[5] = {xs, xs + KEY_SWATCH_PX, xs + KEY_SWATCH_PX, xs,
-                           xs};
-            PLFLT sy[5] = {yc - h, yc - h, yc + h, yc + h, yc - h};
-            plcol0(trd_plot_series_colour(H->key_category[r]));
-            plfill(4, sx, sy);
-            plcol0(TRD_PLOT_BLACK);
-            plline(5, sx, sy);
-            xt = xs + KEY_SWATCH_PX + KEY_TEXT_GAP_PX;
-        } else {
-            PLFLT lx[2] = {xs, xs + KEY_LINE_PX}, ly[2] = {yc, yc};
-            plwidth(CONTOUR_WIDTH);
-            plline(2, lx, ly);
-            plwidth(1.0);
-            xt = xs + KEY_LINE_PX + KEY_TEXT_GAP_PX;
-        }
-        plcol0(TRD_PLOT_BLACK);
-        plptex(xt, yc, 1.0, 0.0, 0.0, H->key_text[r]);
-    }
-    trd_plot_text_px(fig, TRD_PLOT_TEXT_PX);
 }
 
 trd_status trd_heatmap_write(const trd_heatmap *map, const char *path)
@@ -509,7 +447,7 @@ trd_status trd_heatmap_write(const trd_heatmap *map, const char *path)
         trd_plot_labels_draw(&fig, &H->lab, HEATMAP_LEFT_PX);
         if (!H->categorical)
             draw_colour_bar(map, &fig, H);
-        draw_key(H, &fig);
+        trd_key_draw(&H->key, &fig, HEATMAP_WIDTH, HEATMAP_HEIGHT);
         st = trd_plot_end(&fig);
     }
     heat_free(H);

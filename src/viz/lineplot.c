@@ -2,13 +2,16 @@
  * form of the papers' ratio and Monte-Carlo figures.  Series get distinct
  * colours (and, past ten series, distinct dash patterns); short series also
  * get markers.  Axis ranges come from the data with a small margin; a
- * constant range is widened so it still shows; the x axis may be in log10
- * scale.  A series may have a band (e.g. quantiles) drawn translucent in its
- * colour under the lines.  The plot area takes most of the page.  The legend goes inside it,
- * in the first corner (upper right, lower right, upper left, lower left)
- * that no line or marker crosses, else centred below the plot area, in as
- * many columns as fit.  Texts too wide for their room are drawn smaller,
- * then cut with an ellipsis, so nothing is clipped. */
+ * constant range is widened so it still shows; either axis may be in log10
+ * scale (the data is then drawn, and the legend placed, in log10 space).
+ * A series may have a band (e.g. quantiles) drawn translucent in its
+ * colour under the lines.  The plot area takes most of the page.  The
+ * legend (legend.c) goes inside it, in the first corner (upper right, lower
+ * right, upper left, lower left) that no line, marker or band crosses,
+ * else centred below the plot area, in as many columns as fit.  Texts too
+ * wide for their room are drawn smaller, then cut with an ellipsis, so
+ * nothing is clipped. */
+#include "viz/legend.h"
 #include "viz/plot.h"
 
 #include "core/error.h"
@@ -26,21 +29,13 @@ enum {
     LINEPLOT_HEIGHT = 650,
     LINEPLOT_LEFT_PX = 100, /* margins around the plot area, pixels */
     LINEPLOT_RIGHT_PX = 40, /* room for the x axis' "(x10^k)" */
-    LINEPLOT_MARKERS_UPTO = 25, /* series this short get markers */
-    LINEPLOT_LEGEND_MAX = 64    /* legend entries at most */
+    LINEPLOT_MARKERS_UPTO = 25 /* series this short get markers */
 };
-
-/* Text heights and distances, pixels. */
-#define SAMPLE_PX 40.0        /* line sample in the legend */
-#define LEGEND_TEXT_GAP_PX 8.0 /* between sample and text */
-#define LEGEND_SPACING 1.8    /* legend rows, in text heights */
-#define LEGEND_INSET_PX 10.0  /* legend from the plot area's corner */
-#define LEGEND_MAX_HEIGHT 0.3 /* of the page, for a legend below */
-#define LEGEND_BOX_SCALE 0.8  /* band sample height, in text heights */
 
 static const char *const markers[] = {"●", "■", "▲", "◆", "▼"};
 #define LINEPLOT_MARKER_SCALE 0.8 /* marker size, in text heights */
 #define NMARKERS (sizeof markers / sizeof markers[0])
+#define LINE_WIDTH 2.0            /* pen width of the series' lines */
 
 static trd_status check_values(const char *what, const double *v, size_t n)
 {
@@ -49,6 +44,48 @@ static trd_status check_values(const char *what, const double *v, size_t n)
             return trd_fail(TRD_EINVAL, "line plot: %s[%zu] = %g is not "
                             "finite", what, i, v[i]);
     return TRD_OK;
+}
+
+/* On a log y axis, every v[i] of y, ylo or yhi (`what`) must be > 0. */
+static trd_status check_log_y(const trd_lineplot *plot, const char *what,
+                              const double *v)
+{
+    size_t n = plot->npoints, total = plot->nseries * n;
+    for (size_t i = 0; plot->logy && i < total; i++)
+        if (!(v[i] > 0.0))
+            return trd_fail(TRD_EINVAL, "line plot '%s': %s[%zu] = %g "
+                            "(series %zu, point %zu), but a log y axis "
+                            "needs every %s > 0", plot->title, what, i, v[i],
+                            i / n, i % n, what);
+    return TRD_OK;
+}
+
+/* The bands, when there are: both bounds set, finite, ylo <= yhi. */
+static trd_status check_bands(const trd_lineplot *plot)
+{
+    if (plot->ylo == NULL && plot->yhi == NULL)
+        return TRD_OK;
+    if (plot->ylo == NULL || plot->yhi == NULL)
+        return trd_fail(TRD_EINVAL, "line plot '%s': ylo and yhi go "
+                        "together (both set, or both NULL for no bands)",
+                        plot->title);
+    if (plot->npoints > SIZE_MAX / (5 * sizeof(double)))
+        return trd_fail(TRD_EINVAL, "line plot '%s': %zu points is too many "
+                        "for bands", plot->title, plot->npoints);
+    size_t total = plot->nseries * plot->npoints;
+    trd_status st;
+    if ((st = check_values("ylo", plot->ylo, total)) != TRD_OK ||
+        (st = check_values("yhi", plot->yhi, total)) != TRD_OK)
+        return st;
+    for (size_t i = 0; i < total; i++)
+        if (!(plot->ylo[i] <= plot->yhi[i]))
+            return trd_fail(TRD_EINVAL, "line plot '%s': ylo[%zu] = %g > "
+                            "yhi[%zu] = %g (series %zu, point %zu)",
+                            plot->title, i, plot->ylo[i], i, plot->yhi[i],
+                            i / plot->npoints, i % plot->npoints);
+    if ((st = check_log_y(plot, "ylo", plot->ylo)) != TRD_OK)
+        return st;
+    return check_log_y(plot, "yhi", plot->yhi);
 }
 
 static trd_status lineplot_check(const trd_lineplot *plot)
@@ -65,8 +102,9 @@ static trd_status lineplot_check(const trd_lineplot *plot)
         return trd_fail(TRD_EINVAL, "line plot '%s' has %zu series of %zu "
                         "points: both must be >= 1", plot->title,
                         plot->nseries, plot->npoints);
-    if (plot->nseries > SIZE_MAX / sizeof(double) / plot->npoints ||
-        plot->npoints > INT32_MAX)
+    /* on a log y axis, data_prepare holds up to 8 doubles a value */
+    size_t most = SIZE_MAX / sizeof(double) / (plot->logy ? 8 : 1);
+    if (plot->nseries > most / plot->npoints || plot->npoints > INT32_MAX)
         return trd_fail(TRD_EINVAL, "line plot '%s': %zu series of %zu "
                         "points is too many", plot->title, plot->nseries,
                         plot->npoints);
@@ -83,27 +121,12 @@ static trd_status lineplot_check(const trd_lineplot *plot)
                 return trd_fail(TRD_EINVAL, "line plot '%s': x[%zu] = %g, "
                                 "but a log x axis needs every x > 0",
                                 plot->title, i, plot->x[i]);
-    size_t total = plot->nseries * plot->npoints;
-    st = check_values("y", plot->y, total);
-    if (st != TRD_OK || (plot->ylo == NULL && plot->yhi == NULL))
-        return st;
-    if (plot->ylo == NULL || plot->yhi == NULL)
-        return trd_fail(TRD_EINVAL, "line plot '%s': ylo and yhi go "
-                        "together (both set, or both NULL for no bands)",
-                        plot->title);
-    if (plot->npoints > SIZE_MAX / (5 * sizeof(double)))
-        return trd_fail(TRD_EINVAL, "line plot '%s': %zu points is too many "
-                        "for bands", plot->title, plot->npoints);
-    if ((st = check_values("ylo", plot->ylo, total)) != TRD_OK ||
-        (st = check_values("yhi", plot->yhi, total)) != TRD_OK)
-        return st;
-    for (size_t i = 0; i < total; i++)
-        if (!(plot->ylo[i] <= plot->yhi[i]))
-            return trd_fail(TRD_EINVAL, "line plot '%s': ylo[%zu] = %g > "
-                            "yhi[%zu] = %g (series %zu, point %zu)",
-                            plot->title, i, plot->ylo[i], i, plot->yhi[i],
-                            i / plot->npoints, i % plot->npoints);
-    return TRD_OK;
+    st = check_values("y", plot->y, plot->nseries * plot->npoints);
+    if (st == TRD_OK)
+        st = check_log_y(plot, "y", plot->y);
+    if (st == TRD_OK)
+        st = check_bands(plot);
+    return st;
 }
 
 /* Widens [lo, hi] to the values of v[0..n-1]. */
@@ -117,11 +140,14 @@ static void extend_range(const double *v, size_t n, double *lo, double *hi)
 
 /* [lo, hi] widened by `margin` of its span on each side; a (nearly)
  * constant range is widened around its value instead, by `flat` when it is
- * > 0, else by a tenth of the value (1 around 0). */
+ * > 0, else by a tenth of the value (1 around 0).  On a log axis (values
+ * in log10), a range that would label fewer than two powers of ten is
+ * widened to whole decades. */
 static trd_status data_range(const char *axis, double lo, double hi,
-                             double margin, double flat, double range[2])
+                             double margin, bool log, double range[2])
 {
     double span = hi - lo, scale = fmax(fabs(lo), fabs(hi));
+    double flat = log ? 0.5 : 0.0;
     if (span <= 1e-9 * scale || span == 0.0) {
         double pad = flat > 0.0 ? flat : scale > 0.0 ? 0.1 * scale : 1.0;
         range[0] = lo - pad;
@@ -133,293 +159,110 @@ static trd_status data_range(const char *axis, double lo, double hi,
     if (!isfinite(range[1] - range[0]))
         return trd_fail(TRD_EINVAL, "line plot: %s values span [%g, %g], too "
                         "wide a range to plot", axis, lo, hi);
+    if (log && floor(range[1]) - ceil(range[0]) < 1.0) {
+        range[0] = floor(range[0]);
+        range[1] = ceil(range[1]);
+    }
     return TRD_OK;
 }
 
-/* The x values as plotted (log10 x on a log axis) and both axis ranges. */
+/* The data as plotted (log10 on a log axis) and both axis ranges. */
 typedef struct data {
     const double *x;
-    double *owned; /* x when it had to be computed, then poly */
+    const double *y, *ylo, *yhi; /* ylo, yhi: NULL without bands */
+    double *owned; /* what had to be computed: x, y, ylo, yhi, then poly */
     double *poly;  /* with bands: room for the 2 * npoints corners (x, then
                       y) of one band's polygon */
     double xr[2];
     double yr[2];
 } data;
 
+/* log10 of v[0..n-1] into out; returns out. */
+static const double *log10_of(const double *v, size_t n, double *out)
+{
+    for (size_t i = 0; i < n; i++)
+        out[i] = log10(v[i]);
+    return out;
+}
+
 static trd_status data_prepare(const trd_lineplot *plot, data *D)
 {
     size_t n = plot->npoints, total = plot->nseries * n;
-    size_t nx = plot->logx ? n : 0, npoly = plot->ylo != NULL ? 4 * n : 0;
-    D->x = plot->x;
-    D->owned = NULL;
-    D->poly = NULL;
-    if (nx + npoly > 0) {
-        D->owned = malloc((nx + npoly) * sizeof *D->owned);
+    bool bands = plot->ylo != NULL;
+    size_t nx = plot->logx ? n : 0, npoly = bands ? 4 * n : 0;
+    size_t ny = plot->logy ? (bands ? 3 : 1) * total : 0;
+    *D = (data){.x = plot->x, .y = plot->y, .ylo = plot->ylo,
+                .yhi = plot->yhi};
+    if (nx + ny + npoly > 0) {
+        D->owned = malloc((nx + ny + npoly) * sizeof *D->owned);
         if (D->owned == NULL)
             return trd_fail(TRD_ENOMEM, "line plot '%s': no memory for %zu "
                             "points", plot->title, plot->npoints);
-        D->poly = npoly > 0 ? D->owned + nx : NULL;
     }
+    double *next = D->owned;
     if (plot->logx) {
-        for (size_t i = 0; i < n; i++)
-            D->owned[i] = log10(plot->x[i]);
-        D->x = D->owned;
+        D->x = log10_of(plot->x, n, next);
+        next += n;
     }
+    if (plot->logy) {
+        D->y = log10_of(plot->y, total, next);
+        next += total;
+        if (bands) {
+            D->ylo = log10_of(plot->ylo, total, next);
+            D->yhi = log10_of(plot->yhi, total, next + total);
+            next += 2 * total;
+        }
+    }
+    D->poly = npoly > 0 ? next : NULL;
     double lo = D->x[0], hi = D->x[0];
     extend_range(D->x, n, &lo, &hi);
-    trd_status st = data_range("x", lo, hi, 0.03, plot->logx ? 0.5 : 0.0,
-                               D->xr);
-    if (st == TRD_OK && plot->logx &&
-        floor(D->xr[1]) - ceil(D->xr[0]) < 1.0) {
-        /* fewer than two powers of ten would be labelled: show whole
-         * decades */
-        D->xr[0] = floor(D->xr[0]);
-        D->xr[1] = ceil(D->xr[1]);
-    }
-    lo = hi = plot->y[0];
-    extend_range(plot->y, total, &lo, &hi);
-    if (plot->ylo != NULL) { /* the bands show whole */
-        extend_range(plot->ylo, total, &lo, &hi);
-        extend_range(plot->yhi, total, &lo, &hi);
+    trd_status st = data_range("x", lo, hi, 0.03, plot->logx, D->xr);
+    lo = hi = D->y[0];
+    extend_range(D->y, total, &lo, &hi);
+    if (bands) { /* the bands show whole */
+        extend_range(D->ylo, total, &lo, &hi);
+        extend_range(D->yhi, total, &lo, &hi);
     }
     if (st == TRD_OK)
-        st = data_range("y", lo, hi, 0.05, 0.0, D->yr);
+        st = data_range("y", lo, hi, 0.05, plot->logy, D->yr);
     if (st != TRD_OK)
         free(D->owned);
     return st;
 }
-
-/* Where the legend goes. */
-typedef enum legend_place {
-    LEGEND_UPPER_RIGHT,
-    LEGEND_LOWER_RIGHT,
-    LEGEND_UPPER_LEFT,
-    LEGEND_LOWER_LEFT,
-    LEGEND_BELOW
-} legend_place;
 
 /* Where things go on the page, in pixels, and the texts as drawn. */
 typedef struct layout {
     double bottom, top;  /* margins (left and right are fixed) */
     double vp_w, vp_h;   /* plot area */
     trd_plot_labels lab; /* title, axis labels, caption */
-    /* legend */
-    size_t nlegend;
-    legend_place place;
-    double legend_px;    /* its text height */
-    double legend_top;   /* below: its top, below the plot area */
-    double text_w;       /* estimated width of its longest text */
-    PLINT nrow, ncol;
-    char labels[LINEPLOT_LEGEND_MAX][TRD_PLOT_LABEL_MAX];
+    trd_legend legend;
 } layout;
 
-/* Height of the page's text, in pixels, that is as wide as one pllegend
- * "character width" (which pllegend takes from the height, in normalised
- * page units, so it stretches with the page's aspect). */
-static double legend_char_w(double text_px)
-{
-    return text_px * LINEPLOT_WIDTH / LINEPLOT_HEIGHT;
-}
-
-/* Legend size in pixels for ncol columns of nrow rows of text_w-wide text
- * of text height px (pllegend's own arithmetic). */
-static void legend_size(double px, double text_w, PLINT nrow, PLINT ncol,
-                        double *w, double *h)
-{
-    double cw = legend_char_w(px);
-    double column = SAMPLE_PX + LEGEND_TEXT_GAP_PX + text_w;
-    *w = 0.8 * cw + ncol * column + (ncol - 1) * 2.0 * cw;
-    *h = nrow * LEGEND_SPACING * px;
-}
-
-/* Widest estimated legend text at text height px. */
-static double legend_text_w(const trd_lineplot *plot, size_t n, double px)
-{
-    double w = 0.0;
-    for (size_t s = 0; s < n; s++)
-        w = fmax(w, trd_plot_text_width(plot->series_labels[s], px));
-    return w * TRD_PLOT_WIDTH_SAFETY + 2.0;
-}
-
-/* Whether the segment (x0,y0)-(x1,y1) meets the box b = {x0, x1, y0, y1}
- * (Liang-Barsky clipping; a point when both ends are the same). */
-static bool segment_hits(double x0, double y0, double x1, double y1,
-                         const double b[4])
-{
-    double dx = x1 - x0, dy = y1 - y0, t0 = 0.0, t1 = 1.0;
-    double p[4] = {-dx, dx, -dy, dy};
-    double q[4] = {x0 - b[0], b[1] - x0, y0 - b[2], b[3] - y0};
-    for (int i = 0; i < 4; i++) {
-        if (p[i] == 0.0) {
-            if (q[i] < 0.0)
-                return false;
-            continue;
-        }
-        double r = q[i] / p[i];
-        if (p[i] < 0.0) {
-            if (r > t1)
-                return false;
-            t0 = fmax(t0, r);
-        } else {
-            if (r < t0)
-                return false;
-            t1 = fmin(t1, r);
-        }
-    }
-    return true;
-}
-
-/* Whether the polyline y[0..n-1] against D->x crosses the box b (pixels
- * from the plot area's lower left corner); sx, sy: pixels per unit. */
-static bool line_hits(const data *D, const double *y, size_t n, double sx,
-                      double sy, const double b[4])
-{
-    for (size_t k = 0; k < n; k++) {
-        size_t k1 = k + 1 < n ? k + 1 : k;
-        if (k1 == k && n > 1)
-            break;
-        if (segment_hits((D->x[k] - D->xr[0]) * sx, (y[k] - D->yr[0]) * sy,
-                         (D->x[k1] - D->xr[0]) * sx,
-                         (y[k1] - D->yr[0]) * sy, b))
-            return true;
-    }
-    return false;
-}
-
-/* Whether the point (px, py) (pixels) lies inside the band between lo and
- * hi over [x[k], x[k+1]] for some k. */
-static bool inside_band(const data *D, const double *lo, const double *hi,
-                        size_t n, double sx, double sy, double px, double py)
-{
-    double x = D->xr[0] + px / sx, y = D->yr[0] + py / sy;
-    for (size_t k = 0; k + 1 < n; k++) {
-        double x0 = D->x[k], x1 = D->x[k + 1];
-        if (!(fmin(x0, x1) <= x && x <= fmax(x0, x1)))
-            continue;
-        double t = x1 != x0 ? (x - x0) / (x1 - x0) : 0.0;
-        double ylo = lo[k] + t * (lo[k + 1] - lo[k]);
-        double yhi = hi[k] + t * (hi[k + 1] - hi[k]);
-        if (ylo <= y && y <= yhi)
-            return true;
-    }
-    return false;
-}
+/* What the legend's placement tests against. */
+typedef struct covers_ctx {
+    const trd_lineplot *plot;
+    const data *D;
+    const layout *L;
+} covers_ctx;
 
 /* Whether any line, marker or band of the plot meets the box b (pixels
- * from the plot area's lower left corner). */
-static bool box_covers_data(const trd_lineplot *plot, const data *D,
-                            const layout *L, const double b[4])
+ * from the plot area's lower left corner); a trd_legend_covers. */
+static bool box_covers_data(const void *ctx, const double b[4])
 {
-    double sx = L->vp_w / (D->xr[1] - D->xr[0]);
-    double sy = L->vp_h / (D->yr[1] - D->yr[0]);
-    size_t n = plot->npoints;
-    for (size_t s = 0; s < plot->nseries; s++) {
-        if (line_hits(D, plot->y + s * n, n, sx, sy, b))
+    const covers_ctx *C = ctx;
+    const data *D = C->D;
+    trd_legend_map m = {.x0 = D->xr[0], .y0 = D->yr[0],
+                        .sx = C->L->vp_w / (D->xr[1] - D->xr[0]),
+                        .sy = C->L->vp_h / (D->yr[1] - D->yr[0])};
+    size_t n = C->plot->npoints;
+    for (size_t s = 0; s < C->plot->nseries; s++) {
+        if (trd_legend_line_hits(&m, D->x, D->y + s * n, n, b))
             return true;
-        if (plot->ylo == NULL)
-            continue;
-        /* a band meets the box when its edges cross it or the box lies
-         * inside the band (the band's vertical ends are short: their
-         * crossings are the edges' or show as a corner inside) */
-        const double *lo = plot->ylo + s * n, *hi = plot->yhi + s * n;
-        if (line_hits(D, lo, n, sx, sy, b) || line_hits(D, hi, n, sx, sy, b))
+        if (D->ylo != NULL && trd_legend_band_hits(&m, D->x, D->ylo + s * n,
+                                                   D->yhi + s * n, n, b))
             return true;
-        for (int c = 0; c < 4; c++)
-            if (inside_band(D, lo, hi, n, sx, sy, b[c & 1], b[2 + (c >> 1)]))
-                return true;
-        for (size_t k = 0; k < n; k += n > 1 ? n - 1 : 1) {
-            double end[4] = {D->x[k], D->x[k], lo[k], hi[k]};
-            if (segment_hits((end[0] - D->xr[0]) * sx,
-                             (end[2] - D->yr[0]) * sy,
-                             (end[1] - D->xr[0]) * sx,
-                             (end[3] - D->yr[0]) * sy, b))
-                return true;
-        }
     }
     return false;
-}
-
-/* Legend inside the plot area, in the first free corner, if it is small
- * enough; false when it should go below. */
-static bool legend_inside(const trd_lineplot *plot, const data *D,
-                          layout *L)
-{
-    double px = TRD_PLOT_TEXT_PX;
-    double text_w = legend_text_w(plot, L->nlegend, px), w = 0.0, h = 0.0;
-    PLINT ncol = 1, nrow = (PLINT)L->nlegend;
-    for (;; ncol++) {
-        nrow = (PLINT)((L->nlegend + (size_t)ncol - 1) / (size_t)ncol);
-        legend_size(px, text_w, nrow, ncol, &w, &h);
-        if (h <= 0.4 * L->vp_h || (size_t)ncol >= L->nlegend)
-            break;
-    }
-    if (h > 0.4 * L->vp_h || w > 0.7 * L->vp_w)
-        return false;
-    /* markers reach this far past the lines */
-    double pad = 3.0 + (plot->npoints <= LINEPLOT_MARKERS_UPTO
-                            ? 0.5 * LINEPLOT_MARKER_SCALE * TRD_PLOT_TEXT_PX
-                            : 0.0);
-    static const legend_place corners[] = {LEGEND_UPPER_RIGHT,
-                                           LEGEND_LOWER_RIGHT,
-                                           LEGEND_UPPER_LEFT,
-                                           LEGEND_LOWER_LEFT};
-    for (size_t c = 0; c < sizeof corners / sizeof corners[0]; c++) {
-        bool right = corners[c] == LEGEND_UPPER_RIGHT ||
-                     corners[c] == LEGEND_LOWER_RIGHT;
-        bool upper = corners[c] == LEGEND_UPPER_RIGHT ||
-                     corners[c] == LEGEND_UPPER_LEFT;
-        double x0 = right ? L->vp_w - LEGEND_INSET_PX - w : LEGEND_INSET_PX;
-        double y0 = upper ? L->vp_h - LEGEND_INSET_PX - h : LEGEND_INSET_PX;
-        double b[4] = {x0 - pad, x0 + w + pad, y0 - pad, y0 + h + pad};
-        if (!box_covers_data(plot, D, L, b)) {
-            L->place = corners[c];
-            L->legend_px = px;
-            L->text_w = text_w;
-            L->nrow = nrow;
-            L->ncol = ncol;
-            return true;
-        }
-    }
-    return false;
-}
-
-/* Legend centred below the plot area: in as many columns as fit the page
- * (balanced), with smaller text or cut labels when it would be taller than
- * LEGEND_MAX_HEIGHT of the page.  Returns its height. */
-static double legend_below(const trd_lineplot *plot, layout *L)
-{
-    double centre = LINEPLOT_LEFT_PX + 0.5 * L->vp_w;
-    double avail = 2.0 * fmin(centre, LINEPLOT_WIDTH - centre) -
-                   2.0 * TRD_PLOT_PAD_PX;
-    size_t n = L->nlegend;
-    double px = TRD_PLOT_TEXT_PX, text_w = 0.0, w, h;
-    size_t ncol = 1;
-    for (; px >= TRD_PLOT_MIN_TEXT_PX; px -= 1.0) {
-        text_w = legend_text_w(plot, n, px);
-        size_t max_rows = (size_t)(LEGEND_MAX_HEIGHT * LINEPLOT_HEIGHT /
-                                   (LEGEND_SPACING * px));
-        max_rows = max_rows > 0 ? max_rows : 1;
-        size_t need = (n + max_rows - 1) / max_rows;
-        for (ncol = 1; ncol < n; ncol++) {
-            legend_size(px, text_w, 1, (PLINT)ncol + 1, &w, &h);
-            if (w > avail)
-                break;
-        }
-        if (ncol >= need)
-            break;
-        ncol = need; /* at TRD_PLOT_MIN_TEXT_PX: labels get cut to fit */
-    }
-    px = fmax(px, TRD_PLOT_MIN_TEXT_PX);
-    size_t nrow = (n + ncol - 1) / ncol;
-    ncol = (n + nrow - 1) / nrow; /* balanced */
-    legend_size(px, 0.0, (PLINT)nrow, (PLINT)ncol, &w, &h);
-    text_w = fmin(text_w, (avail - w) / (double)ncol);
-    L->place = LEGEND_BELOW;
-    L->legend_px = px;
-    L->text_w = text_w;
-    L->nrow = (PLINT)nrow;
-    L->ncol = (PLINT)ncol;
-    return h;
 }
 
 /* Margins, texts as drawn and the legend's place. */
@@ -431,10 +274,10 @@ static void lineplot_layout(const trd_lineplot *plot, const data *D,
     double centre = LINEPLOT_LEFT_PX + 0.5 * L->vp_w;
     double avail = 2.0 * fmin(centre, W - centre) - 2.0 * TRD_PLOT_PAD_PX;
 
-    /* a "(x10^k)" of the y axis: the title stays clear of it, and above
-     * the plot area there is room for it; room for the "(x10^k)" that
-     * PLplot may write at the right end of a linear x axis */
-    bool yexp = trd_plot_y_exponent(D->yr);
+    /* a "(x10^k)" of a linear y axis: the title stays clear of it, and
+     * above the plot area there is room for it; room for the "(x10^k)"
+     * that PLplot may write at the right end of a linear x axis */
+    bool yexp = !plot->logy && trd_plot_y_exponent(D->yr);
     trd_plot_labels_fit(&L->lab, plot->title,
                         yexp ? 2.0 * (0.5 * L->vp_w - TRD_PLOT_PAD_PX)
                              : avail,
@@ -444,19 +287,20 @@ static void lineplot_layout(const trd_lineplot *plot, const data *D,
     L->top = L->lab.top;
     double below = L->lab.below;
 
-    L->nlegend = plot->nseries < LINEPLOT_LEGEND_MAX ? plot->nseries
-                                                     : LINEPLOT_LEGEND_MAX;
+    trd_legend_init(&L->legend, plot->series_labels, plot->nseries, W, H);
     L->bottom = round(below + TRD_PLOT_PAD_PX);
     L->vp_h = H - L->top - L->bottom;
-    if (!legend_inside(plot, D, L)) {
-        L->legend_top = below + 10.0;
-        L->bottom = round(L->legend_top + legend_below(plot, L) +
-                          TRD_PLOT_PAD_PX);
+    /* markers reach this far past the lines */
+    double pad = 3.0 + (plot->npoints <= LINEPLOT_MARKERS_UPTO
+                            ? 0.5 * LINEPLOT_MARKER_SCALE * TRD_PLOT_TEXT_PX
+                            : 0.0);
+    covers_ctx ctx = {plot, D, L};
+    if (!trd_legend_inside(&L->legend, L->vp_w, L->vp_h, pad,
+                           box_covers_data, &ctx)) {
+        double h = trd_legend_below(&L->legend, below + 10.0, avail);
+        L->bottom = round(below + 10.0 + h + TRD_PLOT_PAD_PX);
         L->vp_h = H - L->top - L->bottom;
     }
-    for (size_t s = 0; s < L->nlegend; s++)
-        trd_plot_fit(plot->series_labels[s], L->legend_px * TRD_PLOT_WIDTH_SAFETY,
-                     L->text_w, L->labels[s], sizeof L->labels[s]);
     trd_plot_labels_fit_y(&L->lab, plot->ylabel, L->vp_h);
 }
 
@@ -472,7 +316,7 @@ static PLINT line_style(size_t s)
 static void draw_band(const trd_lineplot *plot, const data *D, size_t s)
 {
     size_t n = plot->npoints;
-    const double *lo = plot->ylo + s * n, *hi = plot->yhi + s * n;
+    const double *lo = D->ylo + s * n, *hi = D->yhi + s * n;
     double *px = D->poly, *py = D->poly + 2 * n;
     for (size_t k = 0; k < n; k++) {
         px[k] = px[2 * n - 1 - k] = D->x[k];
@@ -494,11 +338,11 @@ static void draw_band(const trd_lineplot *plot, const data *D, size_t s)
 static void draw_series(const trd_lineplot *plot, const data *D,
                         const trd_plot *fig, size_t s)
 {
-    const PLFLT *y = plot->y + s * plot->npoints;
+    const PLFLT *y = D->y + s * plot->npoints;
     PLINT n = (PLINT)plot->npoints;
     plcol0(trd_plot_series_colour(s));
     pllsty(line_style(s));
-    plwidth(2.0);
+    plwidth(LINE_WIDTH);
     if (n > 1)
         plline(n, D->x, y);
     pllsty(1);
@@ -510,68 +354,21 @@ static void draw_series(const trd_lineplot *plot, const data *D,
     }
 }
 
-/* The legend, where the layout put it, on an opaque white background in a
- * thin frame. */
+/* The legend, where the layout put it: each series' line, marker and band
+ * colour. */
 static void draw_legend(const trd_lineplot *plot, const trd_plot *fig,
                         const layout *L)
 {
-    enum { M = LINEPLOT_LEGEND_MAX };
-    size_t n = L->nlegend;
-    PLINT opt[M], colour[M], style[M], black[M], nsym[M], band[M], solid[M];
-    PLFLT width[M], scale[M], box_scale[M], box_width[M];
-    const char *text[M], *sym[M];
+    trd_legend_entry entry[TRD_LEGEND_MAX];
     bool marks = plot->npoints <= LINEPLOT_MARKERS_UPTO;
-    for (size_t s = 0; s < n; s++) {
-        text[s] = L->labels[s];
-        opt[s] = PL_LEGEND_LINE | (marks ? PL_LEGEND_SYMBOL : 0) |
-                 (plot->ylo != NULL ? PL_LEGEND_COLOR_BOX : 0);
-        band[s] = trd_plot_band_colour(s);
-        solid[s] = 0;
-        box_scale[s] = LEGEND_BOX_SCALE;
-        box_width[s] = 0.0;
-        colour[s] = trd_plot_series_colour(s);
-        style[s] = line_style(s);
-        black[s] = TRD_PLOT_BLACK;
-        width[s] = 2.0;
-        scale[s] = LINEPLOT_MARKER_SCALE;
-        nsym[s] = 1;
-        sym[s] = markers[s % NMARKERS];
-    }
-    PLINT position = PL_POSITION_VIEWPORT;
-    double x = LEGEND_INSET_PX / L->vp_w, y = LEGEND_INSET_PX / L->vp_h;
-    switch (L->place) {
-    case LEGEND_UPPER_RIGHT:
-        position |= PL_POSITION_INSIDE | PL_POSITION_RIGHT | PL_POSITION_TOP;
-        break;
-    case LEGEND_LOWER_RIGHT:
-        position |= PL_POSITION_INSIDE | PL_POSITION_RIGHT |
-                    PL_POSITION_BOTTOM;
-        break;
-    case LEGEND_UPPER_LEFT:
-        position |= PL_POSITION_INSIDE | PL_POSITION_LEFT | PL_POSITION_TOP;
-        break;
-    case LEGEND_LOWER_LEFT:
-        position |= PL_POSITION_INSIDE | PL_POSITION_LEFT |
-                    PL_POSITION_BOTTOM;
-        break;
-    case LEGEND_BELOW:
-        position |= PL_POSITION_OUTSIDE | PL_POSITION_BOTTOM;
-        x = 0.0;
-        y = L->legend_top / L->vp_h;
-        break;
-    }
-    /* pllegend counts the text offset in "character widths" */
-    double offset = LEGEND_TEXT_GAP_PX / legend_char_w(L->legend_px);
-    PLFLT w, h;
-    trd_plot_text_px(fig, L->legend_px);
-    plwidth(1.0);
-    pllegend(&w, &h, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
-             position, x, y, SAMPLE_PX / L->vp_w, TRD_PLOT_WHITE,
-             TRD_PLOT_BLACK, 1, L->nrow, L->ncol, (PLINT)n, opt, offset, 1.0,
-             LEGEND_SPACING, 0.0, black, text, band, solid, box_scale,
-             box_width,
-             colour, style, width, colour, scale, nsym, sym);
-    trd_plot_text_px(fig, TRD_PLOT_TEXT_PX);
+    for (size_t s = 0; s < L->legend.n; s++)
+        entry[s] = (trd_legend_entry){
+            .colour = trd_plot_series_colour(s),
+            .style = line_style(s),
+            .marker = marks ? markers[s % NMARKERS] : NULL,
+            .band = plot->ylo != NULL ? trd_plot_band_colour(s) : -1};
+    trd_legend_draw(&L->legend, fig, L->vp_w, L->vp_h, entry, LINE_WIDTH,
+                    LINEPLOT_MARKER_SCALE);
 }
 
 static void draw_frame(const trd_lineplot *plot, const trd_plot *fig,
@@ -580,7 +377,8 @@ static void draw_frame(const trd_lineplot *plot, const trd_plot *fig,
     plwind(D->xr[0], D->xr[1], D->yr[0], D->yr[1]);
     plcol0(TRD_PLOT_BLACK);
     plwidth(1.0);
-    plbox(plot->logx ? "bcnstl" : "bcnst", 0.0, 0, "bcnstv", 0.0, 0);
+    plbox(plot->logx ? "bcnstl" : "bcnst", 0.0, 0,
+          plot->logy ? "bcnstlv" : "bcnstv", 0.0, 0);
     trd_plot_labels_draw(fig, &L->lab, LINEPLOT_LEFT_PX);
 }
 
