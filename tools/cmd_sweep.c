@@ -104,7 +104,7 @@ static int fig4(sweep *s)
     trd_lineplot plot = {.title = "Figure 4: n = 64, mu_d = 1, mu_c = 0 (ribbons: 10-90% quantiles)",
                          .xlabel = "coefficient of variation of the transfer times",
                          .ylabel = "makespan", .nseries = 4, .npoints = NCV, .x = x, .y = mean,
-                         .series_labels = fig4_labels, .logx = true, .note = note,
+                         .series_labels = fig4_labels, .logx = true, .logy = true, .note = note,
                          .ylo = lo, .yhi = hi};
     snprintf(path, sizeof path, "%s/fig4.png", s->dir);
     return report(trd_lineplot_write(&plot, path), path);
