@@ -5,33 +5,8 @@
 set -u
 tool=$1
 out=$2
-rm -rf "$out" && mkdir -p "$out"
-pass=0
-fail=0
-
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-
-# expect STATUS PATTERN -- command...: exit status and a stderr/stdout pattern.
-expect() {
-  local want=$1 pattern=$2
-  shift 3
-  local text status
-  text=$(timeout 60 "$@" 2>&1)
-  status=$?
-  if [ "$status" -ne "$want" ]; then
-    bad "'$*' exited $status, expected $want: $text"
-  elif ! grep -qE -- "$pattern" <<<"$text"; then
-    bad "'$*' output lacks /$pattern/: $text"
-  else
-    ok
-  fi
-}
-
-# jcheck FILTER JSONFILE: jq -e must accept the filter.
-jcheck() {
-  if jq -e "$1" "$2" >/dev/null; then ok; else bad "jq '$1' failed on $2"; fi
-}
+# shellcheck source=cli_lib.sh
+. "$(dirname "$0")/cli_lib.sh"
 
 # --- normal use ---------------------------------------------------------
 expect 0 'greedy-k-transfers' -- "$tool" list

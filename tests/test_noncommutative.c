@@ -214,21 +214,6 @@ static void planner_noncommutative(void **state)
 
 int main(void)
 {
-    enum { MAX_ALGOS = 64 };
-    static size_t index[MAX_ALGOS];
-    struct CMUnitTest tests[MAX_ALGOS];
-    size_t count = trd_algo_count(), m = 0;
-    if (count > MAX_ALGOS) {
-        fprintf(stderr, "raise MAX_ALGOS to %zu\n", count);
-        return 1;
-    }
-    for (size_t i = 0; i < count; i++) {
-        if (trd_algo_is_dynamic(i)) /* no static plan: see treduce.h */
-            continue;
-        index[i] = i;
-        tests[m++] = (struct CMUnitTest){.name = trd_algo_name(i),
-                                       .test_func = planner_noncommutative,
-                                       .initial_state = &index[i]};
-    }
-    return _cmocka_run_group_tests("noncommutative", tests, m, NULL, NULL);
+    return tu_run_per_planner(&(struct tu_per_planner){.group = "noncommutative",
+                                                       .fn = planner_noncommutative});
 }

@@ -102,22 +102,10 @@ static void planner_grid(void **state)
 
 int main(void)
 {
-    enum { MAX_ALGOS = 64 };
-    static size_t index[MAX_ALGOS];
-    struct CMUnitTest tests[MAX_ALGOS + 1];
-    size_t count = trd_algo_count(), m = 0;
-    if (count > MAX_ALGOS) {
-        fprintf(stderr, "raise MAX_ALGOS to %zu\n", count);
-        return 1;
-    }
-    tests[m++] = (struct CMUnitTest)cmocka_unit_test(registry_lists_the_planners);
-    for (size_t i = 0; i < count; i++) {
-        if (trd_algo_is_dynamic(i)) /* no static plan: see treduce.h */
-            continue;
-        index[i] = i;
-        tests[m++] = (struct CMUnitTest){.name = trd_algo_name(i),
-                                         .test_func = planner_grid,
-                                         .initial_state = &index[i]};
-    }
-    return _cmocka_run_group_tests("planner_matrix", tests, m, NULL, NULL);
+    static const struct CMUnitTest before[] = {
+        cmocka_unit_test(registry_lists_the_planners),
+    };
+    return tu_run_per_planner(&(struct tu_per_planner){
+        .group = "planner_matrix", .fn = planner_grid, .before = before,
+        .nbefore = sizeof before / sizeof before[0]});
 }

@@ -159,28 +159,16 @@ static void flat_tree_port_models(void **state)
 
 int main(void)
 {
-    enum { MAX_ALGOS = 64 };
-    static size_t index[MAX_ALGOS];
-    struct CMUnitTest tests[MAX_ALGOS + 3];
-    size_t count = trd_algo_count(), m = 0;
-    if (count > MAX_ALGOS) {
-        fprintf(stderr, "raise MAX_ALGOS to %zu\n", count);
-        return 1;
-    }
-    for (size_t i = 0; i < count; i++) {
-        if (trd_algo_is_dynamic(i))
-            continue;
-        index[i] = i;
-        tests[m++] = (struct CMUnitTest){.name = trd_algo_name(i),
-                                         .test_func = planner_sim_equals_model,
-                                         .initial_state = &index[i]};
-    }
-    if (m < 9) { /* the nine planners of test_planner_matrix at least */
-        fprintf(stderr, "only %zu static planners registered\n", m);
-        return 1;
-    }
-    tests[m++] = (struct CMUnitTest)cmocka_unit_test(binomial_and_tree_dyn_take_ceil_log2);
-    tests[m++] = (struct CMUnitTest)cmocka_unit_test(fibonacci_takes_k_plus_1);
-    tests[m++] = (struct CMUnitTest)cmocka_unit_test(flat_tree_port_models);
-    return _cmocka_run_group_tests("sim_deterministic", tests, m, NULL, NULL);
+    static const struct CMUnitTest after[] = {
+        cmocka_unit_test(binomial_and_tree_dyn_take_ceil_log2),
+        cmocka_unit_test(fibonacci_takes_k_plus_1),
+        cmocka_unit_test(flat_tree_port_models),
+    };
+    return tu_run_per_planner(&(struct tu_per_planner){
+        .group = "sim_deterministic",
+        .fn = planner_sim_equals_model,
+        .after = after,
+        .nafter = sizeof after / sizeof after[0],
+        .min_planners = 9, /* the nine planners of test_planner_matrix at least */
+    });
 }

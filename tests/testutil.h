@@ -92,4 +92,60 @@ static inline int32_t *tu_parents(const trd_plan *plan)
     return parent;
 }
 
+
+/* Which per-planner group tu_run_per_planner runs: one cmocka test per
+ * static planner of the registry (dynamic ones have no static plan, see
+ * treduce.h), named after the planner, calling fn with *state pointing at
+ * the planner's registry index; the tests of `before` run ahead of them and
+ * those of `after` behind them.  The group fails before running anything
+ * when fewer than min_planners static planners are registered. */
+struct tu_per_planner {
+    const char *group;
+    CMUnitTestFunction fn;
+    const struct CMUnitTest *before;
+    size_t nbefore;
+    const struct CMUnitTest *after;
+    size_t nafter;
+    size_t min_planners;
+};
+
+#define TU_MAX_ALGOS 64
+
+/* Runs the group spec describes; returns what cmocka returns (or 1). */
+static inline int tu_run_per_planner(const struct tu_per_planner *spec)
+{
+    static size_t algo_index[TU_MAX_ALGOS];
+    size_t count = trd_algo_count(), m = 0, nstatic = 0;
+    if (count > TU_MAX_ALGOS) {
+        fprintf(stderr, "raise TU_MAX_ALGOS to %zu\n", count);
+        return 1;
+    }
+    struct CMUnitTest *tests = calloc(spec->nbefore + count + spec->nafter, sizeof *tests);
+    if (tests == NULL) {
+        fprintf(stderr, "%s: out of memory\n", spec->group);
+        return 1;
+    }
+    for (size_t i = 0; i < spec->nbefore; i++)
+        tests[m++] = spec->before[i];
+    for (size_t i = 0; i < count; i++) {
+        if (trd_algo_is_dynamic(i)) /* no static plan: see treduce.h */
+            continue;
+        algo_index[i] = i;
+        tests[m++] = (struct CMUnitTest){.name = trd_algo_name(i),
+                                         .test_func = spec->fn,
+                                         .initial_state = &algo_index[i]};
+        nstatic++;
+    }
+    if (nstatic < spec->min_planners) {
+        fprintf(stderr, "only %zu static planners registered\n", nstatic);
+        free(tests);
+        return 1;
+    }
+    for (size_t i = 0; i < spec->nafter; i++)
+        tests[m++] = spec->after[i];
+    int rc = _cmocka_run_group_tests(spec->group, tests, m, NULL, NULL);
+    free(tests);
+    return rc;
+}
+
 #endif
