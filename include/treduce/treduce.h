@@ -238,6 +238,143 @@ trd_status trd_monte_carlo(const char *algo, const trd_params *params,
  * its Markov chain, any n >= 1. */
 trd_status trd_markov_tree_dyn(int64_t n, double mean_d, double *mean, double *variance);
 
+/* ---- Data types and reduction operators (MPI semantics) ----
+ *
+ * The operators the runtime applies to real buffers (docs/OPERATORS.md has
+ * the table of which operator takes which type).  A buffer holds `count`
+ * elements; applying an operator combines two buffers element-wise:
+ * inout[i] = in[i] (+) inout[i], `in` being the left operand, like
+ * MPI_Reduce_local(in, inout).  Buffers must not overlap; with count = 0
+ * nothing is read or written and NULL buffers are accepted.
+ *
+ *   - integer sum and prod wrap modulo 2^bits (signed types too: computed in
+ *     the unsigned type of the same width, so overflow is never undefined);
+ *   - float/double sum and prod are plain IEEE, in = left operand;
+ *   - min and max take any type (inputs with NaN: unspecified result);
+ *   - land and lor give 0 or 1 (operands count as true when nonzero), band,
+ *     bor and bxor act on the bits; as in MPI these five take integer
+ *     types only: on float or double, trd_op_builtin fails with TRD_EINVAL
+ *     naming the operator and the type. */
+
+/* The element types: enum name, value, name used by trd_type_parse. */
+#define TRD_TYPE_LIST(X)             \
+    X(TRD_INT32, 0, "int32")         \
+    X(TRD_INT64, 1, "int64")         \
+    X(TRD_UINT64, 2, "uint64")       \
+    X(TRD_FLOAT, 3, "float")         \
+    X(TRD_DOUBLE, 4, "double")
+
+/* The built-in operators: enum name, value, name used by trd_op_parse. */
+#define TRD_OP_KIND_LIST(X)          \
+    X(TRD_OP_SUM, 0, "sum")          \
+    X(TRD_OP_PROD, 1, "prod")        \
+    X(TRD_OP_MIN, 2, "min")          \
+    X(TRD_OP_MAX, 3, "max")          \
+    X(TRD_OP_LAND, 4, "land")        \
+    X(TRD_OP_LOR, 5, "lor")          \
+    X(TRD_OP_BAND, 6, "band")        \
+    X(TRD_OP_BOR, 7, "bor")          \
+    X(TRD_OP_BXOR, 8, "bxor")
+
+#define TRD_LIST_ENUM_(name, value, text) name = value,
+#define TRD_LIST_ONE_(name, value, text) +1
+typedef enum trd_type { TRD_TYPE_LIST(TRD_LIST_ENUM_) } trd_type;
+typedef enum trd_op_kind { TRD_OP_KIND_LIST(TRD_LIST_ENUM_) } trd_op_kind;
+/* Number of types and of built-in operators (values 0 .. count-1). */
+enum { TRD_TYPE_COUNT = 0 TRD_TYPE_LIST(TRD_LIST_ONE_) };
+enum { TRD_OP_KIND_COUNT = 0 TRD_OP_KIND_LIST(TRD_LIST_ONE_) };
+#undef TRD_LIST_ENUM_
+#undef TRD_LIST_ONE_
+
+/* Size in bytes of one element of `type`; 0 for a value out of range. */
+size_t trd_type_size(trd_type type);
+/* Name of a type ("int32") or operator ("sum"); NULL out of range. */
+const char *trd_type_name(trd_type type);
+const char *trd_op_kind_name(trd_op_kind kind);
+/* The type or operator called `name`; TRD_EINVAL naming it and listing the
+ * valid names when there is none (*out is then unchanged). */
+trd_status trd_type_parse(const char *name, trd_type *out);
+trd_status trd_op_parse(const char *name, trd_op_kind *out);
+
+/* A user operator: inout[i] = in[i] (+) inout[i] for i < count (count >= 1
+ * when called), elements of the size given to trd_op_user; ctx is passed
+ * through.  It must be associative; it need not be commutative.  The
+ * buffers never overlap.  An operator may be applied from several threads
+ * at once (built-in ones are stateless): fn must then tolerate that. */
+typedef void (*trd_user_fn)(const void *in, void *inout, int64_t count, void *ctx);
+
+typedef struct trd_op trd_op;
+
+/* A built-in operator on `type`.  TRD_EINVAL for a value out of range or an
+ * operator the type does not take (land, lor, band, bor, bxor on float or
+ * double: the message names both).  On failure *out is NULL. */
+trd_status trd_op_builtin(trd_op **out, trd_op_kind kind, trd_type type);
+/* A user operator over elements of elem_size bytes (> 0); ctx (may be NULL)
+ * must outlive the operator.  TRD_EINVAL for a NULL fn or elem_size 0; on
+ * failure *out is NULL. */
+trd_status trd_op_user(trd_op **out, trd_user_fn fn, size_t elem_size, bool commutative,
+                       void *ctx);
+/* Releases an operator; NULL is a no-op. */
+void trd_op_free(trd_op *op);
+/* Built-in operators are commutative; user ones as created.  NULL: false. */
+bool trd_op_is_commutative(const trd_op *op);
+/* Bytes per element (0 for NULL). */
+size_t trd_op_elem_size(const trd_op *op);
+
+/* inout = in (+) inout over count elements (count >= 0; 0 is a no-op).
+ * TRD_EINVAL for a NULL op, count < 0, a NULL buffer when count > 0, a byte
+ * size that overflows size_t, or overlapping buffers; nothing is written
+ * then. */
+trd_status trd_op_apply(const trd_op *op, const void *in, void *inout, int64_t count);
+
+/* The schedule IR's COMBINE step on count elements:
+ *   TRD_SIDE_LEFT:  acc = in (+) acc   (`in` is only read);
+ *   TRD_SIDE_RIGHT: acc = acc (+) in   (`in` is CLOBBERED: its content is
+ *                   undefined afterwards; a non-commutative operator uses
+ *                   it as scratch, so no extra buffer is needed).
+ * Works for commutative and non-commutative operators alike.  Errors as in
+ * trd_op_apply, plus TRD_EINVAL for a side out of range. */
+trd_status trd_op_combine(const trd_op *op, trd_side side, void *acc, void *in,
+                          int64_t count);
+
+/* Checker operators: non-commutative, they detect a lost, duplicated or
+ * reordered contribution (docs/OPERATORS.md).
+ *
+ * Each rank r fills its buffer with trd_*_fill(buf, count, r); after a
+ * reduction over ranks first..last in rank order, every element equals what
+ * trd_*_expected(buf, count, first, last) writes (compare with memcmp).
+ * Element i depends on i too, so misplaced segments are caught as well. */
+
+/* 2x2 matrix over the integers mod p = TRD_MATRIX_P = 2^31 - 1, row-major,
+ * every entry in [0, p).  The operator is the matrix product:
+ * inout = in x inout.  Rank r's element i is a matrix of determinant 1 drawn
+ * from a hash of (r, i), never the identity, so products of different rank
+ * sequences differ except with probability about 1/p. */
+#define TRD_MATRIX_P 2147483647u
+typedef struct trd_matrix2x2 {
+    uint32_t a, b, c, d; /* [[a, b], [c, d]] */
+} trd_matrix2x2;
+trd_status trd_op_matrix2x2(trd_op **out);
+/* rank >= 0, count >= 0; TRD_EINVAL otherwise or for a NULL buf (count > 0). */
+trd_status trd_matrix2x2_fill(trd_matrix2x2 *buf, int64_t count, int64_t rank);
+/* The product M(first) x M(first+1) x ... x M(last); 0 <= first <= last. */
+trd_status trd_matrix2x2_expected(trd_matrix2x2 *buf, int64_t count, int64_t first,
+                                  int64_t last);
+
+/* Interval concatenation: [a, b] (in) (+) [c, d] (inout) = [a, d] when
+ * 0 <= a <= b, b + 1 == c and c <= d; anything else yields the poison value
+ * TRD_INTERVAL_POISON = [-1, -1], and poison stays poison.  Rank r's element
+ * i is [r + i*2^32, r + i*2^32]; ranks lie in [0, 2^32), count <= 2^31 - 1. */
+typedef struct trd_interval {
+    int64_t lo, hi;
+} trd_interval;
+#define TRD_INTERVAL_POISON ((int64_t)-1)
+trd_status trd_op_interval(trd_op **out);
+trd_status trd_interval_fill(trd_interval *buf, int64_t count, int64_t rank);
+/* [first + i*2^32, last + i*2^32] for every i; 0 <= first <= last < 2^32. */
+trd_status trd_interval_expected(trd_interval *buf, int64_t count, int64_t first,
+                                 int64_t last);
+
 /* ---- Figures ---- */
 
 /* Draws the schedule like Figure 1 of canon-antoniu: one row per rank,
