@@ -1,11 +1,14 @@
 /* engine.c: runs per-rank step programs over a transport.
  *
  * Each step waits for its dep[] (steps of the same rank, always earlier in
- * the program); when the last one completes the step is posted.  Static
- * programs come from a plan and are compiled once (dependency counts and the
- * list of dependents of every step), so a run only resets counters.  Under a
- * dynamic policy every rank starts with an empty program; each time a rank
- * is idle the policy gives it a new one-step or two-step program:
+ * the program); when the last one completes the step is posted.  Steps are
+ * numbered by id (transport.h), rank after rank.  Static programs come from
+ * a plan and are compiled once: dependency counts, the dependents of every
+ * step (CSR), the steps to post first, the rank that ends with the result
+ * and the partner of every SEND and RECV that can only match one step, so
+ * a run only copies the counters and follows the lists.  Under a dynamic
+ * policy every rank starts with an empty program; each time a rank is idle
+ * the policy gives it a new one-step or two-step program (ids 2r, 2r + 1):
  * SEND -> peer, or RECV from any rank followed by a COMBINE whose side is
  * fixed when the sender is known (its rank lies inside its rank interval,
  * so it is LEFT of us iff its rank is smaller). */
@@ -17,19 +20,33 @@
 #include "core/error.h"
 
 #define SIDE_BY_SENDER 2 /* COMBINE side decided when the RECV completes */
+/* Ids are int32 and a transport may number its events per run in 32 bits
+ * (at most two per step): far above what memory allows anyway. */
+#define STEPS_MAX (INT32_MAX / 2)
+
+/* A step in 64 bytes: the address of step g is then a shift, not a
+ * multiply, on every post. */
+typedef union slot {
+    trd_step s;
+    unsigned char room[64];
+} slot;
 
 struct trd_engine {
     int32_t n;
     const trd_policy *policy;
-    trd_step *steps;       /* all programs; dynamic: 2 slots per rank */
-    int64_t *first;        /* program of rank r: steps[first[r] .. first[r] + count[r]) */
-    int32_t *count;
+    slot *steps;           /* by id; dynamic: ids 2r and 2r + 1 of rank r */
+    int32_t *first;        /* static program of rank r: ids first[r] .. first[r + 1] - 1 */
     int32_t *waiting0;     /* compiled dependency counts */
     int32_t *waiting;      /* per run */
-    int64_t *dep_first;    /* dependents of step g: dep_list[dep_first[g] .. dep_first[g+1]) */
-    int64_t *dep_list;
-    int32_t *remaining;    /* per rank: steps not completed */
+    int32_t *deps;         /* dependents of id g: deps[deps[g] .. deps[g + 1]) (offsets
+                              first, then the lists: one base pointer for both) */
+    int32_t *initial;      /* (rank, id) of the steps without deps, in program order */
+    int32_t ninitial;
+    int32_t *partner;      /* trd_layout.partner (static programs) */
+    int32_t *remaining;    /* dynamic, per rank: steps not completed */
+    int32_t result;        /* static: the rank that ends with the result */
     int64_t sends;
+    trd_layout layout;
 };
 
 static trd_status alloc_fail(void)
@@ -37,42 +54,134 @@ static trd_status alloc_fail(void)
     return trd_fail(TRD_ENOMEM, "engine: out of memory");
 }
 
-/* Dependency counts and dependents (CSR) of every step. */
-static trd_status compile(trd_engine *e, int64_t total)
+static int32_t total_steps(const trd_engine *e)
 {
+    return e->first[e->n];
+}
+
+/* Dependency counts and dependents (CSR) of every step. */
+static trd_status compile_deps(trd_engine *e)
+{
+    int32_t total = total_steps(e), base = total + 1;
     e->waiting0 = calloc((size_t)total + 1, sizeof *e->waiting0);
     e->waiting = calloc((size_t)total + 1, sizeof *e->waiting);
-    e->dep_first = calloc((size_t)total + 2, sizeof *e->dep_first);
-    e->dep_list = malloc(((size_t)total * 2 + 1) * sizeof *e->dep_list);
-    if (!e->waiting0 || !e->waiting || !e->dep_first || !e->dep_list)
+    e->deps = calloc((size_t)base + 2 * (size_t)total + 1, sizeof *e->deps);
+    int32_t *cursor = malloc(((size_t)total + 1) * sizeof *cursor);
+    if (!e->waiting0 || !e->waiting || !e->deps || !cursor) {
+        free(cursor);
         return alloc_fail();
+    }
     for (int32_t r = 0; r < e->n; r++)
-        for (int32_t i = 0; i < e->count[r]; i++)
+        for (int32_t g = e->first[r]; g < e->first[r + 1]; g++)
             for (int k = 0; k < 2; k++) {
-                int32_t d = e->steps[e->first[r] + i].dep[k];
+                int32_t d = e->steps[g].s.dep[k];
                 if (d < 0)
                     continue;
-                if (d >= i)
-                    return trd_fail(TRD_EINVAL, "engine: rank %ld step %ld depends on a later step",
-                                    (long)r, (long)i);
-                e->waiting0[e->first[r] + i]++;
-                e->dep_first[e->first[r] + d + 1]++;
+                if (d >= g - e->first[r]) {
+                    free(cursor);
+                    return trd_fail(TRD_EINVAL, "engine: rank %ld step %ld depends on a later "
+                                    "step", (long)r, (long)(g - e->first[r]));
+                }
+                e->waiting0[g]++;
+                e->deps[e->first[r] + d + 1]++;
             }
-    for (int64_t g = 0; g < total; g++)
-        e->dep_first[g + 1] += e->dep_first[g];
-    int64_t *fill = e->dep_list; /* second pass writes dependents in order */
-    int64_t *cursor = malloc(((size_t)total + 1) * sizeof *cursor);
-    if (!cursor)
-        return alloc_fail();
-    memcpy(cursor, e->dep_first, (size_t)total * sizeof *cursor);
-    for (int32_t r = 0; r < e->n; r++)
-        for (int32_t i = 0; i < e->count[r]; i++)
+    e->deps[0] = base;
+    for (int32_t g = 0; g < total; g++)
+        e->deps[g + 1] += e->deps[g];
+    memcpy(cursor, e->deps, (size_t)total * sizeof *cursor);
+    for (int32_t r = 0; r < e->n; r++) /* second pass writes dependents in order */
+        for (int32_t g = e->first[r]; g < e->first[r + 1]; g++)
             for (int k = 0; k < 2; k++) {
-                int32_t d = e->steps[e->first[r] + i].dep[k];
+                int32_t d = e->steps[g].s.dep[k];
                 if (d >= 0)
-                    fill[cursor[e->first[r] + d]++] = e->first[r] + i;
+                    e->deps[cursor[e->first[r] + d]++] = g;
             }
     free(cursor);
+    return TRD_OK;
+}
+
+/* The steps posted when a run starts (in the order of the ranks and their
+ * programs) and the rank holding the result: the last whose program does
+ * not end with a SEND (rank 0 when none). */
+static trd_status compile_start(trd_engine *e)
+{
+    e->initial = malloc(2 * ((size_t)total_steps(e) + 1) * sizeof *e->initial);
+    if (!e->initial)
+        return alloc_fail();
+    for (int32_t r = 0; r < e->n; r++) {
+        for (int32_t g = e->first[r]; g < e->first[r + 1]; g++)
+            if (e->waiting0[g] == 0) {
+                e->initial[2 * e->ninitial] = r;
+                e->initial[2 * e->ninitial++ + 1] = g;
+            }
+        int32_t last = e->first[r + 1] - 1;
+        if (last >= e->first[r] && e->steps[last].s.kind != TRD_STEP_SEND)
+            e->result = r;
+    }
+    return TRD_OK;
+}
+
+/* One message end: the rank that sends, the rank that receives, which end
+ * (0 SEND, 1 RECV) and its id. */
+typedef struct msg_end {
+    int32_t from, to, recv, id;
+} msg_end;
+
+static int by_pair(const void *x, const void *y)
+{
+    const msg_end *a = x, *b = y;
+    if (a->from != b->from)
+        return a->from < b->from ? -1 : 1;
+    if (a->to != b->to)
+        return a->to < b->to ? -1 : 1;
+    if (a->recv != b->recv)
+        return a->recv - b->recv;
+    return a->id < b->id ? -1 : a->id > b->id;
+}
+
+static bool same_pair(const msg_end *a, const msg_end *b)
+{
+    return a->from == b->from && a->to == b->to;
+}
+
+/* Whether ends k and k + 1 (sorted) are the only ones of their pair. */
+static bool only_pair(const msg_end *ends, int32_t m, int32_t k)
+{
+    return same_pair(&ends[k], &ends[k + 1]) && (k == 0 || !same_pair(&ends[k - 1], &ends[k]))
+           && (k + 2 == m || !same_pair(&ends[k + 2], &ends[k]));
+}
+
+/* Partners (transport.h): sorted by (sender, receiver), a pair made of one
+ * SEND and one RECV, into a rank that never receives from TRD_ANY_RANK. */
+static trd_status compile_partners(trd_engine *e)
+{
+    int32_t total = total_steps(e), m = 0;
+    e->partner = malloc(((size_t)total + 1) * sizeof *e->partner);
+    msg_end *ends = malloc(((size_t)total + 1) * sizeof *ends);
+    uint8_t *any = calloc((size_t)e->n + 1, 1); /* ranks with a RECV from any rank */
+    if (!e->partner || !ends || !any) {
+        free(ends);
+        free(any);
+        return alloc_fail();
+    }
+    for (int32_t r = 0; r < e->n; r++)
+        for (int32_t g = e->first[r]; g < e->first[r + 1]; g++) {
+            const trd_step *s = &e->steps[g].s;
+            e->partner[g] = -1;
+            bool send = s->kind == TRD_STEP_SEND, recv = s->kind == TRD_STEP_RECV;
+            if (recv && s->peer == TRD_ANY_RANK)
+                any[r] = 1;
+            else if ((send || recv) && s->peer >= 0 && s->peer < e->n)
+                ends[m++] = send ? (msg_end){r, s->peer, 0, g} : (msg_end){s->peer, r, 1, g};
+        }
+    qsort(ends, (size_t)m, sizeof *ends, by_pair);
+    for (int32_t k = 0; k + 1 < m; k++)
+        if (only_pair(ends, m, k) && !ends[k].recv && ends[k + 1].recv && !any[ends[k].to]) {
+            e->partner[ends[k].id] = ends[k + 1].id;
+            e->partner[ends[k + 1].id] = ends[k].id;
+        }
+    free(ends);
+    free(any);
     return TRD_OK;
 }
 
@@ -80,19 +189,46 @@ static trd_status load_plan(trd_engine *e, const trd_plan *plan)
 {
     int64_t total = 0;
     for (int32_t r = 0; r < e->n; r++) {
-        e->first[r] = total;
-        e->count[r] = (int32_t)trd_plan_step_count(plan, r);
-        total += e->count[r];
+        e->first[r] = (int32_t)total;
+        total += (int64_t)trd_plan_step_count(plan, r);
+        if (total > STEPS_MAX)
+            return trd_fail(TRD_EINVAL, "engine: the plan has more than %ld steps",
+                            (long)STEPS_MAX);
     }
+    e->first[e->n] = (int32_t)total;
     e->steps = malloc(((size_t)total + 1) * sizeof *e->steps);
     if (!e->steps)
         return alloc_fail();
     for (int32_t r = 0; r < e->n; r++)
-        for (int32_t i = 0; i < e->count[r]; i++) {
-            e->steps[e->first[r] + i] = *trd_plan_step(plan, r, i);
-            e->sends += e->steps[e->first[r] + i].kind == TRD_STEP_SEND;
+        for (int32_t g = e->first[r]; g < e->first[r + 1]; g++) {
+            const trd_step *s = &e->steps[g].s;
+            e->steps[g].s = *trd_plan_step(plan, r, (size_t)(g - e->first[r]));
+            e->sends += s->kind == TRD_STEP_SEND;
+            bool recv = s->kind == TRD_STEP_RECV, ends = recv || s->kind == TRD_STEP_SEND;
+            if (ends && (s->peer < 0 || s->peer >= e->n) && !(recv && s->peer == TRD_ANY_RANK))
+                return trd_fail(TRD_EINVAL, "engine: rank %ld step %ld names rank %ld, not one "
+                                "of the %ld ranks", (long)r, (long)(g - e->first[r]),
+                                (long)s->peer, (long)e->n);
         }
-    return compile(e, total);
+    trd_status st;
+    if ((st = compile_deps(e)) != TRD_OK || (st = compile_start(e)) != TRD_OK ||
+        (st = compile_partners(e)) != TRD_OK)
+        return st;
+    e->layout = (trd_layout){.steps = (int32_t)total, .partner = e->partner};
+    return TRD_OK;
+}
+
+static trd_status init_dynamic(trd_engine *e)
+{
+    if (e->n > STEPS_MAX / 2)
+        return trd_fail(TRD_EINVAL, "engine: n = %ld ranks is above the %ld a dynamic "
+                        "engine can number", (long)e->n, (long)(STEPS_MAX / 2));
+    e->steps = calloc(2 * (size_t)e->n, sizeof *e->steps);
+    e->remaining = calloc((size_t)e->n, sizeof *e->remaining);
+    if (!e->steps || !e->remaining)
+        return alloc_fail();
+    e->layout = (trd_layout){.steps = 2 * e->n, .partner = NULL};
+    return TRD_OK;
 }
 
 trd_status trd_engine_create(trd_engine **out, const trd_plan *plan, int32_t n,
@@ -104,16 +240,12 @@ trd_status trd_engine_create(trd_engine **out, const trd_plan *plan, int32_t n,
         return alloc_fail();
     e->n = plan ? (int32_t)trd_plan_params(plan)->n : n;
     e->policy = plan ? NULL : policy;
-    e->first = calloc((size_t)e->n, sizeof *e->first);
-    e->count = calloc((size_t)e->n, sizeof *e->count);
-    e->remaining = calloc((size_t)e->n, sizeof *e->remaining);
+    e->first = calloc((size_t)e->n + 1, sizeof *e->first);
     trd_status st = TRD_OK;
-    if (!e->first || !e->count || !e->remaining)
+    if (!e->first)
         st = alloc_fail();
-    else if (plan)
-        st = load_plan(e, plan);
-    else if (!(e->steps = calloc(2 * (size_t)e->n, sizeof *e->steps)))
-        st = alloc_fail();
+    else
+        st = plan ? load_plan(e, plan) : init_dynamic(e);
     if (st != TRD_OK) {
         trd_engine_free(e);
         return st;
@@ -128,84 +260,38 @@ void trd_engine_free(trd_engine *e)
         return;
     free(e->steps);
     free(e->first);
-    free(e->count);
     free(e->waiting0);
     free(e->waiting);
-    free(e->dep_first);
-    free(e->dep_list);
+    free(e->deps);
+    free(e->initial);
+    free(e->partner);
     free(e->remaining);
     free(e);
 }
 
 int64_t trd_engine_send_count(const trd_engine *e) { return e->sends; }
 
-static trd_status post(const trd_engine *e, const trd_transport *t, int32_t r, int32_t i)
-{
-    return t->post(t->ctx, r, i, &e->steps[e->first[r] + i]);
-}
-
 /* Gives idle rank r its next program from the policy; *done when r holds
  * the final result. */
 static trd_status ask_policy(trd_engine *e, const trd_transport *t, int32_t r, bool *done)
 {
-    int32_t peer = -1;
+    int32_t peer = -1, g = 2 * r;
     trd_action act = e->policy->idle(e->policy->state, r, &peer);
-    trd_step *s = &e->steps[2 * (int64_t)r];
-    e->first[r] = 2 * (int64_t)r;
+    trd_step *s = &e->steps[g].s, *s1 = &e->steps[g + 1].s;
     *done = act == TRD_ACT_DONE;
     if (*done)
         return TRD_OK;
     if (act == TRD_ACT_SEND) {
-        s[0] = (trd_step){.kind = TRD_STEP_SEND, .peer = peer, .src = -1, .dep = {-1, -1}};
-        e->count[r] = e->remaining[r] = 1;
-        return post(e, t, r, 0);
+        *s = (trd_step){.kind = TRD_STEP_SEND, .peer = peer, .src = -1, .dep = {-1, -1}};
+        e->remaining[r] = 1;
+        return t->post(t->ctx, r, g, s);
     }
-    s[0] = (trd_step){.kind = TRD_STEP_RECV, .peer = TRD_ANY_RANK, .buf = 1, .src = -1,
+    *s = (trd_step){.kind = TRD_STEP_RECV, .peer = TRD_ANY_RANK, .buf = 1, .src = -1,
                       .dep = {-1, -1}};
-    s[1] = (trd_step){.kind = TRD_STEP_COMBINE, .peer = -1, .buf = 0, .src = 1,
+    *s1 = (trd_step){.kind = TRD_STEP_COMBINE, .peer = -1, .buf = 0, .src = 1,
                       .side = SIDE_BY_SENDER, .dep = {0, -1}};
-    e->count[r] = e->remaining[r] = 2;
-    return post(e, t, r, 0);
-}
-
-/* Static programs: resets counters and posts every step without deps. */
-static trd_status start_static(trd_engine *e, const trd_transport *t, int64_t *left)
-{
-    int64_t total = e->n ? e->first[e->n - 1] + e->count[e->n - 1] : 0;
-    memcpy(e->waiting, e->waiting0, (size_t)total * sizeof *e->waiting);
-    *left = total;
-    trd_status st = TRD_OK;
-    for (int32_t r = 0; r < e->n && st == TRD_OK; r++) {
-        e->remaining[r] = e->count[r];
-        for (int32_t i = 0; i < e->count[r] && st == TRD_OK; i++)
-            if (e->waiting[e->first[r] + i] == 0)
-                st = post(e, t, r, i);
-    }
-    return st;
-}
-
-/* Marks step i of rank r done and posts the steps it released. */
-static trd_status complete(trd_engine *e, const trd_transport *t, int32_t r, int32_t i,
-                           int32_t from)
-{
-    int64_t g = e->first[r] + i;
-    e->remaining[r]--;
-    if (e->policy) { /* two-step program: RECV then COMBINE */
-        if (e->steps[g].kind == TRD_STEP_RECV) {
-            e->steps[g + 1].side = from < r ? TRD_SIDE_LEFT : TRD_SIDE_RIGHT;
-            return post(e, t, r, i + 1);
-        }
-        return TRD_OK;
-    }
-    for (int64_t k = e->dep_first[g]; k < e->dep_first[g + 1]; k++) {
-        int64_t h = e->dep_list[k];
-        if (--e->waiting[h] == 0) {
-            trd_status st = post(e, t, r, (int32_t)(h - e->first[r]));
-            if (st != TRD_OK)
-                return st;
-        }
-    }
-    return TRD_OK;
+    e->remaining[r] = 2;
+    return t->post(t->ctx, r, g, s);
 }
 
 static trd_status run_dynamic(trd_engine *e, const trd_transport *t, int32_t *result)
@@ -219,38 +305,61 @@ static trd_status run_dynamic(trd_engine *e, const trd_transport *t, int32_t *re
             *result = r;
     }
     while (st == TRD_OK && !done) {
-        int32_t r, i, from = -1;
-        if ((st = t->wait_any(t->ctx, &r, &i, &from)) != TRD_OK)
+        int32_t r, g, from = -1;
+        if ((st = t->wait_any(t->ctx, &r, &g, &from)) != TRD_OK)
             break;
-        bool was_send = e->steps[e->first[r] + i].kind == TRD_STEP_SEND;
-        if ((st = complete(e, t, r, i, from)) != TRD_OK || e->remaining[r] > 0 || was_send)
-            continue;
-        st = ask_policy(e, t, r, &done);
-        if (done)
-            *result = r;
+        if (e->steps[g].s.kind == TRD_STEP_RECV) { /* two-step program: RECV then COMBINE */
+            e->steps[g + 1].s.side = from < r ? TRD_SIDE_LEFT : TRD_SIDE_RIGHT;
+            e->remaining[r]--;
+            st = t->post(t->ctx, r, g + 1, &e->steps[g + 1].s);
+        } else if (--e->remaining[r] == 0 && e->steps[g].s.kind != TRD_STEP_SEND) {
+            st = ask_policy(e, t, r, &done);
+            if (done)
+                *result = r;
+        }
     }
     return st;
+}
+
+/* Static programs: posts the steps without deps, then on each completion
+ * the dependents it released (they belong to the same rank).  The tables
+ * are read through locals: the indirect calls would make the compiler
+ * reload them from e and t every time. */
+static trd_status run_static(trd_engine *e, const trd_transport *t)
+{
+    const slot *steps = e->steps;
+    const int32_t *deps = e->deps, *initial = e->initial;
+    int32_t *waiting = e->waiting, left = total_steps(e), ninitial = e->ninitial;
+    void *ctx = t->ctx;
+    trd_status (*post)(void *, int32_t, int32_t, const trd_step *) = t->post;
+    trd_status (*wait_any)(void *, int32_t *, int32_t *, int32_t *) = t->wait_any;
+    memcpy(waiting, e->waiting0, (size_t)left * sizeof *waiting);
+    trd_status st = TRD_OK;
+    for (const int32_t *p = initial, *end = initial + 2 * ninitial; p < end; p += 2)
+        if ((st = post(ctx, p[0], p[1], &steps[p[1]].s)) != TRD_OK)
+            return st;
+    int32_t done[3]; /* rank, id, from (unused here): one base address for the three */
+    for (; left > 0; left--) {
+        if ((st = wait_any(ctx, &done[0], &done[1], &done[2])) != TRD_OK)
+            return st;
+        for (const int32_t *d = deps + deps[done[1]], *end = deps + deps[done[1] + 1]; d < end;
+             d++)
+            if (--waiting[*d] == 0 && (st = post(ctx, done[0], *d, &steps[*d].s)) != TRD_OK)
+                return st;
+    }
+    return TRD_OK;
 }
 
 trd_status trd_engine_run(trd_engine *e, const trd_transport *t, int32_t *result_rank)
 {
     int32_t result = 0;
-    trd_status st;
-    if (e->policy) {
+    trd_status st = t->attach ? t->attach(t->ctx, &e->layout) : TRD_OK;
+    if (st == TRD_OK && e->policy)
         st = run_dynamic(e, t, &result);
-    } else {
-        int64_t left;
-        st = start_static(e, t, &left);
-        while (st == TRD_OK && left > 0) {
-            int32_t r, i, from = -1;
-            if ((st = t->wait_any(t->ctx, &r, &i, &from)) == TRD_OK)
-                st = complete(e, t, r, i, from);
-            left--;
-        }
-        for (int32_t r = 0; r < e->n; r++)
-            if (e->count[r] > 0 && e->steps[e->first[r] + e->count[r] - 1].kind != TRD_STEP_SEND)
-                result = r;
-    }
+    else if (st == TRD_OK)
+        st = run_static(e, t);
+    if (!e->policy)
+        result = e->result;
     if (result_rank)
         *result_rank = result;
     return st;

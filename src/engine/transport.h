@@ -5,7 +5,14 @@
  *
  * The engine posts the steps of its ranks' programs as their dependencies
  * complete; the transport starts them when the port model allows and reports
- * each completed step, one at a time, through wait_any. */
+ * each completed step, one at a time, through wait_any.
+ *
+ * Step ids.  The engine numbers all the steps it may post 0 .. steps-1
+ * (trd_layout.steps; the steps of one rank are consecutive): the id is the
+ * engine's handle for a step, as a request handle is for MPI.  A transport
+ * hands it back unchanged in wait_any and may use it to index per-step
+ * tables (a posted receive, a send waiting for its receiver) instead of
+ * allocating records; the engine posts each id at most once per run. */
 #ifndef TRD_ENGINE_TRANSPORT_H
 #define TRD_ENGINE_TRANSPORT_H
 
@@ -17,15 +24,35 @@
  * who will send). */
 #define TRD_ANY_RANK (-2)
 
+/* What the engine knows of its steps before running them. */
+typedef struct trd_layout {
+    int32_t steps; /* ids are 0 .. steps-1 */
+    /* NULL, or for every id: the id of the only step that can match it (a
+     * SEND's RECV, a RECV's SEND), or -1.  The engine gives a partner only
+     * when rank a sends exactly one message to rank b, b posts exactly one
+     * RECV from a and none from TRD_ANY_RANK: whatever the order of events
+     * they can only match each other, so a transport may pair them without
+     * searching (an MPI transport could use it as a tag). */
+    const int32_t *partner;
+} trd_layout;
+
 typedef struct trd_transport {
     void *ctx;
-    /* Post step `step` of `rank`'s program (a SEND, RECV or COMBINE). */
-    trd_status (*post)(void *ctx, int32_t rank, int32_t step, const trd_step *s);
-    /* Next completed step: its rank, its index, and for a RECV the rank it
+    /* Post the step of `rank`'s program whose id is `id` (a SEND, RECV or
+     * COMBINE; `s` stays valid until it completes). */
+    trd_status (*post)(void *ctx, int32_t rank, int32_t id, const trd_step *s);
+    /* Next completed step: its rank, its id, and for a RECV the rank it
      * came from.  TRD_EIO on deadline or lost peer. */
-    trd_status (*wait_any)(void *ctx, int32_t *rank, int32_t *step, int32_t *from);
+    trd_status (*wait_any)(void *ctx, int32_t *rank, int32_t *id, int32_t *from);
     /* Current time (virtual or wall-clock seconds). */
     double (*now)(void *ctx);
+    /* Optional (NULL: none).  Called by the engine before the first post of
+     * every run with its layout, which stays valid and unchanged while the
+     * engine lives, so a transport may size its tables once and keep them
+     * across runs.  A transport must also work when it is never called
+     * (a wrapper that does not forward it): it then gets no partners and
+     * learns ids as they are posted. */
+    trd_status (*attach)(void *ctx, const trd_layout *layout);
 } trd_transport;
 
 #endif

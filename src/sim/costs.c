@@ -40,6 +40,28 @@ static trd_status check_dist(trd_dist dist, double cv)
     return TRD_OK;
 }
 
+/* The sampler of the distribution: gamma with CV v has shape 1/v^2 and
+ * scale v^2 (mean 1); shape 1 is the exponential.  Marsaglia & Tsang's
+ * constants for shape a >= 1 are d = a - 1/3 and c = 1/sqrt(9d); a shape
+ * below 1 is drawn as shape a + 1 times U^(1/a) (as GSL does). */
+static void set_sampler(trd_costs *k)
+{
+    double v2 = k->cv * k->cv, shape = v2 > 0 ? 1.0 / v2 : 0.0;
+    if (k->dist == TRD_DIST_EXP || (k->dist == TRD_DIST_GAMMA && k->cv == 1.0))
+        k->draw = TRD_DRAW_EXP;
+    else if (k->dist != TRD_DIST_GAMMA || k->cv == 0.0)
+        k->draw = TRD_DRAW_ONE;
+    else
+        k->draw = shape >= 1.0 ? TRD_DRAW_GAMMA : TRD_DRAW_GAMMA_SMALL;
+    if (k->draw == TRD_DRAW_GAMMA || k->draw == TRD_DRAW_GAMMA_SMALL) {
+        double a = shape >= 1.0 ? shape : shape + 1.0;
+        k->mt_d = a - 1.0 / 3.0;
+        k->mt_c = 1.0 / sqrt(9.0 * k->mt_d);
+        k->mt_scale = v2 * k->mt_d;
+        k->inv_shape = 1.0 / shape;
+    }
+}
+
 trd_status trd_costs_create(trd_costs **out, int64_t n, trd_dist dist, double mean_d,
                             double mean_c, double cv)
 {
@@ -55,6 +77,7 @@ trd_status trd_costs_create(trd_costs **out, int64_t n, trd_dist dist, double me
     if (!k)
         return trd_fail(TRD_ENOMEM, "costs: out of memory");
     *k = (trd_costs){.n = n, .dist = dist, .mean_d = mean_d, .mean_c = mean_c, .cv = cv};
+    set_sampler(k);
     *out = k;
     return TRD_OK;
 }
@@ -68,16 +91,26 @@ void trd_costs_free(trd_costs *k)
     free(k);
 }
 
-double trd_costs_factor(const trd_costs *k, gsl_rng *rng)
+/* Marsaglia & Tsang (2000), "A simple method for generating gamma
+ * variables", with the constants of set_sampler. */
+double trd_costs_gamma(const trd_costs *k, gsl_rng *rng)
 {
-    switch (k->dist) {
-    case TRD_DIST_EXP:
-        return gsl_ran_exponential(rng, 1.0);
-    case TRD_DIST_GAMMA:
-        return k->cv == 0.0 ? 1.0 : gsl_ran_gamma(rng, 1.0 / (k->cv * k->cv), k->cv * k->cv);
-    default:
-        return 1.0;
+    double small = k->draw == TRD_DRAW_GAMMA_SMALL
+                       ? pow(gsl_rng_uniform_pos(rng), k->inv_shape) : 1.0;
+    double x, v, u;
+    for (;;) {
+        do {
+            x = gsl_ran_gaussian_ziggurat(rng, 1.0);
+            v = 1.0 + k->mt_c * x;
+        } while (v <= 0.0);
+        v = v * v * v;
+        u = gsl_rng_uniform_pos(rng);
+        if (u < 1.0 - 0.0331 * (x * x) * (x * x))
+            break;
+        if (log(u) < 0.5 * x * x + k->mt_d * (1.0 - v + log(v)))
+            break;
     }
+    return k->mt_scale * v * small;
 }
 
 trd_status trd_costs_alloc_bases(trd_costs *k)

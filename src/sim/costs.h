@@ -3,8 +3,17 @@
 #define TRD_SIM_COSTS_H
 
 #include <gsl/gsl_rng.h>
+#include <math.h>
 
 #include "treduce/treduce.h"
+
+/* How a factor is drawn, fixed with the distribution (costs.c). */
+typedef enum trd_draw {
+    TRD_DRAW_ONE,        /* constant, or gamma with CV 0 */
+    TRD_DRAW_EXP,        /* exponential, or gamma with CV 1 (shape 1) */
+    TRD_DRAW_GAMMA,      /* gamma, shape >= 1: Marsaglia-Tsang */
+    TRD_DRAW_GAMMA_SMALL /* gamma, shape < 1: shape + 1, times u^(1/shape) */
+} trd_draw;
 
 struct trd_costs {
     int64_t n;
@@ -12,13 +21,32 @@ struct trd_costs {
     double mean_d, mean_c, cv;
     double *dmat; /* n*n transfer bases (i sends to j at [i*n+j]), or NULL */
     double *cvec; /* n combine bases, or NULL */
+    /* the sampler, precomputed once for the distribution */
+    trd_draw draw;
+    double mt_d, mt_c, mt_scale; /* Marsaglia-Tsang: d, c and the scale * d */
+    double inv_shape;            /* TRD_DRAW_GAMMA_SMALL: 1 / shape */
 };
 
 /* (Re)allocates dmat and cvec for n ranks; refuses n above the matrix limit. */
 trd_status trd_costs_alloc_bases(trd_costs *costs);
 
-/* A factor of mean 1 drawn from the costs' distribution with rng. */
-double trd_costs_factor(const trd_costs *costs, gsl_rng *rng);
+/* A gamma factor (TRD_DRAW_GAMMA or TRD_DRAW_GAMMA_SMALL) drawn with rng. */
+double trd_costs_gamma(const trd_costs *costs, gsl_rng *rng);
+
+/* A factor of mean 1 drawn from the costs' distribution with rng (GSL's
+ * uniform and Gaussian variates; the same rng state gives the same
+ * factor).  Inline: a simulation draws one per transfer and combine. */
+static inline double trd_costs_factor(const trd_costs *costs, gsl_rng *rng)
+{
+    switch (costs->draw) {
+    case TRD_DRAW_EXP: /* -log U, U uniform on (0, 1] */
+        return -log(gsl_rng_uniform_pos(rng));
+    case TRD_DRAW_ONE:
+        return 1.0;
+    default:
+        return trd_costs_gamma(costs, rng);
+    }
+}
 
 static inline double trd_costs_transfer_base(const trd_costs *k, int32_t from, int32_t to)
 {

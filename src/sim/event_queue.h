@@ -1,37 +1,123 @@
-/* event_queue.h: the simulator's min-heap of timed events.  Ties in time
- * are broken by an increasing sequence number (as libuv's timer heap), so a
- * simulation is deterministic. */
+/* event_queue.h: the simulator's queue of timed events.  Events come out
+ * in (time, seq) order, seq increasing with every push, so ties in time are
+ * broken by push order (as libuv's timer heap) and a simulation is
+ * deterministic.
+ *
+ * Most events are pushed in time order already: every transfer or combine
+ * of a deterministic model ends a fixed delay after `now`, which never
+ * decreases, and a zero-delay combine ends at `now` itself.  So the queue
+ * has TRD_EQ_LANES sorted FIFOs ("lanes", one per kind of event) beside a
+ * min-heap: an event no earlier than the last one of its lane is appended
+ * to the lane in O(1), any other goes to the heap, and the next event is
+ * the least of the heads.  The order is exactly that of one heap.  Events
+ * are 16 bytes: the transport keeps their payload in its own tables. */
 #ifndef TRD_SIM_EVENT_QUEUE_H
 #define TRD_SIM_EVENT_QUEUE_H
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
+
+#define TRD_EQ_LANES 2
+#define TRD_EQ_HEAP TRD_EQ_LANES /* trd_eq_push: straight into the heap */
 
 typedef struct trd_event {
     double time;
-    uint64_t seq;
-    int32_t kind; /* the transport's event kinds */
-    int32_t a, b, c, d;
+    uint32_t seq; /* the caller keeps the pushes of a run below 2^32 */
+    uint32_t op;  /* the transport's event: kind and id */
 } trd_event;
+
+/* A lane: a ring [begin, end) of events in (time, seq) order, taken at
+ * head, appended at tail (head == tail: empty, so one slot stays free). */
+typedef struct trd_event_lane {
+    trd_event *head, *tail, *begin, *end;
+    double last; /* time of the last event appended */
+} trd_event_lane;
 
 typedef struct trd_event_queue {
     trd_event *heap;
-    int64_t size, cap;
-    uint64_t next_seq;
+    uint32_t size;
+    uint32_t next_seq;
+    uint32_t cap; /* of the heap and of each lane */
+    trd_event_lane lane[TRD_EQ_LANES];
 } trd_event_queue;
 
-static inline int trd_event_before(const trd_event *x, const trd_event *y)
+/* Drops every event; a new run numbers its pushes from 0. */
+static inline void trd_eq_clear(trd_event_queue *q)
+{
+    q->size = q->next_seq = 0;
+    for (int l = 0; l < TRD_EQ_LANES; l++)
+        q->lane[l].head = q->lane[l].tail = q->lane[l].begin;
+}
+
+/* Room for `events` pending events at once, keeping those pending (a new
+ * queue must be zeroed).  False when out of memory (queue unchanged). */
+static inline bool trd_eq_reserve(trd_event_queue *q, uint32_t events)
+{
+    uint32_t cap = events + 1;
+    if (q->heap && cap <= q->cap)
+        return true;
+    trd_event *heap = malloc(cap * sizeof *heap), *ring[TRD_EQ_LANES];
+    bool ok = heap != NULL;
+    for (int l = 0; l < TRD_EQ_LANES; l++)
+        ok &= (ring[l] = malloc(cap * sizeof *ring[l])) != NULL;
+    if (!ok) {
+        free(heap);
+        for (int l = 0; l < TRD_EQ_LANES; l++)
+            free(ring[l]);
+        return false;
+    }
+    for (uint32_t i = 0; i < q->size; i++)
+        heap[i] = q->heap[i];
+    free(q->heap);
+    q->heap = heap;
+    q->cap = cap;
+    for (int l = 0; l < TRD_EQ_LANES; l++) { /* the rings restart at begin */
+        trd_event_lane *L = &q->lane[l];
+        uint32_t n = 0;
+        for (trd_event *e = L->head; e != L->tail; e = e + 1 == L->end ? L->begin : e + 1)
+            ring[l][n++] = *e;
+        free(L->begin);
+        *L = (trd_event_lane){.head = ring[l], .tail = ring[l] + n, .begin = ring[l],
+                              .end = ring[l] + cap, .last = L->last};
+    }
+    return true;
+}
+
+static inline void trd_eq_free(trd_event_queue *q)
+{
+    free(q->heap);
+    for (int l = 0; l < TRD_EQ_LANES; l++)
+        free(q->lane[l].begin);
+    *q = (trd_event_queue){0};
+}
+
+static inline bool trd_event_before(const trd_event *x, const trd_event *y)
 {
     return x->time < y->time || (x->time == y->time && x->seq < y->seq);
 }
 
-/* Pushes ev (cap must suffice: the caller sizes the heap). */
-static inline void trd_eq_push(trd_event_queue *q, trd_event ev)
+/* The same without branches, for the heap: its events come from random
+ * delays, where a branch would be mispredicted half the time. */
+static inline bool trd_event_before_nb(const trd_event *x, const trd_event *y)
 {
-    ev.seq = q->next_seq++;
-    int64_t i = q->size++;
+    return (x->time < y->time) | ((x->time == y->time) & (x->seq < y->seq));
+}
+
+/* The heap's share of push and pop: out of line (deterministic models
+ * never reach them), so the hot callers stay small. */
+#if defined(__GNUC__)
+#define TRD_EQ_OUTLINE static __attribute__((noinline, unused))
+#else
+#define TRD_EQ_OUTLINE static inline
+#endif
+
+TRD_EQ_OUTLINE void trd_eq_heap_push(trd_event_queue *q, trd_event ev)
+{
+    uint32_t i = q->size++;
     while (i > 0) {
-        int64_t p = (i - 1) / 2;
-        if (!trd_event_before(&ev, &q->heap[p]))
+        uint32_t p = (i - 1) / 2;
+        if (!trd_event_before_nb(&ev, &q->heap[p]))
             break;
         q->heap[i] = q->heap[p];
         i = p;
@@ -39,24 +125,75 @@ static inline void trd_eq_push(trd_event_queue *q, trd_event ev)
     q->heap[i] = ev;
 }
 
-static inline trd_event trd_eq_pop(trd_event_queue *q)
+TRD_EQ_OUTLINE void trd_eq_heap_pop(trd_event_queue *q)
 {
-    trd_event top = q->heap[0], last = q->heap[--q->size];
-    int64_t i = 0;
+    trd_event last = q->heap[--q->size];
+    uint32_t i = 0, n = q->size;
     for (;;) {
-        int64_t l = 2 * i + 1, m = l;
-        if (l >= q->size)
+        uint32_t l = 2 * i + 1, m = l;
+        if (l >= n)
             break;
-        if (l + 1 < q->size && trd_event_before(&q->heap[l + 1], &q->heap[l]))
-            m = l + 1;
-        if (!trd_event_before(&q->heap[m], &last))
+        if (l + 1 < n)
+            m += trd_event_before_nb(&q->heap[l + 1], &q->heap[l]);
+        if (!trd_event_before_nb(&q->heap[m], &last))
             break;
         q->heap[i] = q->heap[m];
         i = m;
     }
-    if (q->size > 0)
+    if (n > 0)
         q->heap[i] = last;
-    return top;
+}
+
+/* Pushes an event of `lane` (< TRD_EQ_LANES), or straight into the heap
+ * (TRD_EQ_HEAP: events seldom pushed in order); room must suffice. */
+static inline void trd_eq_push(trd_event_queue *q, int lane, double time, uint32_t op)
+{
+    trd_event ev = {.time = time, .seq = q->next_seq++, .op = op};
+    if (lane < TRD_EQ_LANES) {
+        trd_event_lane *L = &q->lane[lane];
+        if (L->head == L->tail || L->last <= time) {
+            *L->tail = ev;
+            L->tail = L->tail + 1 == L->end ? L->begin : L->tail + 1;
+            L->last = time;
+            return;
+        }
+    }
+    trd_eq_heap_push(q, ev);
+}
+
+/* The next event, or NULL when there is none; *lane gets the lane it
+ * heads, NULL for the heap. */
+static inline const trd_event *trd_eq_peek(trd_event_queue *q, trd_event_lane **lane)
+{
+    const trd_event *best = NULL;
+    *lane = NULL;
+    for (int l = 0; l < TRD_EQ_LANES; l++) {
+        trd_event_lane *L = &q->lane[l];
+        if (L->head != L->tail && (!best || trd_event_before(L->head, best))) {
+            best = L->head;
+            *lane = L;
+        }
+    }
+    if (q->size && (!best || trd_event_before(&q->heap[0], best))) {
+        best = &q->heap[0];
+        *lane = NULL;
+    }
+    return best;
+}
+
+static inline bool trd_eq_empty(trd_event_queue *q)
+{
+    trd_event_lane *lane;
+    return trd_eq_peek(q, &lane) == NULL;
+}
+
+/* Removes the event trd_eq_peek returned from `lane`. */
+static inline void trd_eq_take(trd_event_queue *q, trd_event_lane *lane)
+{
+    if (lane)
+        lane->head = lane->head + 1 == lane->end ? lane->begin : lane->head + 1;
+    else
+        trd_eq_heap_pop(q);
 }
 
 #endif

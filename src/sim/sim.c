@@ -9,9 +9,11 @@
 #include "core/memory.h"
 #include "plan/registry.h"
 
-/* Rough memory of a dynamic simulation per rank: two steps, the engine's
- * counters, the policy's tables, the transport's per-rank state and events. */
-#define SIM_BYTES_PER_RANK 400.0
+/* Rough memory of a dynamic simulation per rank: two steps and counters in
+ * the engine (~120 bytes), the policy's tables (~16), and in the transport
+ * two step records, flags and partners (~80), room for four events in the
+ * heap and in each of two lanes (~200) and the rank's lists (~20). */
+#define SIM_BYTES_PER_RANK 450.0
 
 static trd_status check_inputs(const trd_algo *a, const trd_params *p, const trd_costs *k,
                                trd_port port)
@@ -81,7 +83,7 @@ void trd_sim_destroy(trd_sim *sim)
     trd_plan_free(sim->plan);
     if (sim->policy.state)
         sim->policy.destroy(sim->policy.state);
-    if (sim->virt.in_head)
+    if (sim->virt.ranks)
         trd_virtual_destroy(&sim->virt);
     *sim = (trd_sim){0};
 }

@@ -13,254 +13,372 @@
  * d(from, to) times the next draw of the transfer stream, a combine
  * c(rank) times the next draw of the combine stream:
  * the k-th started transfer gets the k-th draw whatever the algorithm
- * (common random numbers, benoit Sec. 6). */
+ * (common random numbers, benoit Sec. 6).
+ *
+ * Posted steps live in tables indexed by the engine's step ids
+ * (transport.h), linked into per-rank lists (the sends waiting for a
+ * receiver, a rank's unstarted sends, its posted receives): no allocation
+ * while running.  A RECV posted by rank b from any rank, or from a rank a
+ * that sends b more than one message, is matched as an MPI receive is: the
+ * first posted receive of b that accepts a.  When the engine names the
+ * partner of a SEND (the only RECV that can match it), the RECV is only
+ * flagged and the match is a look-up: the same answer, since no other
+ * receive of b accepts a and the partner accepts nothing but a.  Events
+ * (event_queue.h) name a step id and a kind; a transfer's event ends both
+ * its steps: wait_any hands out the SEND end and holds the RECV end for
+ * its next call.  The hot functions keep their rare paths (growing the
+ * tables, wake-ups, random or heterogeneous costs) out of line: a call
+ * on their common path would make them save registers on every call. */
 #include "sim/virtual.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/error.h"
 
-enum { EV_TRANSFER, EV_COMBINE, EV_WAKE };
+enum { EV_TRANSFER, EV_COMBINE, EV_WAKE };    /* event op: id << 2 | kind */
+enum { LANE_TRANSFER = 0, LANE_COMBINE = 1 };  /* each is pushed mostly in time order */
+enum { F_POSTED = 1, F_WAKE = 2 };             /* flag[id], cleared at each reset */
+#define IDS_MAX (1 << 29) /* ids and ranks shifted left by 2 stay in 32 bits */
 
-struct trd_vpending {
-    int32_t rank, step, peer; /* peer: receiver of a send, sender of a recv */
-    double ready;             /* sends: max(post time, release) */
-    double planned;           /* sends: the plan's start time (ties in ready) */
-    bool wake_pending;        /* a wake-up at `ready` is queued */
-    int32_t next_in, next_out; /* list links (sends use both) */
-};
+/* Keeps rare paths out of the hot functions (fewer registers to save). */
+#if defined(__GNUC__)
+#define COLD __attribute__((noinline, cold))
+#define NOINLINE __attribute__((noinline))
+#else
+#define COLD
+#define NOINLINE
+#endif
 
-static int32_t new_record(trd_virtual *v)
+static uint32_t op_of(int32_t id, int kind)
 {
-    int32_t i = v->free_rec;
-    if (i >= 0) {
-        v->free_rec = v->rec[i].next_in;
-        return i;
-    }
-    if (v->nrec == v->caprec) {
-        int32_t cap = v->caprec ? 2 * v->caprec : 64;
-        trd_vpending *r = realloc(v->rec, (size_t)cap * sizeof *r);
-        if (!r)
-            return -1;
-        v->rec = r;
-        v->caprec = cap;
-    }
-    return v->nrec++;
+    return (uint32_t)id << 2 | (uint32_t)kind;
 }
 
-static void free_record(trd_virtual *v, int32_t i)
+/* Room for ids below `ids`; pending events (at most one per step and one
+ * wake-up per send) keep their place. */
+static COLD trd_status reserve(trd_virtual *v, int64_t ids)
 {
-    v->rec[i].next_in = v->free_rec;
-    v->free_rec = i;
+    if (ids < 0 || ids > IDS_MAX) /* ids: the posted id + 1 (-1 if negative), or a count */
+        return trd_fail(TRD_EINVAL, "simulator: step id %lld is out of range",
+                        (long long)(ids < 0 ? ids : ids - 1));
+    if (ids <= v->cap)
+        return TRD_OK;
+    int64_t cap = v->cap > 0 ? 2 * (int64_t)v->cap : 16; /* geometric when posts grow it */
+    cap = cap < ids ? ids : cap > IDS_MAX ? IDS_MAX : cap;
+    trd_vstep *st = realloc(v->st, (size_t)cap * sizeof *st);
+    if (st)
+        v->st = st;
+    uint8_t *flag = st ? realloc(v->flag, (size_t)cap * sizeof *flag) : NULL;
+    if (flag)
+        v->flag = flag;
+    bool own = v->partner == v->no_partner;
+    int32_t *none = flag ? realloc(v->no_partner, (size_t)cap * sizeof *none) : NULL;
+    if (none)
+        v->no_partner = none;
+    if (own)
+        v->partner = v->no_partner;
+    if (!none || !trd_eq_reserve(&v->events, 2 * (uint32_t)cap + 16))
+        return trd_fail(TRD_ENOMEM, "simulator: out of memory for %lld steps", (long long)cap);
+    memset(v->flag + v->cap, 0, (size_t)(cap - v->cap) * sizeof *v->flag);
+    for (int64_t i = v->cap; i < cap; i++)
+        v->no_partner[i] = -1;
+    v->cap = (int32_t)cap;
+    return TRD_OK;
 }
 
+/* Port models as bits (trd_virtual_init): a transfer takes send_bits of
+ * its sender and recv_bits of its receiver, and needs them free.  Half
+ * duplex: one bit for both; full duplex: a send bit and a receive bit;
+ * multi-port: none. */
 static bool can_send(const trd_virtual *v, int32_t r)
 {
-    return v->port == TRD_PORT_MULTI || !v->busy_send[r];
+    return !(v->ranks[r].busy & v->send_bits);
 }
 
 static bool can_recv(const trd_virtual *v, int32_t r)
 {
-    if (v->port == TRD_PORT_MULTI)
-        return true;
-    return v->port == TRD_PORT_HALF ? !v->busy_send[r] : !v->busy_recv[r];
+    return !(v->ranks[r].busy & v->recv_bits);
 }
 
-static void set_busy(trd_virtual *v, int32_t from, int32_t to, uint8_t busy)
+static void set_busy(trd_virtual *v, int32_t from, int32_t to)
 {
-    if (v->port == TRD_PORT_MULTI)
-        return;
-    v->busy_send[from] = busy;
-    if (v->port == TRD_PORT_HALF)
-        v->busy_send[to] = busy;
-    else
-        v->busy_recv[to] = busy;
+    v->ranks[from].busy |= v->send_bits;
+    v->ranks[to].busy |= v->recv_bits;
 }
 
-/* Unlinks record i from a list whose head is *head, by its `in` or `out`
- * link. */
-static void unlink_record(trd_virtual *v, int32_t *head, int32_t i, bool out)
+static void set_free(trd_virtual *v, int32_t from, int32_t to)
 {
-    while (*head != i)
-        head = out ? &v->rec[*head].next_out : &v->rec[*head].next_in;
-    *head = out ? v->rec[i].next_out : v->rec[i].next_in;
+    v->ranks[from].busy &= (uint8_t)~v->send_bits;
+    v->ranks[to].busy &= (uint8_t)~v->recv_bits;
 }
 
-/* The first posted receive of `to` that accepts a message from `from`. */
-static int32_t find_recv(const trd_virtual *v, int32_t to, int32_t from)
+/* The RECV that takes send s (from `from` to `to`) now, or -1; *link gets
+ * its place in `to`'s list, NULL for a partner (not listed). */
+static int32_t find_recv(trd_virtual *v, int32_t s, int32_t to, int32_t from, int32_t **link)
 {
-    for (int32_t i = v->recv_head[to]; i >= 0; i = v->rec[i].next_in)
-        if (v->rec[i].peer == from || v->rec[i].peer == TRD_ANY_RANK)
-            return i;
+    *link = NULL;
+    if (v->partner[s] >= 0)
+        return v->flag[v->partner[s]] & F_POSTED ? v->partner[s] : -1;
+    for (int32_t *l = &v->ranks[to].recv_head; *l >= 0; l = &v->st[*l].next)
+        if (v->st[*l].peer == from || v->st[*l].peer == TRD_ANY_RANK) {
+            *link = l;
+            return *l;
+        }
     return -1;
 }
 
-static void start_transfer(trd_virtual *v, int32_t s, int32_t r)
+/* Lanes pay when events come in time order (event_queue.h); random
+ * delays would scatter them, and cost a comparison for nothing. */
+static void push_event(trd_virtual *v, int lane, double time, uint32_t op)
 {
-    int32_t from = v->rec[s].rank, to = v->rec[r].rank;
+    if (v->random)
+        trd_eq_push(&v->events, TRD_EQ_HEAP, time, op);
+    else
+        trd_eq_push(&v->events, lane, time, op);
+}
+
+/* d(from, to) times the next draw of the transfer stream. */
+static NOINLINE double transfer_cost(trd_virtual *v, int32_t from, int32_t to)
+{
     double cost = trd_costs_transfer_base(v->costs, from, to);
-    if (v->costs->dist != TRD_DIST_CONST)
-        cost *= trd_costs_factor(v->costs, v->rng_d);
-    set_busy(v, from, to, 1);
-    v->started++;
-    trd_eq_push(&v->events, (trd_event){.time = v->now + cost, .kind = EV_TRANSFER,
-                                        .a = from, .b = v->rec[s].step, .c = to,
-                                        .d = v->rec[r].step});
-    unlink_record(v, &v->in_head[to], s, false);
-    unlink_record(v, &v->out_head[from], s, true);
-    unlink_record(v, &v->recv_head[to], r, false);
-    free_record(v, s);
-    free_record(v, r);
+    return v->random ? cost * trd_costs_factor(v->costs, v->rng_d) : cost;
+}
+
+/* c(rank) times the next draw of the combine stream. */
+static NOINLINE double combine_cost(trd_virtual *v, int32_t rank)
+{
+    double cost = trd_costs_combine_base(v->costs, rank);
+    return v->random ? cost * trd_costs_factor(v->costs, v->rng_c) : cost;
+}
+
+/* Starts send s (already out of its receiver's queue) into RECV r. */
+static void start_transfer(trd_virtual *v, int32_t s, int32_t r, int32_t *rlink)
+{
+    trd_vstep *p = &v->st[s];
+    int32_t from = p->rank, to = p->peer;
+    double end = v->now + (v->plain ? v->mean_d : transfer_cost(v, from, to));
+    set_busy(v, from, to);
+    push_event(v, LANE_TRANSFER, end, op_of(s, EV_TRANSFER));
+    int32_t *link = &v->ranks[from].out_head;
+    while (*link != s)
+        link = &v->st[*link].next_out;
+    *link = p->next_out;
+    p->next_out = r; /* out of every list now: remembers its RECV */
+    if (rlink) /* a partner keeps its flag: only its one SEND would look */
+        *rlink = v->st[r].next;
+}
+
+/* A wake-up for `to` when send s becomes ready, unless one is queued. */
+static COLD void want_wake(trd_virtual *v, int32_t s, int32_t to)
+{
+    if (!(v->flag[s] & F_WAKE))
+        trd_eq_push(&v->events, TRD_EQ_HEAP, v->st[s].ready, op_of(to, EV_WAKE));
+    v->flag[s] |= F_WAKE;
 }
 
 /* Starts every transfer into `to` that the ports and releases allow, in
- * the order senders became ready. */
-static void try_receiver(trd_virtual *v, int32_t to)
+ * the order senders became ready; whether it started one. */
+static NOINLINE bool try_receiver(trd_virtual *v, int32_t to)
 {
-    for (int32_t s = v->in_head[to]; s >= 0 && can_recv(v, to);) {
-        int32_t next = v->rec[s].next_in, from = v->rec[s].rank, r;
-        if (v->rec[s].ready > v->now) {
-            if (!v->rec[s].wake_pending)
-                trd_eq_push(&v->events, (trd_event){.time = v->rec[s].ready, .kind = EV_WAKE,
-                                                    .a = to});
-            v->rec[s].wake_pending = true;
-        } else if (can_send(v, from) && (r = find_recv(v, to, from)) >= 0) {
-            start_transfer(v, s, r);
-            if (v->port == TRD_PORT_MULTI)
-                next = v->in_head[to]; /* lists changed; rescan */
+    bool started = false;
+    int32_t *link = &v->ranks[to].in_head;
+    while (*link >= 0 && can_recv(v, to)) {
+        int32_t s = *link, r, *rlink;
+        trd_vstep *p = &v->st[s];
+        if (p->ready > v->now) {
+            want_wake(v, s, to);
+        } else if (can_send(v, p->rank) && (r = find_recv(v, s, to, p->rank, &rlink)) >= 0) {
+            *link = p->next;
+            start_transfer(v, s, r, rlink);
+            if (v->port != TRD_PORT_MULTI)
+                return true;
+            started = true;
+            link = &v->ranks[to].in_head; /* lists changed; rescan */
+            continue;
         }
-        s = next;
+        link = &p->next;
     }
+    return started;
 }
 
 /* Transfers of `rank` are tried once every event of the current instant
  * has been handled, so senders that become ready at the same time compete
- * on equal terms (their order is then the plan's, see queue_send). */
+ * on equal terms (their order is then the plan's, see post_send). */
 static void mark(trd_virtual *v, int32_t rank)
 {
-    if (!v->is_dirty[rank]) {
-        v->is_dirty[rank] = 1;
+    if (!v->ranks[rank].dirty) {
+        v->ranks[rank].dirty = 1;
         v->dirty[v->ndirty++] = rank;
     }
 }
 
-/* After `rank`'s ports freed: it may receive, and its own sends may go. */
-static void wake_rank(trd_virtual *v, int32_t rank)
+/* Queues send `id` for its receiver, sorted by readiness, and lists it
+ * among its rank's unstarted sends. */
+static NOINLINE trd_status post_send(trd_virtual *v, int32_t rank, int32_t id,
+                                     const trd_step *s)
 {
-    try_receiver(v, rank);
-    for (int32_t s = v->out_head[rank]; s >= 0;) {
-        int64_t before = v->started;
-        try_receiver(v, v->rec[s].peer);
-        s = v->started != before ? v->out_head[rank] : v->rec[s].next_out;
-    }
-}
-
-/* Appends send record s to `to`'s waiting list, kept sorted by readiness. */
-static void queue_send(trd_virtual *v, int32_t s, int32_t to)
-{
-    int32_t *link = &v->in_head[to];
-    while (*link >= 0 && (v->rec[*link].ready < v->rec[s].ready ||
-                          (v->rec[*link].ready == v->rec[s].ready &&
-                           v->rec[*link].planned <= v->rec[s].planned)))
-        link = &v->rec[*link].next_in;
-    v->rec[s].next_in = *link;
-    *link = s;
-}
-
-static trd_status post(void *ctx, int32_t rank, int32_t step, const trd_step *st)
-{
-    trd_virtual *v = ctx;
-    if (st->kind == TRD_STEP_COMBINE || st->kind == TRD_STEP_COPY) {
-        double cost = 0.0;
-        if (st->kind == TRD_STEP_COMBINE) {
-            cost = trd_costs_combine_base(v->costs, rank);
-            if (v->costs->dist != TRD_DIST_CONST)
-                cost *= trd_costs_factor(v->costs, v->rng_c);
-        }
-        trd_eq_push(&v->events, (trd_event){.time = v->now + cost, .kind = EV_COMBINE,
-                                            .a = rank, .b = step});
-        return TRD_OK;
-    }
-    int32_t i = new_record(v);
-    if (i < 0)
-        return trd_fail(TRD_ENOMEM, "simulator: out of memory");
-    v->rec[i] = (trd_vpending){.rank = rank, .step = step, .peer = st->peer,
-                               .ready = v->now, .planned = st->start, .next_in = -1,
-                               .next_out = -1};
-    if (st->kind == TRD_STEP_SEND) {
-        if (st->release > v->now)
-            v->rec[i].ready = st->release;
-        queue_send(v, i, st->peer);
-        v->rec[i].next_out = v->out_head[rank];
-        v->out_head[rank] = i;
-        mark(v, st->peer);
-    } else { /* RECV: receives are matched in posting order */
-        int32_t *link = &v->recv_head[rank];
-        while (*link >= 0)
-            link = &v->rec[*link].next_in;
-        *link = i;
-        mark(v, rank);
-    }
+    trd_vstep *p = &v->st[id], *st = v->st;
+    double ready = s->release > v->now ? s->release : v->now, planned = s->start;
+    int32_t to = s->peer, *link = &v->ranks[to].in_head;
+    *p = (trd_vstep){.ready = ready, .planned = planned, .rank = rank, .peer = to,
+                     .next_out = v->ranks[rank].out_head};
+    v->ranks[rank].out_head = id;
+    while (*link >= 0 && (st[*link].ready < ready ||
+                          (st[*link].ready == ready && st[*link].planned <= planned)))
+        link = &st[*link].next;
+    p->next = *link;
+    *link = id;
+    mark(v, to);
     return TRD_OK;
 }
 
-static void push_done(trd_virtual *v, int32_t rank, int32_t step, int32_t from)
+/* A RECV with a partner is only flagged; others are listed, to be matched
+ * in posting order.  (A RECV's rank is never read back: its completion
+ * comes from its SEND's record.) */
+static NOINLINE trd_status post_recv(trd_virtual *v, int32_t rank, int32_t id,
+                                     const trd_step *s)
 {
-    int k = (v->done_head + v->done_count++) % 8;
-    v->done[k][0] = rank;
-    v->done[k][1] = step;
-    v->done[k][2] = from;
-}
-
-static void handle(trd_virtual *v, const trd_event *ev)
-{
-    if (ev->kind == EV_COMBINE) {
-        push_done(v, ev->a, ev->b, -1);
-    } else if (ev->kind == EV_TRANSFER) {
-        set_busy(v, ev->a, ev->c, 0);
-        push_done(v, ev->a, ev->b, -1);
-        push_done(v, ev->c, ev->d, ev->a);
-        mark(v, ev->c);
-        mark(v, ev->a);
+    if (v->partner[id] >= 0) {
+        v->flag[id] = F_POSTED;
     } else {
-        for (int32_t s = v->in_head[ev->a]; s >= 0; s = v->rec[s].next_in)
-            if (v->rec[s].ready <= v->now)
-                v->rec[s].wake_pending = false;
-        mark(v, ev->a);
+        trd_vstep *p = &v->st[id];
+        int32_t *link = &v->ranks[rank].recv_head;
+        while (*link >= 0)
+            link = &v->st[*link].next;
+        p->peer = s->peer;
+        p->next = -1;
+        *link = id;
     }
+    mark(v, rank);
+    return TRD_OK;
 }
 
-/* Starts what the marked ranks allow (the current instant has settled). */
-static void flush(trd_virtual *v)
+/* A COMBINE (or COPY, free) ends after its cost. */
+static NOINLINE trd_status post_local(trd_virtual *v, int32_t rank, int32_t id,
+                                      const trd_step *s)
 {
-    for (int32_t k = 0; k < v->ndirty; k++) {
-        v->is_dirty[v->dirty[k]] = 0;
-        wake_rank(v, v->dirty[k]);
+    double cost = 0.0;
+    v->st[id].rank = rank;
+    if (s->kind == TRD_STEP_COMBINE)
+        cost = v->plain ? v->mean_c : combine_cost(v, rank);
+    push_event(v, LANE_COMBINE, v->now + cost, op_of(id, EV_COMBINE));
+    return TRD_OK;
+}
+
+static trd_status post(void *ctx, int32_t rank, int32_t id, const trd_step *s);
+
+/* An id beyond the tables (no attach): grows them, then posts. */
+static COLD trd_status post_grow(trd_virtual *v, int32_t rank, int32_t id, const trd_step *s)
+{
+    trd_status st = reserve(v, id < 0 ? -1 : (int64_t)id + 1);
+    return st != TRD_OK ? st : post(v, rank, id, s);
+}
+
+static trd_status post(void *ctx, int32_t rank, int32_t id, const trd_step *s)
+{
+    trd_virtual *v = ctx;
+    if ((uint32_t)id >= (uint32_t)v->cap)
+        return post_grow(v, rank, id, s);
+    if (s->kind == TRD_STEP_SEND)
+        return post_send(v, rank, id, s);
+    if (s->kind == TRD_STEP_COMBINE || s->kind == TRD_STEP_COPY)
+        return post_local(v, rank, id, s);
+    return post_recv(v, rank, id, s);
+}
+
+/* Starts what the marked ranks allow (the current instant has settled):
+ * each may receive now, and its own unstarted sends may go.  Trying
+ * marks nothing, so the list stays as it is. */
+static NOINLINE void flush(trd_virtual *v)
+{
+    trd_vrank *ranks = v->ranks;
+    const int32_t *dirty = v->dirty;
+    for (int32_t k = 0, n = v->ndirty; k < n; k++) {
+        int32_t r = dirty[k];
+        ranks[r].dirty = 0;
+        if (ranks[r].in_head >= 0)
+            try_receiver(v, r);
+        for (int32_t s = ranks[r].out_head; s >= 0;)
+            s = try_receiver(v, v->st[s].peer) ? ranks[r].out_head : v->st[s].next_out;
     }
     v->ndirty = 0;
 }
 
-static trd_status wait_any(void *ctx, int32_t *rank, int32_t *step, int32_t *from)
+/* A wake-up for `rank`: its senders whose release has come are no longer
+ * waiting for one, and the rank is tried again. */
+static void wake(trd_virtual *v, int32_t rank)
 {
-    trd_virtual *v = ctx;
-    while (v->done_count == 0) {
-        if (v->ndirty > 0 && (v->events.size == 0 || v->events.heap[0].time > v->now)) {
+    for (int32_t s = v->ranks[rank].in_head; s >= 0; s = v->st[s].next)
+        if (v->st[s].ready <= v->now)
+            v->flag[s] &= (uint8_t)~F_WAKE;
+    mark(v, rank);
+}
+
+/* Hands out the step that event ev (from `lane`, due now) ends: a COMBINE
+ * or COPY, or a transfer's SEND end, its RECV end held for the next call. */
+static inline trd_status deliver(trd_virtual *v, const trd_event *ev, trd_event_lane *lane,
+                                 int32_t *rank, int32_t *id, int32_t *from)
+{
+    uint32_t op = ev->op;
+    int32_t g = (int32_t)(op >> 2), r = v->st[g].rank;
+    v->now = ev->time;
+    *id = g;
+    *rank = r;
+    *from = -1;
+    if ((op & 3) == EV_TRANSFER) {
+        int32_t to = v->st[g].peer;
+        set_free(v, r, to);
+        v->held[0] = to;
+        v->held[1] = v->st[g].next_out;
+        v->held[2] = r;
+        v->holding = true;
+        mark(v, to);
+        mark(v, r);
+    }
+    trd_eq_take(&v->events, lane); /* last: nothing is live across its call */
+    return TRD_OK;
+}
+
+/* The next event does not end a step now: flushes the settled instant or
+ * handles wake-ups until one does.  Out of wait_any's line, so that its
+ * common path makes no call to keep registers across. */
+static NOINLINE trd_status settle(trd_virtual *v, int32_t *rank, int32_t *id, int32_t *from)
+{
+    for (;;) {
+        trd_event_lane *lane;
+        const trd_event *ev = trd_eq_peek(&v->events, &lane);
+        if (v->ndirty > 0 && (!ev || ev->time > v->now)) {
             flush(v);
             continue;
         }
-        if (v->events.size == 0)
+        if (!ev)
             return trd_fail(TRD_EINVAL, "simulator: deadlock at time %g: steps are waiting "
                             "for transfers that can never happen", v->now);
-        trd_event ev = trd_eq_pop(&v->events);
-        v->now = ev.time;
-        handle(v, &ev);
+        if ((ev->op & 3) != EV_WAKE)
+            return deliver(v, ev, lane, rank, id, from);
+        int32_t r = (int32_t)(ev->op >> 2);
+        v->now = ev->time;
+        trd_eq_take(&v->events, lane);
+        wake(v, r);
     }
-    *rank = v->done[v->done_head][0];
-    *step = v->done[v->done_head][1];
-    *from = v->done[v->done_head][2];
-    v->done_head = (v->done_head + 1) % 8;
-    v->done_count--;
-    return TRD_OK;
+}
+
+static trd_status wait_any(void *ctx, int32_t *rank, int32_t *id, int32_t *from)
+{
+    trd_virtual *v = ctx;
+    if (v->holding) {
+        v->holding = false;
+        *rank = v->held[0];
+        *id = v->held[1];
+        *from = v->held[2];
+        return TRD_OK;
+    }
+    trd_event_lane *lane;
+    const trd_event *ev = trd_eq_peek(&v->events, &lane);
+    if (!ev || (v->ndirty > 0 && ev->time > v->now) || (ev->op & 3) == EV_WAKE)
+        return settle(v, rank, id, from);
+    return deliver(v, ev, lane, rank, id, from);
 }
 
 static double now(void *ctx)
@@ -268,45 +386,51 @@ static double now(void *ctx)
     return ((trd_virtual *)ctx)->now;
 }
 
+/* The engine's layout: tables for all its ids, and its partners. */
+static trd_status attach(void *ctx, const trd_layout *layout)
+{
+    trd_virtual *v = ctx;
+    v->partner = layout->partner ? layout->partner : v->no_partner;
+    return reserve(v, layout->steps);
+}
+
 trd_transport trd_virtual_transport(trd_virtual *v)
 {
-    return (trd_transport){.ctx = v, .post = post, .wait_any = wait_any, .now = now};
+    return (trd_transport){.ctx = v, .post = post, .wait_any = wait_any, .now = now,
+                           .attach = attach};
 }
 
 trd_status trd_virtual_init(trd_virtual *v, int32_t n, trd_port port, const trd_costs *costs)
 {
-    *v = (trd_virtual){.n = n, .port = port, .costs = costs, .free_rec = -1};
-    size_t nn = (size_t)n;
-    v->busy_send = calloc(nn, 1);
-    v->busy_recv = calloc(nn, 1);
-    v->in_head = malloc(nn * sizeof *v->in_head);
-    v->out_head = malloc(nn * sizeof *v->out_head);
-    v->recv_head = malloc(nn * sizeof *v->recv_head);
+    *v = (trd_virtual){.n = n, .port = port, .costs = costs,
+                       .send_bits = port == TRD_PORT_MULTI ? 0 : 1,
+                       .recv_bits = port == TRD_PORT_MULTI ? 0 : port == TRD_PORT_HALF ? 1 : 2,
+                       .random = costs->dist != TRD_DIST_CONST};
+    if (n < 0 || n > IDS_MAX)
+        return trd_fail(TRD_EINVAL, "simulator: n = %ld is out of range", (long)n);
+    size_t nn = (size_t)n + 1;
+    v->ranks = malloc(nn * sizeof *v->ranks);
     v->dirty = malloc(nn * sizeof *v->dirty);
-    v->is_dirty = calloc(nn, 1);
-    v->events.cap = 4 * (int64_t)nn + 16;
-    v->events.heap = malloc((size_t)v->events.cap * sizeof *v->events.heap);
     v->rng_d = gsl_rng_alloc(gsl_rng_taus2);
     v->rng_c = gsl_rng_alloc(gsl_rng_taus2);
-    if (!v->busy_send || !v->busy_recv || !v->in_head || !v->out_head || !v->recv_head ||
-        !v->dirty || !v->is_dirty || !v->events.heap || !v->rng_d || !v->rng_c) {
+    if (!v->ranks || !v->dirty || !v->rng_d || !v->rng_c ||
+        !trd_eq_reserve(&v->events, 2 * (uint32_t)n + 16)) {
         trd_virtual_destroy(v);
         return trd_fail(TRD_ENOMEM, "simulator: out of memory for n = %ld", (long)n);
     }
+    for (int32_t r = 0; r < n; r++)
+        v->ranks[r] = (trd_vrank){.in_head = -1, .out_head = -1, .recv_head = -1};
     return TRD_OK;
 }
 
 void trd_virtual_destroy(trd_virtual *v)
 {
-    free(v->busy_send);
-    free(v->busy_recv);
-    free(v->in_head);
-    free(v->out_head);
-    free(v->recv_head);
+    free(v->ranks);
     free(v->dirty);
-    free(v->is_dirty);
-    free(v->events.heap);
-    free(v->rec);
+    free(v->st);
+    free(v->flag);
+    free(v->no_partner);
+    trd_eq_free(&v->events);
     if (v->rng_d)
         gsl_rng_free(v->rng_d);
     if (v->rng_c)
@@ -323,21 +447,23 @@ static uint64_t mix(uint64_t x)
     return x ^ (x >> 31);
 }
 
+/* Cheaper than tracking what a run left behind (an error may stop it
+ * anywhere): every table is cleared. */
 void trd_virtual_reset(trd_virtual *v, uint64_t seed, int64_t run)
 {
+    for (int32_t r = 0; r < v->n; r++)
+        v->ranks[r] = (trd_vrank){.in_head = -1, .out_head = -1, .recv_head = -1};
+    if (v->cap > 0)
+        memset(v->flag, 0, (size_t)v->cap * sizeof *v->flag);
+    v->mean_d = v->costs->mean_d; /* a cost file may have been loaded since init */
+    v->mean_c = v->costs->mean_c;
+    v->plain = !v->random && !v->costs->dmat && !v->costs->cvec;
     v->now = 0.0;
-    v->events.size = 0;
-    v->events.next_seq = 0;
-    v->nrec = 0;
-    v->free_rec = -1;
-    v->done_head = v->done_count = 0;
-    v->started = 0;
+    trd_eq_clear(&v->events);
     v->ndirty = 0;
-    for (int32_t r = 0; r < v->n; r++) {
-        v->busy_send[r] = v->busy_recv[r] = v->is_dirty[r] = 0;
-        v->in_head[r] = v->out_head[r] = v->recv_head[r] = -1;
-    }
-    if (v->costs->dist == TRD_DIST_CONST)
+    v->holding = false;
+    v->partner = v->no_partner; /* until attach: a wrapper may not forward it */
+    if (!v->random)
         return; /* no draws */
     uint64_t base = mix(seed ^ mix((uint64_t)run));
     gsl_rng_set(v->rng_d, (unsigned long)mix(base + 1));

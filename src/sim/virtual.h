@@ -9,29 +9,46 @@
 #include "sim/costs.h"
 #include "sim/event_queue.h"
 
-typedef struct trd_vpending trd_vpending;
+/* A posted step, by id (transport.h). */
+typedef struct trd_vstep {
+    double ready;    /* SEND: max(post time, release) */
+    double planned;  /* SEND: the plan's start time (ties in ready) */
+    int32_t rank;    /* whose step it is (not kept for a RECV) */
+    int32_t peer;    /* SEND: receiver; RECV: sender or TRD_ANY_RANK */
+    int32_t next;    /* SEND: next in the receiver's queue; RECV: next posted receive */
+    int32_t next_out; /* SEND: next unstarted send of its rank; once started, its RECV */
+} trd_vstep;
+
+/* Per rank. */
+typedef struct trd_vrank {
+    int32_t in_head;   /* posted sends waiting for this receiver, by readiness */
+    int32_t out_head;  /* this rank's sends not yet started (last posted first) */
+    int32_t recv_head; /* posted receives without a partner, in posting order */
+    uint8_t busy;      /* port bits in use (trd_virtual.send_bits, recv_bits) */
+    uint8_t dirty;     /* in `dirty`: to try once the instant has settled */
+} trd_vrank;
 
 typedef struct trd_virtual {
     int32_t n;
     trd_port port;
+    uint8_t send_bits, recv_bits; /* port bits a transfer takes on each side */
+    bool random;             /* costs are drawn (not TRD_DIST_CONST) */
     const trd_costs *costs;
+    bool plain;              /* homogeneous constant costs: mean_d and mean_c, */
+    double mean_d, mean_c;   /* read at each reset */
     gsl_rng *rng_d, *rng_c;  /* common random numbers: one stream per kind */
     double now;
     trd_event_queue events;
-    /* per rank */
-    uint8_t *busy_send, *busy_recv; /* half duplex uses busy_send for both */
-    int32_t *in_head;   /* posted sends waiting for this receiver (list) */
-    int32_t *out_head;  /* this rank's sends not yet started (list) */
-    int32_t *recv_head; /* posted receives of this rank (list) */
-    int32_t *dirty;     /* ranks whose transfers may start once the current */
-    uint8_t *is_dirty;  /* instant has settled (ties follow the plan) */
-    int32_t ndirty;
-    /* records: sends (linked twice) and receives */
-    trd_vpending *rec;
-    int32_t nrec, caprec, free_rec;
-    int32_t done[8][3]; /* completions to hand out: rank, step, from */
-    int done_head, done_count;
-    int64_t started; /* transfers started this run */
+    trd_vrank *ranks;
+    int32_t *dirty;          /* ranks whose transfers may start once the current */
+    int32_t ndirty;          /* instant has settled (ties follow the plan) */
+    trd_vstep *st;           /* by id */
+    uint8_t *flag;           /* by id: posted RECV matched by partner, wake pending */
+    int32_t cap;             /* ids below cap have room */
+    const int32_t *partner;  /* the engine's partners, or no_partner */
+    int32_t *no_partner;     /* -1 for every id: not attached, or no partners */
+    int32_t held[3];         /* a completion to hand out next: rank, id, from */
+    bool holding;
 } trd_virtual;
 
 /* Allocates a transport for n ranks; seeds come from trd_virtual_reset. */
