@@ -181,12 +181,6 @@ static inline const trd_event *trd_eq_peek(trd_event_queue *q, trd_event_lane **
     return best;
 }
 
-static inline bool trd_eq_empty(trd_event_queue *q)
-{
-    trd_event_lane *lane;
-    return trd_eq_peek(q, &lane) == NULL;
-}
-
 /* Removes the event trd_eq_peek returned from `lane`. */
 static inline void trd_eq_take(trd_event_queue *q, trd_event_lane *lane)
 {

@@ -50,6 +50,9 @@ enum { F_POSTED = 1, F_WAKE = 2 };             /* flag[id], cleared at each rese
 #define NOINLINE
 #endif
 
+/* A rank with nothing posted, nothing in flight and no mark. */
+static const trd_vrank idle_rank = {.in_head = -1, .out_head = -1, .recv_head = -1};
+
 static uint32_t op_of(int32_t id, int kind)
 {
     return (uint32_t)id << 2 | (uint32_t)kind;
@@ -157,9 +160,12 @@ static void start_transfer(trd_virtual *v, int32_t s, int32_t r, int32_t *rlink)
 {
     trd_vstep *p = &v->st[s];
     int32_t from = p->rank, to = p->peer;
-    double end = v->now + (v->plain ? v->mean_d : transfer_cost(v, from, to));
     set_busy(v, from, to);
-    push_event(v, LANE_TRANSFER, end, op_of(s, EV_TRANSFER));
+    if (v->plain)
+        trd_eq_push(&v->events, LANE_TRANSFER, v->now + v->mean_d, op_of(s, EV_TRANSFER));
+    else
+        push_event(v, LANE_TRANSFER, v->now + transfer_cost(v, from, to),
+                   op_of(s, EV_TRANSFER));
     int32_t *link = &v->ranks[from].out_head;
     while (*link != s)
         link = &v->st[*link].next_out;
@@ -221,8 +227,11 @@ static NOINLINE trd_status post_send(trd_virtual *v, int32_t rank, int32_t id,
     trd_vstep *p = &v->st[id], *st = v->st;
     double ready = s->release > v->now ? s->release : v->now, planned = s->start;
     int32_t to = s->peer, *link = &v->ranks[to].in_head;
-    *p = (trd_vstep){.ready = ready, .planned = planned, .rank = rank, .peer = to,
-                     .next_out = v->ranks[rank].out_head};
+    p->ready = ready;
+    p->planned = planned;
+    p->rank = rank;
+    p->peer = to;
+    p->next_out = v->ranks[rank].out_head;
     v->ranks[rank].out_head = id;
     while (*link >= 0 && (st[*link].ready < ready ||
                           (st[*link].ready == ready && st[*link].planned <= planned)))
@@ -258,11 +267,14 @@ static NOINLINE trd_status post_recv(trd_virtual *v, int32_t rank, int32_t id,
 static NOINLINE trd_status post_local(trd_virtual *v, int32_t rank, int32_t id,
                                       const trd_step *s)
 {
-    double cost = 0.0;
+    double cost = s->kind == TRD_STEP_COMBINE ? v->mean_c : 0.0;
     v->st[id].rank = rank;
-    if (s->kind == TRD_STEP_COMBINE)
-        cost = v->plain ? v->mean_c : combine_cost(v, rank);
-    push_event(v, LANE_COMBINE, v->now + cost, op_of(id, EV_COMBINE));
+    if (v->plain)
+        trd_eq_push(&v->events, LANE_COMBINE, v->now + cost, op_of(id, EV_COMBINE));
+    else if (s->kind == TRD_STEP_COMBINE)
+        push_event(v, LANE_COMBINE, v->now + combine_cost(v, rank), op_of(id, EV_COMBINE));
+    else
+        push_event(v, LANE_COMBINE, v->now, op_of(id, EV_COMBINE));
     return TRD_OK;
 }
 
@@ -419,7 +431,7 @@ trd_status trd_virtual_init(trd_virtual *v, int32_t n, trd_port port, const trd_
         return trd_fail(TRD_ENOMEM, "simulator: out of memory for n = %ld", (long)n);
     }
     for (int32_t r = 0; r < n; r++)
-        v->ranks[r] = (trd_vrank){.in_head = -1, .out_head = -1, .recv_head = -1};
+        v->ranks[r] = idle_rank;
     return TRD_OK;
 }
 
@@ -452,7 +464,7 @@ static uint64_t mix(uint64_t x)
 void trd_virtual_reset(trd_virtual *v, uint64_t seed, int64_t run)
 {
     for (int32_t r = 0; r < v->n; r++)
-        v->ranks[r] = (trd_vrank){.in_head = -1, .out_head = -1, .recv_head = -1};
+        v->ranks[r] = idle_rank;
     if (v->cap > 0)
         memset(v->flag, 0, (size_t)v->cap * sizeof *v->flag);
     v->mean_d = v->costs->mean_d; /* a cost file may have been loaded since init */
