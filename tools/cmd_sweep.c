@@ -150,19 +150,38 @@ static int draw_map(const sweep *s, const char *fig, trd_heatmap *map)
     return report(trd_heatmap_write(map, path), path);
 }
 
+/* Runs the grid of `methods` and opens DIR/<fig>.csv with its header and
+ * the grid's axes; NULL (with *status set and the error reported) on
+ * failure. */
+static FILE *grid_csv(sweep *s, const char *fig, const char *const *methods, int nm,
+                      const char *header, double *mean, double *x, double *y, char *path,
+                      size_t size, int *status)
+{
+    char name[32];
+    trd_status st = grid(s, methods, nm, mean);
+    if (st != TRD_OK) {
+        *status = cli_lib_error("sweep", st);
+        return NULL;
+    }
+    snprintf(name, sizeof name, "%s.csv", fig);
+    FILE *f = open_csv(s, name, path, size);
+    *status = f ? CLI_OK : CLI_FAILED;
+    if (f)
+        fprintf(f, "%s\n", header);
+    axes(x, y);
+    return f;
+}
+
 static int fig5(sweep *s)
 {
     static const char *const methods[] = {"fibonacci", "tree-dyn"};
     double mean[2 * NRATIO * NCV], ratio[NRATIO * NCV], x[NCV], y[NRATIO];
     char path[4096];
-    trd_status st = grid(s, methods, 2, mean);
-    if (st != TRD_OK)
-        return cli_lib_error("sweep", st);
-    FILE *f = open_csv(s, "fig5.csv", path, sizeof path);
+    int status;
+    FILE *f = grid_csv(s, "fig5", methods, 2, "cv,c_over_d,fibonacci_mean,treedyn_mean,ratio",
+                       mean, x, y, path, sizeof path, &status);
     if (!f)
-        return CLI_FAILED;
-    fprintf(f, "cv,c_over_d,fibonacci_mean,treedyn_mean,ratio\n");
-    axes(x, y);
+        return status;
     for (int c = 0; c < NRATIO * NCV; c++) {
         ratio[c] = mean[c] / mean[NRATIO * NCV + c];
         fprintf(f, "%.6g,%.6g,%.9g,%.9g,%.9g\n", x[c % NCV], y[c / NCV], mean[c],
@@ -182,14 +201,12 @@ static int fig6(sweep *s)
                                          "Non-Commut-Tree-dyn"};
     double mean[3 * NRATIO * NCV], best[NRATIO * NCV], x[NCV], y[NRATIO];
     char path[4096];
-    trd_status st = grid(s, methods, 3, mean);
-    if (st != TRD_OK)
-        return cli_lib_error("sweep", st);
-    FILE *f = open_csv(s, "fig6.csv", path, sizeof path);
+    int status;
+    FILE *f = grid_csv(s, "fig6", methods, 3,
+                       "cv,c_over_d,binomial_mean,fibonacci_mean,nc_tree_dyn_mean,best", mean,
+                       x, y, path, sizeof path, &status);
     if (!f)
-        return CLI_FAILED;
-    fprintf(f, "cv,c_over_d,binomial_mean,fibonacci_mean,nc_tree_dyn_mean,best\n");
-    axes(x, y);
+        return status;
     for (int c = 0; c < NRATIO * NCV; c++) {
         int b = 0;
         for (int m = 1; m < 3; m++)
