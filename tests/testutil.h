@@ -128,7 +128,7 @@ static inline int tu_run_per_planner(const struct tu_per_planner *spec)
     for (size_t i = 0; i < spec->nbefore; i++)
         tests[m++] = spec->before[i];
     for (size_t i = 0; i < count; i++) {
-        if (trd_algo_is_dynamic(i)) /* no static plan: see treduce.h */
+        if (trd_algo_kind_of(i) != TRD_KIND_TREE) /* the groups test the tree model */
             continue;
         algo_index[i] = i;
         tests[m++] = (struct CMUnitTest){.name = trd_algo_name(i),

@@ -41,5 +41,6 @@ int cmd_demo(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
 int cmd_markov(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 
 #endif

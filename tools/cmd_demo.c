@@ -47,6 +47,9 @@ static int print_table(void)
     }
     printf("\n");
     for (size_t i = 0; i < trd_algo_count(); i++) {
+        trd_algo_kind kind = trd_algo_kind_of(i);
+        if (kind == TRD_KIND_PIPELINED || kind == TRD_KIND_EXCHANGE)
+            continue; /* segmented or allreduce: shown by the real runs below */
         printf("%-20s", trd_algo_name(i));
         for (size_t j = 0; j < NRATIOS; j++) {
             trd_params p;

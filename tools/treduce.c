@@ -15,6 +15,7 @@ static const struct {
     {"simulate", cmd_simulate, "Monte-Carlo simulation under random or heterogeneous costs"},
     {"markov", cmd_markov, "expected makespan and variance of Tree-dyn (Markov chain)"},
     {"sweep", cmd_sweep, "reproduce Figures 4-6 of Benoit et al. (Monte-Carlo study)"},
+    {"run", cmd_run, "run a real reduce or allreduce over threads or MPI and check it"},
     {"demo", cmd_demo, "compare every planner on 64 ranks and draw a Gantt chart"},
 };
 

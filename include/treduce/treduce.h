@@ -40,7 +40,8 @@ extern "C" {
     X(TRD_ENOALGO, -3, "unknown algorithm")                     \
     X(TRD_EIO, -4, "input/output error")                        \
     X(TRD_EUNSUPPORTED, -5, "not supported by this algorithm")  \
-    X(TRD_EBACKEND, -6, "failure in an external library")
+    X(TRD_EBACKEND, -6, "failure in an external library")       \
+    X(TRD_ETIMEDOUT, -7, "a peer did not answer before the deadline")
 
 typedef enum trd_status {
 #define TRD_STATUS_ENUM(name, value, text) name = value,
@@ -60,6 +61,8 @@ const char *trd_errmsg(void);
 
 /* Largest rank count a plan accepts (ranks are 32-bit). */
 #define TRD_N_MAX ((int64_t)INT32_MAX - 1)
+/* Largest segment count a plan accepts. */
+#define TRD_SEGMENTS_MAX 65536
 
 typedef struct trd_params {
     int64_t n;           /* number of ranks, 1 <= n <= TRD_N_MAX */
@@ -69,9 +72,23 @@ typedef struct trd_params {
     int64_t root;        /* rank that receives the result, 0 <= root < n */
     bool noncommutative; /* number ranks so every combine joins adjacent rank
                             ranges (canon-antoniu Sec. 4.1) */
+    int64_t segments;    /* cut the buffer into this many segments (blocks)
+                            so that receiving segment k+1 overlaps combining
+                            segment k; 0 = the algorithm's choice (1, or for
+                            pipeline / pipelined-fibonacci the optimum of
+                            reduce-parallel-pattern Sec. 3/4 from d, c and
+                            latency) */
+    double latency;      /* the part of d paid per message whatever its size
+                            (0 <= latency <= d): a segment of 1/m of the
+                            buffer costs latency + (d - latency)/m to send
+                            and c/m to combine */
+    bool allreduce;      /* every rank ends with the result (tree
+                            algorithms: reduce then broadcast over the same
+                            tree; exchange algorithms are allreduce only) */
 } trd_params;
 
-/* Defaults: n = 1, d = 1, c = 1, K unset, root 0, commutative. */
+/* Defaults: n = 1, d = 1, c = 1, K unset, root 0, commutative, segments
+ * chosen by the algorithm, latency 0, reduce. */
 void trd_params_init(trd_params *params);
 
 /* ---- Algorithm registry (one list, src/plan/registry.def). ---- */
@@ -87,6 +104,22 @@ bool trd_algo_uses_k(size_t i);
  * time, so it has no static plan (trd_plan_create refuses it) and is run by
  * the simulator or the runtime. */
 bool trd_algo_is_dynamic(size_t i);
+/* What an algorithm is (registry.def):
+ *   TRD_KIND_TREE       a reduction tree, unsegmented by default: its plan
+ *                       has the closed-form makespan of canon-antoniu;
+ *   TRD_KIND_PIPELINED  a tree cut into segments chosen from the model
+ *                       (pipeline, pipelined-fibonacci);
+ *   TRD_KIND_EXCHANGE   an allreduce exchange pattern (recursive-doubling,
+ *                       ring, rabenseifner): allreduce only;
+ *   TRD_KIND_DYNAMIC    decides at run time (no static plan). */
+typedef enum trd_algo_kind {
+    TRD_KIND_TREE = 0,
+    TRD_KIND_PIPELINED = 1,
+    TRD_KIND_EXCHANGE = 2,
+    TRD_KIND_DYNAMIC = 3
+} trd_algo_kind;
+/* Kind of algorithm i < count (TRD_KIND_TREE out of range). */
+trd_algo_kind trd_algo_kind_of(size_t i);
 /* Index of the algorithm called name; TRD_ENOALGO (with the list of valid
  * names in trd_errmsg) when there is none. */
 trd_status trd_algo_find(const char *name, size_t *index);
@@ -105,12 +138,18 @@ void trd_plan_free(trd_plan *plan);
 
 const char *trd_plan_algo(const trd_plan *plan);
 const trd_params *trd_plan_params(const trd_plan *plan);
-/* Time at which the root finishes its last combine (0 when n = 1). */
+/* Time at which the root finishes its last combine (0 when n = 1): the
+ * tree evaluator's (Prop. 3) for an unsegmented reduce over a tree; for a
+ * segmented plan, an allreduce or an exchange algorithm, the simulator's
+ * time with these constant costs, one-port full duplex (a rank may send
+ * and receive at once, as pipelines need), until every rank that gets the
+ * result has it. */
 double trd_plan_makespan(const trd_plan *plan);
 /* Lemma 5 lower bound on ANY schedule: ceil(log2 n) * max(d, c). */
 double trd_plan_lower_bound(const trd_plan *plan);
-/* The paper's proven upper bound on this algorithm's makespan, and the
- * name of the result it comes from ("Prop. 6", ...). */
+/* The paper's proven upper bound on this algorithm's makespan (NaN when
+ * none applies: segmented, allreduce, exchange), and the name of the
+ * result it comes from ("Prop. 6", ...). */
 double trd_plan_upper_bound(const trd_plan *plan);
 const char *trd_plan_upper_bound_source(const trd_plan *plan);
 /* Rank that `rank` sends its partial result to; -1 for the root. */
@@ -154,7 +193,10 @@ typedef struct trd_step {
     int32_t buf;   /* slot written (RECV, COMBINE, COPY) or read (SEND) */
     int32_t src;   /* COMBINE/COPY: slot read; otherwise -1 */
     int32_t side;  /* COMBINE: trd_side */
-    int32_t block; /* segment of the buffer; 0 when unsegmented */
+    int32_t block; /* first block of the buffer the step covers (the buffer
+                      is cut into trd_plan_blocks() blocks: block b holds
+                      elements [b*count/B, (b+1)*count/B)); 0 unsegmented */
+    int32_t blocks; /* number of consecutive blocks from `block` (0 means 1) */
     int32_t dep[2];
     double start;
     double end;
@@ -167,6 +209,13 @@ size_t trd_plan_step_count(const trd_plan *plan, int32_t rank);
 const trd_step *trd_plan_step(const trd_plan *plan, int32_t rank, size_t i);
 /* Number of scratch slots (besides slot 0) rank's program uses. */
 int32_t trd_plan_scratch_slots(const trd_plan *plan, int32_t rank);
+/* Number of blocks B the buffer is cut into (1 when unsegmented).
+ * Messages between two ranks that cover the same first block are matched
+ * in the order of the two programs (MPI's non-overtaking rule). */
+int32_t trd_plan_blocks(const trd_plan *plan);
+/* The rank that ends with the reduced value (params.root; every rank holds
+ * it too when params.allreduce). */
+int32_t trd_plan_result_rank(const trd_plan *plan);
 
 /* ---- Cost models and simulation (benoit-canon-marchal) ---- */
 
@@ -374,6 +423,108 @@ trd_status trd_interval_fill(trd_interval *buf, int64_t count, int64_t rank);
 /* [first + i*2^32, last + i*2^32] for every i; 0 <= first <= last < 2^32. */
 trd_status trd_interval_expected(trd_interval *buf, int64_t count, int64_t first,
                                  int64_t last);
+
+/* ---- Runtime: real reductions over a transport ----
+ *
+ * A communicator (trd_comm) is one rank's handle on a group of p ranks
+ * connected by a transport: threads of this process ("threads", the
+ * embedded default) or MPI processes ("mpi").  trd_reduce and
+ * trd_allreduce run any registered algorithm on real buffers with MPI's
+ * semantics: every rank calls them with the same count, op, root and
+ * options; each reads its `sendbuf` (count elements) and the result lands
+ * in `recvbuf` at the root (reduce) or at every rank (allreduce).  The
+ * reduction is the rank-order fold v0 (+) v1 (+) ... (+) v_{p-1}; with a
+ * non-commutative operator only algorithms that combine in rank order run
+ * (tree-dyn and ring refuse with TRD_EUNSUPPORTED).  Every wait has a
+ * deadline: a rank that never answers gives TRD_ETIMEDOUT, not a hang;
+ * after a failure the communicator is unusable (free it).
+ *
+ * Example (threads; see examples/reduce_threads.c):
+ *
+ *     trd_comm *comm[4];
+ *     trd_comm_threads_create(comm, 4, NULL);
+ *     // thread r:  trd_allreduce(comm[r], in, out, count, op, &opts);
+ *     // then:      for each r: trd_comm_free(comm[r]);
+ */
+typedef struct trd_comm trd_comm;
+
+/* sendbuf value meaning "the input is already in recvbuf" (MPI_IN_PLACE). */
+#define TRD_IN_PLACE ((const void *)1)
+
+/* Options of the threads transport (zero-initialised fields are NOT
+ * defaults: call trd_threads_opts_init). */
+typedef struct trd_threads_opts {
+    double timeout_s;     /* deadline of every wait (default 30 s) */
+    double delay_max_us;  /* tests: a random delay in [0, max) before each
+                             send (default 0: none) */
+    uint64_t delay_seed;  /* seed of those delays */
+    int32_t dead_rank;    /* tests: this rank's collective calls return
+                             TRD_EIO at once, as if it had died (-1 none) */
+} trd_threads_opts;
+void trd_threads_opts_init(trd_threads_opts *opts);
+
+/* p communicators comm[0..p-1] over one threads transport: hand comm[r] to
+ * the thread playing rank r (each handle is used by one thread at a
+ * time).  opts NULL: defaults.  TRD_EINVAL for p < 1 or too large. */
+trd_status trd_comm_threads_create(trd_comm **comm, int32_t p, const trd_threads_opts *opts);
+/* A communicator over MPI point-to-point on a duplicate of *mpi_comm (an
+ * MPI_Comm; NULL: MPI_COMM_WORLD), MPI already initialised by the caller.
+ * TRD_EUNSUPPORTED when treduce was built without MPI. */
+trd_status trd_comm_mpi_create(trd_comm **out, const void *mpi_comm, double timeout_s);
+/* Whether this build has the MPI transport. */
+bool trd_mpi_available(void);
+/* Releases one rank's handle (threads: the shared transport goes with the
+ * last one).  NULL is a no-op. */
+void trd_comm_free(trd_comm *comm);
+int32_t trd_comm_rank(const trd_comm *comm);
+int32_t trd_comm_size(const trd_comm *comm);
+/* "threads" or "mpi". */
+const char *trd_comm_transport(const trd_comm *comm);
+/* Wall-clock seconds on this rank's transport clock. */
+double trd_comm_now(const trd_comm *comm);
+/* All ranks meet (with the communicator's deadline). */
+trd_status trd_comm_barrier(trd_comm *comm);
+
+/* How a collective call runs.  Initialise with trd_coll_opts_init. */
+typedef struct trd_coll_opts {
+    const char *algo;        /* registered name (default "binomial") */
+    double d, c, latency;    /* the cost model the planners use (trd_params;
+                                default 1, 1, 0: only their ratio matters
+                                to the tree shapes) */
+    int64_t K;               /* greedy-k-*: the limit (default 2) */
+    int64_t segment_bytes;   /* cut the buffer into segments of about this
+                                size (> 0); 0 = the algorithm's choice */
+} trd_coll_opts;
+void trd_coll_opts_init(trd_coll_opts *opts);
+
+/* Reduce to rank `root`.  count >= 0 (0: nothing moves); recvbuf is only
+ * read or written at the root (it may be NULL elsewhere); sendbuf may be
+ * TRD_IN_PLACE at the root.  Buffers of a rank must not overlap.  opts
+ * NULL: defaults.  Dynamic algorithms end with the result on whichever
+ * rank the pairing leaves it, which then sends it to the root. */
+trd_status trd_reduce(trd_comm *comm, const void *sendbuf, void *recvbuf, int64_t count,
+                      const trd_op *op, int32_t root, const trd_coll_opts *opts);
+/* Allreduce: every rank gets the result in recvbuf.  Tree algorithms
+ * reduce then broadcast over the same tree; exchange algorithms
+ * (recursive-doubling, ring, rabenseifner) exchange; dynamic ones refuse
+ * (TRD_EUNSUPPORTED). */
+trd_status trd_allreduce(trd_comm *comm, const void *sendbuf, void *recvbuf, int64_t count,
+                         const trd_op *op, const trd_coll_opts *opts);
+
+/* Measures this platform for a call of `count` elements of op (collective:
+ * every rank calls it): the latency of a message and the time per byte
+ * (ping-pong between ranks 0 and 1), and the time of one combine of count
+ * elements (on every rank, the slowest kept), then sets opts->latency,
+ * opts->d = latency + bytes * time per byte and opts->c, the same on every
+ * rank.  Takes a few milliseconds plus a few combines. */
+trd_status trd_comm_calibrate(trd_comm *comm, const trd_op *op, int64_t count,
+                              trd_coll_opts *opts);
+/* The time the model predicts for this call (same arguments as the call,
+ * opts->d, c, latency as from trd_comm_calibrate): the plan's makespan
+ * (evaluator or simulator, plan.c), or for a dynamic algorithm one
+ * simulation with constant costs.  Local: no communication. */
+trd_status trd_comm_predict(trd_comm *comm, int64_t count, const trd_op *op, int32_t root,
+                            bool allreduce, const trd_coll_opts *opts, double *seconds);
 
 /* ---- Figures ---- */
 

@@ -43,6 +43,7 @@ struct trd_engine {
     int32_t *initial;      /* (rank, id) of the steps without deps, in program order */
     int32_t ninitial;
     int32_t *partner;      /* trd_layout.partner (static programs) */
+    float *scale;          /* trd_layout.scale: segmented programs only */
     int32_t *remaining;    /* dynamic, per rank: steps not completed */
     int32_t result;        /* static: the rank that ends with the result */
     int64_t sends;
@@ -101,23 +102,18 @@ static trd_status compile_deps(trd_engine *e)
 }
 
 /* The steps posted when a run starts (in the order of the ranks and their
- * programs) and the rank holding the result: the last whose program does
- * not end with a SEND (rank 0 when none). */
+ * programs). */
 static trd_status compile_start(trd_engine *e)
 {
     e->initial = malloc(2 * ((size_t)total_steps(e) + 1) * sizeof *e->initial);
     if (!e->initial)
         return alloc_fail();
-    for (int32_t r = 0; r < e->n; r++) {
+    for (int32_t r = 0; r < e->n; r++)
         for (int32_t g = e->first[r]; g < e->first[r + 1]; g++)
             if (e->waiting0[g] == 0) {
                 e->initial[2 * e->ninitial] = r;
                 e->initial[2 * e->ninitial++ + 1] = g;
             }
-        int32_t last = e->first[r + 1] - 1;
-        if (last >= e->first[r] && e->steps[last].s.kind != TRD_STEP_SEND)
-            e->result = r;
-    }
     return TRD_OK;
 }
 
@@ -185,6 +181,22 @@ static trd_status compile_partners(trd_engine *e)
     return TRD_OK;
 }
 
+/* Shares of the buffer (trd_layout.scale) when the plan cuts it in blocks. */
+static trd_status compile_scale(trd_engine *e, int32_t blocks)
+{
+    int32_t total = total_steps(e);
+    if (blocks <= 1)
+        return TRD_OK;
+    e->scale = malloc(((size_t)total + 1) * sizeof *e->scale);
+    if (!e->scale)
+        return alloc_fail();
+    for (int32_t g = 0; g < total; g++) {
+        int32_t covered = e->steps[g].s.blocks > 1 ? e->steps[g].s.blocks : 1;
+        e->scale[g] = (float)covered / (float)blocks;
+    }
+    return TRD_OK;
+}
+
 static trd_status load_plan(trd_engine *e, const trd_plan *plan)
 {
     int64_t total = 0;
@@ -212,9 +224,11 @@ static trd_status load_plan(trd_engine *e, const trd_plan *plan)
         }
     trd_status st;
     if ((st = compile_deps(e)) != TRD_OK || (st = compile_start(e)) != TRD_OK ||
-        (st = compile_partners(e)) != TRD_OK)
+        (st = compile_partners(e)) != TRD_OK ||
+        (st = compile_scale(e, trd_plan_blocks(plan))) != TRD_OK)
         return st;
-    e->layout = (trd_layout){.steps = (int32_t)total, .partner = e->partner};
+    e->result = trd_plan_result_rank(plan);
+    e->layout = (trd_layout){.steps = (int32_t)total, .partner = e->partner, .scale = e->scale};
     return TRD_OK;
 }
 
@@ -265,6 +279,7 @@ void trd_engine_free(trd_engine *e)
     free(e->deps);
     free(e->initial);
     free(e->partner);
+    free(e->scale);
     free(e->remaining);
     free(e);
 }
@@ -278,6 +293,8 @@ static trd_status ask_policy(trd_engine *e, const trd_transport *t, int32_t r, b
     int32_t peer = -1, g = 2 * r;
     trd_action act = e->policy->idle(e->policy->state, r, &peer);
     trd_step *s = &e->steps[g].s, *s1 = &e->steps[g + 1].s;
+    if (act == TRD_ACT_ERROR) /* the policy's message says why */
+        return TRD_EIO;
     *done = act == TRD_ACT_DONE;
     if (*done)
         return TRD_OK;
@@ -348,6 +365,63 @@ static trd_status run_static(trd_engine *e, const trd_transport *t)
                 return st;
     }
     return TRD_OK;
+}
+
+/* Rank r's static program alone: its steps without deps first, then the
+ * dependents of each completion (the transport reports r's steps only). */
+static trd_status run_static_rank(trd_engine *e, const trd_transport *t, int32_t r)
+{
+    int32_t lo = e->first[r], hi = e->first[r + 1];
+    trd_status st = TRD_OK;
+    memcpy(e->waiting + lo, e->waiting0 + lo, (size_t)(hi - lo) * sizeof *e->waiting);
+    for (int32_t g = lo; g < hi && st == TRD_OK; g++)
+        if (e->waiting0[g] == 0)
+            st = t->post(t->ctx, r, g, &e->steps[g].s);
+    for (int32_t left = hi - lo; left > 0 && st == TRD_OK; left--) {
+        int32_t rank, g, from;
+        if ((st = t->wait_any(t->ctx, &rank, &g, &from)) != TRD_OK)
+            break;
+        for (int32_t k = e->deps[g]; k < e->deps[g + 1] && st == TRD_OK; k++)
+            if (--e->waiting[e->deps[k]] == 0)
+                st = t->post(t->ctx, r, e->deps[k], &e->steps[e->deps[k]].s);
+    }
+    return st;
+}
+
+/* Rank r under the policy: until it has sent its partial result or holds
+ * the final one. */
+static trd_status run_dynamic_rank(trd_engine *e, const trd_transport *t, int32_t r,
+                                   bool *done)
+{
+    trd_status st = ask_policy(e, t, r, done);
+    while (st == TRD_OK && !*done) {
+        int32_t rank, g, from = -1;
+        if ((st = t->wait_any(t->ctx, &rank, &g, &from)) != TRD_OK)
+            break;
+        if (e->steps[g].s.kind == TRD_STEP_SEND)
+            break;
+        if (e->steps[g].s.kind == TRD_STEP_RECV) {
+            e->steps[g + 1].s.side = from < r ? TRD_SIDE_LEFT : TRD_SIDE_RIGHT;
+            st = t->post(t->ctx, r, g + 1, &e->steps[g + 1].s);
+        } else {
+            st = ask_policy(e, t, r, done);
+        }
+    }
+    return st;
+}
+
+trd_status trd_engine_run_rank(trd_engine *e, const trd_transport *t, int32_t rank,
+                               bool *holds_result)
+{
+    bool done = false;
+    trd_status st = t->attach ? t->attach(t->ctx, &e->layout) : TRD_OK;
+    if (st == TRD_OK && e->policy)
+        st = run_dynamic_rank(e, t, rank, &done);
+    else if (st == TRD_OK)
+        st = run_static_rank(e, t, rank);
+    if (holds_result)
+        *holds_result = e->policy ? done : rank == e->result;
+    return st;
 }
 
 trd_status trd_engine_run(trd_engine *e, const trd_transport *t, int32_t *result_rank)

@@ -24,6 +24,16 @@ void trd_engine_free(trd_engine *engine);
 trd_status trd_engine_run(trd_engine *engine, const trd_transport *transport,
                           int32_t *result_rank);
 
+/* Runs the program of `rank` alone (the runtime: one rank per thread or
+ * process, each with its own transport that reports that rank's steps
+ * only).  Ranks of one engine may run concurrently in different threads:
+ * each touches only its own entries.  A dynamic engine asks its policy,
+ * which must then be shared safely (the runtime wraps it); the policy is
+ * not reset here.  *holds_result: this rank ends with the reduced value
+ * (the plan's result rank, or DONE from the policy). */
+trd_status trd_engine_run_rank(trd_engine *engine, const trd_transport *transport,
+                               int32_t rank, bool *holds_result);
+
 /* Number of SEND steps of the static programs (0 for a policy). */
 int64_t trd_engine_send_count(const trd_engine *engine);
 

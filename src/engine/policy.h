@@ -14,7 +14,9 @@
 
 #include "treduce/treduce.h"
 
-typedef enum trd_action { TRD_ACT_SEND, TRD_ACT_WAIT, TRD_ACT_DONE } trd_action;
+/* TRD_ACT_ERROR: the shared state could not be reached (a runtime wrapper
+ * over a wire; trd_errmsg says why). */
+typedef enum trd_action { TRD_ACT_SEND, TRD_ACT_WAIT, TRD_ACT_DONE, TRD_ACT_ERROR } trd_action;
 
 typedef struct trd_policy {
     void *state;

@@ -34,6 +34,11 @@ typedef struct trd_layout {
      * they can only match each other, so a transport may pair them without
      * searching (an MPI transport could use it as a tag). */
     const int32_t *partner;
+    /* NULL (every step moves or combines the whole buffer), or for every
+     * id the share of the buffer the step covers: blocks / B (treduce.h,
+     * trd_step.blocks).  A cost model scales a transfer's size-dependent
+     * part and a combine's cost by it. */
+    const float *scale;
 } trd_layout;
 
 typedef struct trd_transport {

@@ -13,6 +13,7 @@
 #include "core/memory.h"
 #include "plan/number.h"
 #include "plan/plan_internal.h"
+#include "sim/sim.h"
 
 /* Rough peak memory of a plan per rank (tree, timing, numbering, steps). */
 #define BYTES_PER_RANK 256.0
@@ -20,7 +21,8 @@
 void trd_params_init(trd_params *p)
 {
     *p = (trd_params){.n = 1, .d = 1.0, .c = 1.0, .K = 0, .root = 0,
-                      .noncommutative = false};
+                      .noncommutative = false, .segments = 0, .latency = 0.0,
+                      .allreduce = false};
 }
 
 static trd_status check_cost(const char *name, double v)
@@ -48,7 +50,20 @@ static trd_status check_params(const trd_algo *algo, const trd_params *p)
                         (long long)p->K);
     if (!algo->uses_k && p->K < 0)
         return trd_fail(TRD_EINVAL, "K = %lld is negative", (long long)p->K);
-    return trd_check_memory(p->n, BYTES_PER_RANK, "a plan");
+    if ((st = check_cost("latency", p->latency)) != TRD_OK)
+        return st;
+    if (p->latency > p->d)
+        return trd_fail(TRD_EINVAL, "latency = %g is above d = %g: it is the part of a "
+                        "transfer paid per message", p->latency, p->d);
+    if (p->segments < 0 || p->segments > TRD_SEGMENTS_MAX)
+        return trd_fail(TRD_EINVAL, "segments = %lld is out of range: need 0 (the "
+                        "algorithm's choice) to %d", (long long)p->segments,
+                        TRD_SEGMENTS_MAX);
+    if (algo->schedule && !p->allreduce)
+        return trd_fail(TRD_EUNSUPPORTED, "%s is an allreduce algorithm: ask for an "
+                        "allreduce (--allreduce)", algo->name);
+    double blocks = p->segments ? (double)p->segments : 1.0;
+    return trd_check_memory(p->n, BYTES_PER_RANK * blocks, "a plan");
 }
 
 /* Copies the evaluated tree into rank space and compiles the schedule. */
@@ -67,12 +82,14 @@ static trd_status fill_plan(trd_plan *plan, const trd_timing *t, const int32_t *
         for (int32_t e = t->first[v]; e < t->first[v + 1]; e++)
             plan->parent[rank[t->child[e]]] = rank[v];
     plan->lower_bound = trd_bound_lemma5(&plan->params);
-    plan->upper_bound = plan->algo->upper_bound(&plan->params);
+    plan->upper_bound = plan->algo->upper_bound && plan->timed
+                            ? plan->algo->upper_bound(&plan->params) : NAN;
     return trd_schedule_build(plan, t, rank);
 }
 
-/* Builds, evaluates and (unless makespan_only) numbers and compiles. */
-static trd_status build_plan(trd_plan *plan, bool makespan_only)
+/* Builds, evaluates and (unless makespan_only) numbers and compiles a
+ * tree plan. */
+static trd_status build_tree_plan(trd_plan *plan, bool makespan_only)
 {
     int32_t n = (int32_t)plan->params.n;
     trd_tree tree = {.n = n, .parent = malloc((size_t)n * sizeof(int32_t))};
@@ -87,7 +104,7 @@ static trd_status build_plan(trd_plan *plan, bool makespan_only)
         (st = trd_evaluate(&tree, plan->params.d, plan->params.c, &timing)) != TRD_OK)
         goto done;
     plan->makespan = timing.makespan;
-    if (makespan_only)
+    if (makespan_only && plan->timed)
         goto done;
     if ((st = trd_number_ranks(&timing, plan->params.root, plan->params.noncommutative,
                                rank)) != TRD_OK)
@@ -99,6 +116,40 @@ done:
     free(rank);
     trd_timing_free(&timing);
     return st;
+}
+
+/* An exchange algorithm: its own programs; no tree (parent -1 everywhere). */
+static trd_status build_exchange_plan(trd_plan *plan)
+{
+    size_t n = (size_t)plan->params.n;
+    plan->parent = malloc(n * sizeof *plan->parent);
+    plan->send_start = malloc(n * sizeof *plan->send_start);
+    if (!plan->parent || !plan->send_start)
+        return trd_fail(TRD_ENOMEM, "plan: out of memory for n = %zu", n);
+    for (size_t r = 0; r < n; r++) {
+        plan->parent[r] = -1;
+        plan->send_start[r] = NAN;
+    }
+    plan->lower_bound = trd_bound_lemma5(&plan->params);
+    plan->upper_bound = NAN;
+    return plan->algo->schedule(plan);
+}
+
+/* The segment count (params.segments, else the algorithm's choice), the
+ * programs, and the makespan: the tree evaluator's for an unsegmented tree
+ * reduce, the simulator's (same engine, constant costs) otherwise. */
+static trd_status build_plan(trd_plan *plan, bool makespan_only)
+{
+    trd_params *p = &plan->params;
+    const trd_algo *a = plan->algo;
+    if (p->segments == 0)
+        p->segments = a->segments ? a->segments(p) : 1;
+    plan->blocks = (int32_t)p->segments;
+    plan->timed = a->build && plan->blocks == 1 && !p->allreduce;
+    trd_status st = a->build ? build_tree_plan(plan, makespan_only) : build_exchange_plan(plan);
+    if (st != TRD_OK || plan->timed)
+        return st;
+    return trd_plan_simulate_makespan(plan, &plan->makespan);
 }
 
 /* The checked path shared by trd_plan_create and trd_makespan. */
@@ -114,7 +165,7 @@ static trd_status new_plan(trd_plan **out, const char *algo_name,
     if ((st = trd_algo_find(algo_name, &index)) != TRD_OK)
         return st;
     const trd_algo *algo = trd_algo_entry(index);
-    if (!algo->build)
+    if (algo->policy)
         return trd_fail(TRD_EUNSUPPORTED, "%s is a dynamic algorithm: it pairs ranks at run "
                         "time and has no static plan (simulate or run it instead)", algo->name);
     if ((st = check_params(algo, params)) != TRD_OK)
@@ -206,7 +257,16 @@ const trd_step *trd_plan_step(const trd_plan *plan, int32_t rank, size_t i)
 int32_t trd_plan_scratch_slots(const trd_plan *plan, int32_t rank)
 {
     int32_t slots = 0;
-    for (size_t i = 0; i < trd_plan_step_count(plan, rank); i++)
-        slots += trd_plan_step(plan, rank, i)->kind == TRD_STEP_RECV;
+    for (size_t i = 0; i < trd_plan_step_count(plan, rank); i++) {
+        const trd_step *s = trd_plan_step(plan, rank, i);
+        if (s->buf > slots)
+            slots = s->buf;
+        if (s->src > slots)
+            slots = s->src;
+    }
     return slots;
 }
+
+int32_t trd_plan_blocks(const trd_plan *plan) { return plan->blocks; }
+
+int32_t trd_plan_result_rank(const trd_plan *plan) { return (int32_t)plan->params.root; }

@@ -15,7 +15,26 @@ struct trd_plan {
     double *send_start;  /* per rank; NaN at the root */
     size_t *step_first;  /* steps of rank r: steps[step_first[r] .. step_first[r+1]) */
     trd_step *steps;
+    int32_t blocks;      /* B: the buffer is cut into B blocks (>= 1) */
+    bool timed;          /* the steps' start/end are model times (an
+                            unsegmented tree reduce); otherwise 0 and the
+                            makespan comes from the simulator */
 };
+
+/* An exchange algorithm (recursive-doubling, ring, rabenseifner): writes
+ * plan->blocks, plan->step_first and plan->steps (malloc'd, step_first[n]
+ * steps; start/end 0) for plan->params, which plan.c has checked (n >= 1,
+ * root a rank, allreduce set, segments >= 1 after the default).  It may
+ * refuse params it cannot honour (e.g. noncommutative) with
+ * TRD_EUNSUPPORTED and a message saying why.  (trd_schedule_fn,
+ * registry.h.) */
+
+/* Appends to a growing step array (the exchange builders' helper). */
+typedef struct trd_step_list {
+    trd_step *steps;
+    size_t len, cap;
+} trd_step_list;
+trd_status trd_step_push(trd_step_list *list, trd_step step);
 
 /* Compiles the per-rank programs of an evaluated tree whose positions map
  * to ranks through rank[] (src/plan/schedule.c). */

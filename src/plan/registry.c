@@ -7,8 +7,8 @@
 #include "core/error.h"
 
 static const trd_algo algos[] = {
-#define TRD_ALGO(name, build, policy, bound, source, uses_k, text) \
-    {name, build, policy, bound, source, uses_k, text},
+#define TRD_ALGO(name, build, schedule, segments, policy, bound, source, uses_k, text) \
+    {name, build, schedule, segments, policy, bound, source, uses_k, text},
 #include "plan/registry.def"
 #undef TRD_ALGO
 };
@@ -29,6 +29,17 @@ const char *trd_algo_describe(size_t i)
 bool trd_algo_uses_k(size_t i) { return i < ALGO_COUNT && algos[i].uses_k; }
 
 bool trd_algo_is_dynamic(size_t i) { return i < ALGO_COUNT && algos[i].policy; }
+
+trd_algo_kind trd_algo_kind_of(size_t i)
+{
+    if (i >= ALGO_COUNT)
+        return TRD_KIND_TREE;
+    if (algos[i].policy)
+        return TRD_KIND_DYNAMIC;
+    if (algos[i].schedule)
+        return TRD_KIND_EXCHANGE;
+    return algos[i].segments ? TRD_KIND_PIPELINED : TRD_KIND_TREE;
+}
 
 trd_status trd_algo_find(const char *name, size_t *index)
 {

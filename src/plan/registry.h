@@ -6,9 +6,20 @@
 #include "model/bounds.h"
 #include "plan/tree.h"
 
+typedef struct trd_plan trd_plan;
+typedef trd_status (*trd_schedule_fn)(trd_plan *plan);
+trd_status trd_schedule_recursive_doubling(trd_plan *plan);
+trd_status trd_schedule_ring(trd_plan *plan);
+trd_status trd_schedule_rabenseifner(trd_plan *plan);
+/* Segment count chosen by a pipelined algorithm from params (d, c,
+ * latency, n): reduce-parallel-pattern Sec. 3 and 4. */
+typedef int64_t (*trd_segments_fn)(const trd_params *params);
+
 typedef struct trd_algo {
     const char *name;
-    trd_build_fn build;   /* NULL for dynamic algorithms */
+    trd_build_fn build;   /* tree planners; NULL otherwise */
+    trd_schedule_fn schedule; /* exchange algorithms; NULL otherwise */
+    trd_segments_fn segments; /* pipelined trees: their segment count; NULL: 1 */
     trd_status (*policy)(int32_t n, trd_policy *out); /* NULL for planners */
     trd_bound_fn upper_bound;
     const char *bound_source;

@@ -9,49 +9,115 @@
  * wait for COMBINE j: that is the overlap of transfers with combines of
  * canon-antoniu Sec. 3.1, and why each input gets its own scratch slot.  The
  * side of a combine says on which side of the accumulated rank interval the
- * input lies. */
+ * input lies.
+ *
+ * Segmented (B blocks, reduce-parallel-pattern Sec. 3 and 4): the program
+ * above runs once per block, block after block, each step covering its
+ * block only, so block k+1 travels while block k is combined.  Allreduce:
+ * after block b is reduced, it is broadcast down the same tree, the latest
+ * input first (it heads the deepest subtree, as a binomial broadcast sends
+ * to its largest subtree first); a rank receives block b back into slot 0
+ * once its own SEND of block b is done with it. */
 #include <math.h>
 #include <stdlib.h>
 
 #include "core/error.h"
 #include "plan/plan_internal.h"
 
-static size_t count_steps(const trd_timing *t, int32_t pos)
+static size_t count_steps(const trd_timing *t, int32_t pos, int32_t blocks, bool allreduce)
 {
     size_t inputs = (size_t)(t->first[pos + 1] - t->first[pos]);
-    return 2 * inputs + (pos != 0);
+    size_t reduce = 2 * inputs + (pos != 0);
+    size_t bcast = allreduce ? inputs + (pos != 0) : 0;
+    return (reduce + bcast) * (size_t)blocks;
 }
 
 static trd_step step(int32_t kind, int32_t peer, int32_t buf, int32_t src,
-                     int32_t dep0, int32_t dep1, double start, double end)
+                     int32_t dep0, int32_t dep1, int32_t block)
 {
     return (trd_step){.kind = kind, .peer = peer, .buf = buf, .src = src,
-                      .side = TRD_SIDE_RIGHT, .block = 0, .dep = {dep0, dep1},
-                      .start = start, .end = end, .release = 0.0};
+                      .side = TRD_SIDE_RIGHT, .block = block, .blocks = 1,
+                      .dep = {dep0, dep1}};
+}
+
+/* Where a program is written and how far it got. */
+typedef struct emitter {
+    trd_step *out;
+    int32_t k;
+} emitter;
+
+static int32_t emit(emitter *em, trd_step s)
+{
+    em->out[em->k] = s;
+    return em->k++;
+}
+
+/* The reduce part of block b for position pos; returns the index of its
+ * SEND (-1 at the root) and sets *combined to its last COMBINE (-1 if none). */
+static int32_t emit_reduce(const trd_plan *plan, const trd_timing *t, const int32_t *rank,
+                           int32_t pos, int32_t b, emitter *em, int32_t *combined)
+{
+    int32_t me = rank[pos], last = -1;
+    for (int32_t e = t->first[pos]; e < t->first[pos + 1]; e++) {
+        int32_t from = t->child[e], j = e - t->first[pos];
+        int32_t recv = emit(em, step(TRD_STEP_RECV, rank[from], j + 1, -1, -1, -1, b));
+        trd_step comb = step(TRD_STEP_COMBINE, -1, 0, j + 1, recv, last, b);
+        comb.side = rank[from] < me ? TRD_SIDE_LEFT : TRD_SIDE_RIGHT;
+        last = emit(em, comb);
+    }
+    *combined = last;
+    if (pos == 0)
+        return -1;
+    return emit(em, step(TRD_STEP_SEND, plan->parent[me], 0, -1, last, -1, b));
+}
+
+/* The broadcast of block b (allreduce): receive it from the parent, then
+ * pass it to the inputs, latest first. */
+static void emit_bcast(const trd_plan *plan, const trd_timing *t, const int32_t *rank,
+                       int32_t pos, int32_t b, int32_t sent, int32_t combined, emitter *em)
+{
+    int32_t me = rank[pos], ready = combined;
+    if (pos != 0)
+        ready = emit(em, step(TRD_STEP_RECV, plan->parent[me], 0, -1, sent, -1, b));
+    for (int32_t e = t->first[pos + 1] - 1; e >= t->first[pos]; e--)
+        emit(em, step(TRD_STEP_SEND, rank[t->child[e]], 0, -1, ready, -1, b));
+}
+
+/* The model times of an unsegmented reduce (the plan's own timing). */
+static void set_times(const trd_plan *plan, const trd_timing *t, int32_t pos, trd_step *out)
+{
+    double d = plan->params.d, c = plan->params.c;
+    int32_t k = 0;
+    for (int32_t e = t->first[pos]; e < t->first[pos + 1]; e++, k += 2) {
+        double a = t->send_start[t->child[e]];
+        out[k].start = a;
+        out[k].end = a + d;
+        out[k + 1].start = t->combine_end[e] - c;
+        out[k + 1].end = t->combine_end[e];
+    }
+    if (pos != 0) {
+        out[k].start = t->send_start[pos];
+        out[k].end = t->send_start[pos] + d;
+        out[k].release = t->release ? t->release[pos] : 0.0;
+    }
 }
 
 /* Writes the program of position pos (rank rank[pos]) at out. */
-static void emit_program(const trd_plan *plan, const trd_timing *t,
-                         const int32_t *rank, int32_t pos, trd_step *out)
+static void emit_program(const trd_plan *plan, const trd_timing *t, const int32_t *rank,
+                         int32_t pos, trd_step *out)
 {
-    double d = plan->params.d, c = plan->params.c;
-    int32_t me = rank[pos], k = 0, last_combine = -1;
-    for (int32_t e = t->first[pos]; e < t->first[pos + 1]; e++) {
-        int32_t from = t->child[e], j = e - t->first[pos];
-        double a = t->send_start[from];
-        out[k] = step(TRD_STEP_RECV, rank[from], j + 1, -1, -1, -1, a, a + d);
-        out[k + 1] = step(TRD_STEP_COMBINE, -1, 0, j + 1, k, last_combine,
-                          t->combine_end[e] - c, t->combine_end[e]);
-        out[k + 1].side = rank[from] < me ? TRD_SIDE_LEFT : TRD_SIDE_RIGHT;
-        last_combine = k + 1;
-        k += 2;
+    emitter em = {.out = out, .k = 0};
+    for (int32_t b = 0; b < plan->blocks; b++) {
+        int32_t combined, sent = emit_reduce(plan, t, rank, pos, b, &em, &combined);
+        if (plan->params.allreduce)
+            emit_bcast(plan, t, rank, pos, b, sent, combined, &em);
     }
-    if (pos != 0) {
-        double a = t->send_start[pos];
-        out[k] = step(TRD_STEP_SEND, plan->parent[me], 0, -1, last_combine, -1,
-                      a, a + d);
-        out[k].release = t->release ? t->release[pos] : 0.0;
-    }
+    if (plan->timed)
+        set_times(plan, t, pos, out);
+    else if (pos != 0 && t->release) /* Alg. 2's delays hold in every block */
+        for (int32_t k = 0; k < em.k; k++)
+            if (out[k].kind == TRD_STEP_SEND && out[k].peer == plan->parent[rank[pos]])
+                out[k].release = t->release[pos];
 }
 
 trd_status trd_schedule_build(trd_plan *plan, const trd_timing *t, const int32_t *rank)
@@ -61,14 +127,29 @@ trd_status trd_schedule_build(trd_plan *plan, const trd_timing *t, const int32_t
     if (!plan->step_first)
         return trd_fail(TRD_ENOMEM, "schedule: out of memory for n = %ld", (long)n);
     for (int32_t pos = 0; pos < n; pos++)
-        plan->step_first[rank[pos] + 1] = count_steps(t, pos);
+        plan->step_first[rank[pos] + 1] =
+            count_steps(t, pos, plan->blocks, plan->params.allreduce);
     for (int32_t r = 0; r < n; r++)
         plan->step_first[r + 1] += plan->step_first[r];
-    plan->steps = malloc((plan->step_first[n] + 1) * sizeof *plan->steps);
+    plan->steps = calloc(plan->step_first[n] + 1, sizeof *plan->steps);
     if (!plan->steps)
         return trd_fail(TRD_ENOMEM, "schedule: cannot allocate %zu steps",
                         plan->step_first[n]);
     for (int32_t pos = 0; pos < n; pos++)
         emit_program(plan, t, rank, pos, plan->steps + plan->step_first[rank[pos]]);
+    return TRD_OK;
+}
+
+trd_status trd_step_push(trd_step_list *list, trd_step s)
+{
+    if (list->len == list->cap) {
+        size_t cap = list->cap ? 2 * list->cap : 64;
+        trd_step *grown = realloc(list->steps, cap * sizeof *grown);
+        if (!grown)
+            return trd_fail(TRD_ENOMEM, "schedule: out of memory for %zu steps", cap);
+        list->steps = grown;
+        list->cap = cap;
+    }
+    list->steps[list->len++] = s;
     return TRD_OK;
 }

@@ -40,6 +40,16 @@ TRD_PLANNER(trd_build_binomial)
 TRD_PLANNER(trd_build_fibonacci)
 TRD_PLANNER(trd_build_chain)
 TRD_PLANNER(trd_build_flat)
+TRD_PLANNER(trd_build_fibonacci_binary)
 #undef TRD_PLANNER
+
+/* Segment choosers of the pipelined algorithms (registry.def). */
+int64_t trd_segments_pipeline(const trd_params *params);
+int64_t trd_segments_fibonacci(const trd_params *params);
+/* round(m) within 1 .. TRD_SEGMENTS_MAX (NaN and m < 1 give 1). */
+int64_t trd_segments_clamp(double m);
+/* What a chooser picks when messages cost no latency: finer would only
+ * grow the schedule. */
+#define TRD_SEGMENTS_DEFAULT_MAX 64
 
 #endif

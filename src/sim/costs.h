@@ -19,6 +19,7 @@ struct trd_costs {
     int64_t n;
     trd_dist dist;
     double mean_d, mean_c, cv;
+    double latency; /* added to every transfer, never scaled or drawn */
     double *dmat; /* n*n transfer bases (i sends to j at [i*n+j]), or NULL */
     double *cvec; /* n combine bases, or NULL */
     /* the sampler, precomputed once for the distribution */

@@ -7,7 +7,7 @@
 
 #include "core/error.h"
 #include "core/memory.h"
-#include "plan/registry.h"
+#include "plan/plan_internal.h"
 
 /* Rough memory of a dynamic simulation per rank: two steps and counters in
  * the engine (~120 bytes), the policy's tables (~16), and in the transport
@@ -99,5 +99,28 @@ trd_status trd_simulate(const char *algo, const trd_params *params, const trd_co
         return st;
     st = trd_sim_run(&sim, seed, run, makespan, NULL);
     trd_sim_destroy(&sim);
+    return st;
+}
+
+trd_status trd_plan_simulate_makespan(const trd_plan *plan, double *makespan)
+{
+    const trd_params *p = trd_plan_params(plan);
+    trd_costs costs = {.n = p->n, .dist = TRD_DIST_CONST, .mean_d = p->d - p->latency,
+                       .mean_c = p->c, .latency = p->latency, .draw = TRD_DRAW_ONE};
+    trd_engine *engine = NULL;
+    trd_virtual virt = {0};
+    trd_status st = trd_engine_create(&engine, plan, (int32_t)p->n, NULL);
+    if (st == TRD_OK)
+        st = trd_virtual_init(&virt, (int32_t)p->n, TRD_PORT_FULL,
+                              &costs);
+    if (st == TRD_OK) {
+        trd_virtual_reset(&virt, 0, 0);
+        trd_transport t = trd_virtual_transport(&virt);
+        st = trd_engine_run(engine, &t, NULL);
+        *makespan = virt.now;
+    }
+    if (virt.ranks)
+        trd_virtual_destroy(&virt);
+    trd_engine_free(engine);
     return st;
 }

@@ -141,17 +141,26 @@ static void push_event(trd_virtual *v, int lane, double time, uint32_t op)
         trd_eq_push(&v->events, lane, time, op);
 }
 
-/* d(from, to) times the next draw of the transfer stream. */
-static NOINLINE double transfer_cost(trd_virtual *v, int32_t from, int32_t to)
+/* The share of the buffer step id moves or combines (layout.scale). */
+static double share(const trd_virtual *v, int32_t id)
 {
-    double cost = trd_costs_transfer_base(v->costs, from, to);
-    return v->random ? cost * trd_costs_factor(v->costs, v->rng_d) : cost;
+    return v->scale ? (double)v->scale[id] : 1.0;
 }
 
-/* c(rank) times the next draw of the combine stream. */
-static NOINLINE double combine_cost(trd_virtual *v, int32_t rank)
+/* The latency plus d(from, to) times the share of send s times the next
+ * draw of the transfer stream (params.latency: a segment of 1/m of the
+ * buffer costs latency + (d - latency)/m). */
+static NOINLINE double transfer_cost(trd_virtual *v, int32_t s, int32_t from, int32_t to)
 {
-    double cost = trd_costs_combine_base(v->costs, rank);
+    double cost = trd_costs_transfer_base(v->costs, from, to) * share(v, s);
+    return v->costs->latency + (v->random ? cost * trd_costs_factor(v->costs, v->rng_d) : cost);
+}
+
+/* c(rank) times the share of combine id times the next draw of the
+ * combine stream. */
+static NOINLINE double combine_cost(trd_virtual *v, int32_t id, int32_t rank)
+{
+    double cost = trd_costs_combine_base(v->costs, rank) * share(v, id);
     return v->random ? cost * trd_costs_factor(v->costs, v->rng_c) : cost;
 }
 
@@ -164,7 +173,7 @@ static void start_transfer(trd_virtual *v, int32_t s, int32_t r, int32_t *rlink)
     if (v->plain)
         trd_eq_push(&v->events, LANE_TRANSFER, v->now + v->mean_d, op_of(s, EV_TRANSFER));
     else
-        push_event(v, LANE_TRANSFER, v->now + transfer_cost(v, from, to),
+        push_event(v, LANE_TRANSFER, v->now + transfer_cost(v, s, from, to),
                    op_of(s, EV_TRANSFER));
     int32_t *link = &v->ranks[from].out_head;
     while (*link != s)
@@ -272,7 +281,7 @@ static NOINLINE trd_status post_local(trd_virtual *v, int32_t rank, int32_t id,
     if (v->plain)
         trd_eq_push(&v->events, LANE_COMBINE, v->now + cost, op_of(id, EV_COMBINE));
     else if (s->kind == TRD_STEP_COMBINE)
-        push_event(v, LANE_COMBINE, v->now + combine_cost(v, rank), op_of(id, EV_COMBINE));
+        push_event(v, LANE_COMBINE, v->now + combine_cost(v, id, rank), op_of(id, EV_COMBINE));
     else
         push_event(v, LANE_COMBINE, v->now, op_of(id, EV_COMBINE));
     return TRD_OK;
@@ -403,6 +412,9 @@ static trd_status attach(void *ctx, const trd_layout *layout)
 {
     trd_virtual *v = ctx;
     v->partner = layout->partner ? layout->partner : v->no_partner;
+    v->scale = layout->scale;
+    if (v->scale)
+        v->plain = false;
     return reserve(v, layout->steps);
 }
 
@@ -469,7 +481,8 @@ void trd_virtual_reset(trd_virtual *v, uint64_t seed, int64_t run)
         memset(v->flag, 0, (size_t)v->cap * sizeof *v->flag);
     v->mean_d = v->costs->mean_d; /* a cost file may have been loaded since init */
     v->mean_c = v->costs->mean_c;
-    v->plain = !v->random && !v->costs->dmat && !v->costs->cvec;
+    v->plain = !v->random && !v->costs->dmat && !v->costs->cvec && v->costs->latency == 0;
+    v->scale = NULL; /* until attach */
     v->now = 0.0;
     trd_eq_clear(&v->events);
     v->ndirty = 0;

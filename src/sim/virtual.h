@@ -46,6 +46,7 @@ typedef struct trd_virtual {
     uint8_t *flag;           /* by id: posted RECV matched by partner, wake pending */
     int32_t cap;             /* ids below cap have room */
     const int32_t *partner;  /* the engine's partners, or no_partner */
+    const float *scale;      /* the engine's shares of the buffer, or NULL */
     int32_t *no_partner;     /* -1 for every id: not attached, or no partners */
     int32_t held[3];         /* a completion to hand out next: rank, id, from */
     bool holding;

@@ -1,0 +1,102 @@
+/* ring.c: the ring allreduce, a reduce-scatter followed by an allgather
+ * around the ring r -> r + 1 (mod p).
+ *
+ * The buffer is cut into p chunks (times m segments, below).  In step s of
+ * the reduce-scatter (0 <= s < p - 1) rank r sends chunk r - s to r + 1 and
+ * receives chunk r - s - 1 from r - 1, which it combines into its own copy:
+ * after p - 1 steps rank r holds chunk r + 1 fully reduced.  The allgather
+ * then passes the reduced chunks on around the ring: in its step s rank r
+ * sends chunk r + 1 - s and receives chunk r - s straight into slot 0 (all
+ * chunks mod p).  Sources: Thakur, Rabenseifner and Gropp, "Optimization
+ * of collective communication operations in MPICH", IJHPCA 19(1), 2005
+ * (allreduce as a reduce-scatter then an allgather, and the ring
+ * allgather); Patarasuk and Yuan, "Bandwidth optimal all-reduce algorithms
+ * for clusters of workstations", JPDC 69(2), 2009 (this ring, and that its
+ * bandwidth term is optimal).
+ *
+ * Cost (alpha per message, beta per byte, gamma per byte combined, a
+ * buffer of n bytes): 2(p-1) alpha + 2((p-1)/p) n beta + ((p-1)/p) n gamma,
+ * for any p (no fold).  With m segments every chunk is sent as m blocks,
+ * so B = p m blocks (segment-major: block j p + c is chunk c of segment j)
+ * and every rank sends 2(p-1) m messages of n/(p m) bytes; combining block
+ * k overlaps receiving block k + 1.
+ *
+ * Scratch: slot 1 only.  Each chunk of slot 1 is received once (the
+ * reduce-scatter receives every chunk but r's own, each once) and read by
+ * one COMBINE, so RECVs into it need no dependency.  The allgather receives
+ * chunk r - s into slot 0 after the reduce-scatter's SEND of that same
+ * chunk (step s; it was combined into at step s - 1, before that SEND).
+ *
+ * Commutativity: chunk c is reduced in the rotated order c, c+1, ..., p-1,
+ * 0, ..., c-1, so a non-commutative operator is refused for p >= 3.  The
+ * side of each COMBINE is still that of the rank range it receives (LEFT
+ * when it lies below r, RIGHT when it wrapped past p - 1), which is the
+ * exact rank order for p <= 2, the cases accepted. */
+#include "core/error.h"
+#include "plan/exchange.h"
+
+/* Chunk c (mod p) of segment j. */
+static trd_xrange chunk(int32_t p, int32_t j, int32_t c)
+{
+    return (trd_xrange){.block = j * p + ((c % p) + p) % p, .blocks = 1};
+}
+
+/* Program layout (step-major, so a rank posts its first receives in the
+ * order its neighbour sends): reduce-scatter step s of segment j is SEND,
+ * RECV, COMBINE at rs_at(s, j); allgather step s of segment j is SEND,
+ * RECV at ag_at(s, j). */
+static int32_t rs_at(int32_t m, int32_t s, int32_t j)
+{
+    return 3 * (s * m + j);
+}
+
+static int32_t ag_at(int32_t p, int32_t m, int32_t s, int32_t j)
+{
+    return 3 * (p - 1) * m + 2 * (s * m + j);
+}
+
+static void emit_reduce_scatter(trd_xbuild *x, int32_t p, int32_t m, int32_t r)
+{
+    int32_t next = (r + 1) % p, prev = (r + p - 1) % p;
+    for (int32_t s = 0; s < p - 1; s++)
+        for (int32_t j = 0; j < m; j++) {
+            int32_t c = ((r - s - 1) % p + p) % p; /* the chunk received */
+            int32_t ready = s > 0 ? rs_at(m, s - 1, j) + 2 : -1;
+            trd_xb_send(x, next, chunk(p, j, r - s), ready, -1);
+            int32_t got = trd_xb_recv(x, prev, 1, chunk(p, j, c), -1, -1);
+            trd_xb_combine(x, c < r ? TRD_SIDE_LEFT : TRD_SIDE_RIGHT, chunk(p, j, c), got, -1);
+        }
+}
+
+static void emit_allgather(trd_xbuild *x, int32_t p, int32_t m, int32_t r)
+{
+    int32_t next = (r + 1) % p, prev = (r + p - 1) % p;
+    for (int32_t s = 0; s < p - 1; s++)
+        for (int32_t j = 0; j < m; j++) {
+            int32_t ready = s > 0 ? ag_at(p, m, s - 1, j) + 1 : rs_at(m, p - 2, j) + 2;
+            trd_xb_send(x, next, chunk(p, j, r + 1 - s), ready, -1);
+            trd_xb_recv(x, prev, 0, chunk(p, j, r - s), rs_at(m, s, j), -1);
+        }
+}
+
+trd_status trd_schedule_ring(trd_plan *plan)
+{
+    const trd_params *prm = &plan->params;
+    int32_t p = (int32_t)prm->n, m = (int32_t)prm->segments;
+    if (prm->noncommutative && p > 2)
+        return trd_fail(TRD_EUNSUPPORTED, "ring combines blocks in rotated order: it cannot "
+                        "honour a non-commutative operator (use recursive-doubling or "
+                        "rabenseifner)");
+    trd_xbuild x;
+    trd_status st = trd_xb_begin(&x, plan, (double)p * m, 5.0 * p * (p - 1.0) * m);
+    if (st != TRD_OK)
+        return st;
+    for (int32_t r = 0; r < p; r++) {
+        trd_xb_rank(&x, r);
+        if (p > 1) {
+            emit_reduce_scatter(&x, p, m, r);
+            emit_allgather(&x, p, m, r);
+        }
+    }
+    return trd_xb_end(&x);
+}

@@ -1,0 +1,111 @@
+/* check.c: the argument checks of trd_reduce and trd_allreduce.  Every bad
+ * argument is refused with a message naming it before anything moves, so a
+ * refused call loses nothing and leaves every buffer as it was.  (A call
+ * that one rank refuses and others do not still leaves the others waiting
+ * until their deadline: all ranks must pass the same arguments, as in
+ * MPI.) */
+#include <stdint.h>
+
+#include "core/error.h"
+#include "plan/registry.h"
+#include "runtime/comm.h"
+
+static trd_status check_buffers(const trd_comm *c, const void *sendbuf, const void *recvbuf,
+                                size_t bytes, bool gets_result)
+{
+    int32_t r = c->wire.rank;
+    if (bytes > 0 && !sendbuf)
+        return trd_fail(TRD_EINVAL, "rank %ld: sendbuf is NULL", (long)r);
+    if (sendbuf == TRD_IN_PLACE && !gets_result)
+        return trd_fail(TRD_EINVAL, "rank %ld: TRD_IN_PLACE is only valid where the result "
+                        "lands (the root of a reduce, every rank of an allreduce)", (long)r);
+    if (bytes > 0 && gets_result && !recvbuf)
+        return trd_fail(TRD_EINVAL, "rank %ld: recvbuf is NULL where the result lands", (long)r);
+    if (bytes > 0 && gets_result && sendbuf != TRD_IN_PLACE && sendbuf != recvbuf) {
+        uintptr_t s = (uintptr_t)sendbuf, d = (uintptr_t)recvbuf;
+        if (s < d + bytes && d < s + bytes)
+            return trd_fail(TRD_EINVAL, "rank %ld: sendbuf and recvbuf overlap without being "
+                            "the same buffer", (long)r);
+    }
+    return TRD_OK;
+}
+
+static trd_status check_algo(const trd_algo *a, const trd_op *op, bool allreduce)
+{
+    if (a->policy && allreduce)
+        return trd_fail(TRD_EUNSUPPORTED, "%s is a reduce: the rank that ends with the result "
+                        "is known only at the end (use a tree or exchange algorithm for an "
+                        "allreduce)", a->name);
+    if (a->policy == trd_policy_tree_dyn && !trd_op_is_commutative(op))
+        return trd_fail(TRD_EUNSUPPORTED, "tree-dyn pairs any two ranks: it cannot honour a "
+                        "non-commutative operator (use nc-tree-dyn)");
+    return TRD_OK;
+}
+
+/* Segments of about segment_bytes, at least one element each. */
+static int64_t segments_for(const trd_coll_opts *o, int64_t count, size_t elem)
+{
+    if (count == 0)
+        return 1;
+    if (o->segment_bytes == 0)
+        return 0; /* the algorithm's choice (comm.c keeps it <= count) */
+    int64_t bytes = count * (int64_t)elem;
+    int64_t m = (bytes + o->segment_bytes - 1) / o->segment_bytes;
+    if (m > count)
+        m = count;
+    return m > TRD_SEGMENTS_MAX ? TRD_SEGMENTS_MAX : m;
+}
+
+static trd_status check_sizes(const trd_comm *c, int64_t count, size_t elem,
+                              const trd_coll_opts *o)
+{
+    int64_t p = c->wire.size;
+    if (count < 0)
+        return trd_fail(TRD_EINVAL, "count = %lld is negative", (long long)count);
+    /* block boundaries count * b / B stay in 64 bits; slot sizes in size_t */
+    int64_t most = (INT64_MAX / 4) / ((int64_t)TRD_SEGMENTS_MAX * (p + 1));
+    if (count > most || (uint64_t)count > SIZE_MAX / elem / (uint64_t)(p + 2))
+        return trd_fail(TRD_EINVAL, "count = %lld elements of %zu bytes is too large for %lld "
+                        "ranks", (long long)count, elem, (long long)p);
+    if (o->segment_bytes < 0)
+        return trd_fail(TRD_EINVAL, "segment size = %lld bytes is negative",
+                        (long long)o->segment_bytes);
+    return TRD_OK;
+}
+
+trd_status trd_comm_check(const trd_comm *c, const void *sendbuf, void *recvbuf, int64_t count,
+                          const trd_op *op, int32_t root, bool allreduce,
+                          const trd_coll_opts *opts, trd_comm_key *key, void **acc)
+{
+    trd_coll_opts defaults;
+    trd_coll_opts_init(&defaults);
+    const trd_coll_opts *o = opts ? opts : &defaults;
+    size_t index;
+    trd_status st;
+    if (!c || !op)
+        return trd_fail(TRD_EINVAL, "treduce: NULL %s", c ? "operator" : "communicator");
+    if (root < 0 || root >= c->wire.size)
+        return trd_fail(TRD_EINVAL, "root = %ld is not a rank: need 0 <= root < p = %ld",
+                        (long)root, (long)c->wire.size);
+    size_t elem = trd_op_elem_size(op);
+    bool gets_result = allreduce || c->wire.rank == root;
+    if ((st = trd_algo_find(o->algo, &index)) != TRD_OK ||
+        (st = check_algo(trd_algo_entry(index), op, allreduce)) != TRD_OK ||
+        (st = check_sizes(c, count, elem, o)) != TRD_OK ||
+        (st = check_buffers(c, sendbuf, recvbuf, (size_t)count * elem, gets_result)) != TRD_OK)
+        return st;
+    trd_params p;
+    trd_params_init(&p);
+    p.n = c->wire.size;
+    p.d = o->d;
+    p.c = o->c;
+    p.latency = o->latency;
+    p.K = trd_algo_uses_k(index) ? o->K : 0;
+    p.root = root;
+    p.allreduce = allreduce;
+    p.noncommutative = !trd_op_is_commutative(op);
+    p.segments = segments_for(o, count, elem);
+    *key = (trd_comm_key){.algo = index, .params = p, .count = count, .elem = elem};
+    *acc = gets_result ? recvbuf : NULL;
+    return TRD_OK;
+}

@@ -1,0 +1,267 @@
+/* comm.c: communicators and the collective calls (treduce.h, "Runtime").
+ *
+ * A collective call is: check the arguments, get the plan of the
+ * algorithm for these parameters (cached while they do not change: every
+ * rank builds the same plan from the same inputs, so no rank needs to
+ * send it to another), lay out this rank's slots (slot 0 is the result
+ * buffer, scratch slots after it), and let the engine run this rank's
+ * program over the exec transport (src/runtime/exec.c) on the wire.  The
+ * very same plans and engine are what the simulator runs: only the
+ * transport differs (DESIGN.md).  Dynamic algorithms ask the shared policy
+ * through the wire (a lock in threads, a coordinator in MPI); the rank left
+ * holding the result sends it to the root. */
+#include "runtime/comm.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "plan/registry.h"
+
+/* Tag of the message carrying a dynamic algorithm's result to the root:
+ * above every block tag a plan can use. */
+#define TAG_RESULT (1 << 19)
+
+void trd_coll_opts_init(trd_coll_opts *o)
+{
+    *o = (trd_coll_opts){.algo = "binomial", .d = 1.0, .c = 1.0, .latency = 0.0, .K = 2,
+                         .segment_bytes = 0};
+}
+
+static trd_comm *new_comm(trd_wire wire, double timeout_s)
+{
+    trd_comm *c = calloc(1, sizeof *c);
+    if (c) {
+        c->wire = wire;
+        c->timeout_s = timeout_s;
+    }
+    return c;
+}
+
+trd_status trd_comm_threads_create(trd_comm **comm, int32_t p, const trd_threads_opts *opts)
+{
+    trd_threads_opts o;
+    trd_threads_opts_init(&o);
+    if (!comm)
+        return trd_fail(TRD_EINVAL, "trd_comm_threads_create: NULL argument (comm)");
+    if (opts)
+        o = *opts;
+    trd_wire *wires = p > 0 && p <= TRD_THREADS_MAX ? malloc((size_t)p * sizeof *wires) : NULL;
+    if (p > 0 && p <= TRD_THREADS_MAX && !wires)
+        return trd_fail(TRD_ENOMEM, "threads transport: out of memory");
+    trd_status st = trd_wire_threads_create(wires, p, &o);
+    for (int32_t r = 0; st == TRD_OK && r < p; r++) {
+        comm[r] = new_comm(wires[r], o.timeout_s);
+        if (comm[r])
+            comm[r]->dead = o.dead_rank == r;
+        else
+            st = trd_fail(TRD_ENOMEM, "threads transport: out of memory");
+    }
+    if (st != TRD_OK && wires) /* undo: the world goes with its last wire */
+        for (int32_t r = 0; r < p; r++) {
+            free(comm[r]);
+            comm[r] = NULL;
+            wires[r].free(wires[r].ctx);
+        }
+    free(wires);
+    return st;
+}
+
+static void drop_cache(trd_comm_cache *k)
+{
+    trd_engine_free(k->engine);
+    trd_plan_free(k->plan);
+    if (k->policy.state)
+        k->policy.destroy(k->policy.state);
+    free(k->slots);
+    *k = (trd_comm_cache){0};
+}
+
+void trd_comm_free(trd_comm *c)
+{
+    if (!c)
+        return;
+    drop_cache(&c->cache);
+    free(c->scratch);
+    trd_exec_free(&c->exec);
+    c->wire.free(c->wire.ctx);
+    free(c);
+}
+
+int32_t trd_comm_rank(const trd_comm *c) { return c ? c->wire.rank : -1; }
+int32_t trd_comm_size(const trd_comm *c) { return c ? c->wire.size : 0; }
+const char *trd_comm_transport(const trd_comm *c) { return c ? c->wire.name : NULL; }
+double trd_comm_now(const trd_comm *c) { return c->wire.now(c->wire.ctx); }
+
+trd_status trd_comm_barrier(trd_comm *c)
+{
+    if (!c)
+        return trd_fail(TRD_EINVAL, "trd_comm_barrier: NULL communicator");
+    return c->wire.barrier(c->wire.ctx, trd_comm_now(c) + c->timeout_s);
+}
+
+/* The policy as the engine sees it: every decision goes through the wire. */
+static trd_action shared_idle(void *state, int32_t rank, int32_t *peer)
+{
+    trd_comm *c = state;
+    trd_action act = TRD_ACT_ERROR;
+    c->status = c->wire.decide(c->wire.ctx, &c->cache.policy, c->calls, rank, &act, peer);
+    return c->status == TRD_OK ? act : TRD_ACT_ERROR;
+}
+
+static void no_reset(void *state) { (void)state; }
+static void no_destroy(void *state) { (void)state; }
+
+/* The plan for key, with a segment count no finer than one element per
+ * block when the algorithm chose it (latency 0 lets a pipeline ask for
+ * more segments than there are elements). */
+trd_status trd_comm_plan(const trd_comm_key *key, trd_plan **out)
+{
+    const char *name = trd_algo_name(key->algo);
+    trd_status st = trd_plan_create(out, name, &key->params);
+    if (st != TRD_OK || key->params.segments != 0 || key->count == 0 ||
+        trd_plan_blocks(*out) <= key->count || !trd_algo_entry(key->algo)->segments)
+        return st;
+    trd_params finer = key->params;
+    finer.segments = key->count;
+    trd_plan_free(*out);
+    return trd_plan_create(out, name, &finer);
+}
+
+/* Builds the plan (or the policy) and the engine for key. */
+static trd_status build_cache(trd_comm *c, const trd_comm_key *key)
+{
+    trd_comm_cache *k = &c->cache;
+    const trd_algo *a = trd_algo_entry(key->algo);
+    trd_status st;
+    drop_cache(k);
+    k->key = *key;
+    if (a->policy) {
+        if ((st = a->policy(c->wire.size, &k->policy)) != TRD_OK)
+            return st;
+        k->shared = (trd_policy){.state = c, .idle = shared_idle, .reset = no_reset,
+                                 .destroy = no_destroy};
+        k->nslots = 2; /* the accumulator and one input */
+        st = trd_engine_create(&k->engine, NULL, c->wire.size, &k->shared);
+    } else {
+        if ((st = trd_comm_plan(key, &k->plan)) != TRD_OK)
+            return st;
+        k->nslots = trd_plan_scratch_slots(k->plan, c->wire.rank) + 1;
+        st = trd_engine_create(&k->engine, k->plan, c->wire.size, NULL);
+    }
+    k->slots = st == TRD_OK ? calloc((size_t)k->nslots, sizeof *k->slots) : NULL;
+    if (st == TRD_OK && !k->slots)
+        st = trd_fail(TRD_ENOMEM, "runtime: out of memory");
+    k->valid = st == TRD_OK;
+    return st;
+}
+
+static bool same_key(const trd_comm_key *x, const trd_comm_key *y)
+{
+    const trd_params *a = &x->params, *b = &y->params;
+    return x->algo == y->algo && x->count == y->count && x->elem == y->elem &&
+           a->root == b->root && a->allreduce == b->allreduce &&
+           a->noncommutative == b->noncommutative && a->segments == b->segments &&
+           a->d == b->d && a->c == b->c && a->latency == b->latency && a->K == b->K;
+}
+
+/* The cached plan (or policy) and engine for key. */
+static trd_status cached_plan(trd_comm *c, const trd_comm_key *key)
+{
+    if (c->cache.valid && same_key(&c->cache.key, key))
+        return TRD_OK;
+    return build_cache(c, key);
+}
+
+/* Scratch for slots 1.. (and slot 0 where the caller gives no buffer). */
+static trd_status lay_out_slots(trd_comm *c, unsigned char *acc, size_t bytes)
+{
+    trd_comm_cache *k = &c->cache;
+    size_t need = bytes * (size_t)k->nslots;
+    if (need > c->scratch_size) {
+        unsigned char *grown = realloc(c->scratch, need);
+        if (!grown)
+            return trd_fail(TRD_ENOMEM, "runtime: cannot allocate %zu bytes of scratch", need);
+        c->scratch = grown;
+        c->scratch_size = need;
+    }
+    for (int32_t s = 0; s < k->nslots; s++)
+        k->slots[s] = c->scratch + (size_t)s * bytes;
+    if (acc)
+        k->slots[0] = acc;
+    return TRD_OK;
+}
+
+/* Dynamic algorithms: the rank holding the result sends it to the root. */
+static trd_status move_result(trd_comm *c, bool holds, int32_t root, size_t bytes)
+{
+    trd_wire *w = &c->wire;
+    int32_t id, from;
+    trd_status st = TRD_OK;
+    if (holds && w->rank != root)
+        st = w->isend(w->ctx, root, TAG_RESULT, c->cache.slots[0], bytes, 0);
+    else if (!holds && w->rank == root)
+        st = w->irecv(w->ctx, TRD_ANY_RANK, TAG_RESULT, c->cache.slots[0], bytes, 0);
+    else
+        return TRD_OK;
+    if (st == TRD_OK)
+        st = w->wait(w->ctx, w->now(w->ctx) + c->timeout_s, &id, &from);
+    return st;
+}
+
+/* Runs this rank's part of the cached plan or policy. */
+static trd_status execute(trd_comm *c, const trd_op *op, const trd_comm_key *key)
+{
+    trd_comm_cache *k = &c->cache;
+    c->exec = (trd_exec){.wire = &c->wire, .op = op, .slot = k->slots, .nslots = k->nslots,
+                         .count = key->count, .elem = key->elem,
+                         .blocks = k->plan ? trd_plan_blocks(k->plan) : 1,
+                         .timeout_s = c->timeout_s, .local = c->exec.local,
+                         .cap = c->exec.cap};
+    trd_transport t = trd_exec_transport(&c->exec);
+    bool holds = false;
+    c->status = TRD_OK;
+    trd_status st = trd_engine_run_rank(k->engine, &t, c->wire.rank, &holds);
+    if (st != TRD_OK && c->status != TRD_OK)
+        st = c->status; /* the wire's own code for a failed decision */
+    if (st == TRD_OK && !k->plan)
+        st = move_result(c, holds, (int32_t)key->params.root,
+                         (size_t)key->count * key->elem);
+    if (st == TRD_OK && !k->plan)
+        st = c->wire.end_dynamic(c->wire.ctx, &k->policy, c->calls);
+    return st;
+}
+
+trd_status trd_comm_collective(trd_comm *c, const void *sendbuf, void *recvbuf, int64_t count,
+                               const trd_op *op, int32_t root, bool allreduce,
+                               const trd_coll_opts *opts)
+{
+    trd_comm_key key;
+    void *acc = NULL;
+    trd_status st = trd_comm_check(c, sendbuf, recvbuf, count, op, root, allreduce, opts, &key,
+                                   &acc);
+    if (st != TRD_OK)
+        return st;
+    if (c->dead)
+        return trd_fail(TRD_EIO, "rank %ld is marked dead (test hook): it takes no part",
+                        (long)c->wire.rank);
+    c->calls++;
+    size_t bytes = (size_t)count * key.elem;
+    if ((st = cached_plan(c, &key)) != TRD_OK || (st = lay_out_slots(c, acc, bytes)) != TRD_OK)
+        return st;
+    if (sendbuf != TRD_IN_PLACE && sendbuf != c->cache.slots[0] && bytes > 0)
+        memcpy(c->cache.slots[0], sendbuf, bytes);
+    return execute(c, op, &key);
+}
+
+trd_status trd_reduce(trd_comm *comm, const void *sendbuf, void *recvbuf, int64_t count,
+                      const trd_op *op, int32_t root, const trd_coll_opts *opts)
+{
+    return trd_comm_collective(comm, sendbuf, recvbuf, count, op, root, false, opts);
+}
+
+trd_status trd_allreduce(trd_comm *comm, const void *sendbuf, void *recvbuf, int64_t count,
+                         const trd_op *op, const trd_coll_opts *opts)
+{
+    return trd_comm_collective(comm, sendbuf, recvbuf, count, op, 0, true, opts);
+}

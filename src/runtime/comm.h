@@ -1,0 +1,56 @@
+/* comm.h: the layout of trd_comm, shared by comm.c (the calls),
+ * check.c (their argument checks) and comm_mpi.c. */
+#ifndef TRD_RUNTIME_COMM_H
+#define TRD_RUNTIME_COMM_H
+
+#include "engine/engine.h"
+#include "runtime/exec.h"
+#include "transport/threads.h"
+
+/* What a plan depends on: the same key gives the same plan on every rank. */
+typedef struct trd_comm_key {
+    size_t algo;      /* registry index */
+    trd_params params;
+    int64_t count;
+    size_t elem;
+} trd_comm_key;
+
+typedef struct trd_comm_cache {
+    bool valid;
+    trd_comm_key key;
+    trd_plan *plan;       /* static algorithms */
+    trd_policy policy;    /* dynamic ones: this rank's copy of the state */
+    trd_policy shared;    /* ...as the engine sees it: through the wire */
+    trd_engine *engine;
+    int32_t nslots;       /* this rank's slots, slot 0 included */
+    unsigned char **slots;
+} trd_comm_cache;
+
+struct trd_comm {
+    trd_wire wire;
+    double timeout_s;
+    bool dead;            /* test hook (trd_threads_opts.dead_rank) */
+    int64_t calls;        /* collective calls so far: names a dynamic call */
+    trd_status status;    /* the wire's status of the last failed decision */
+    trd_comm_cache cache;
+    unsigned char *scratch;
+    size_t scratch_size;
+    trd_exec exec;
+};
+
+/* Checks a collective call's arguments (src/runtime/check.c) and fills the
+ * plan key and the result buffer of this rank (recvbuf where the caller
+ * gets the result, else NULL: scratch). */
+trd_status trd_comm_check(const trd_comm *c, const void *sendbuf, void *recvbuf, int64_t count,
+                          const trd_op *op, int32_t root, bool allreduce,
+                          const trd_coll_opts *opts, trd_comm_key *key, void **acc);
+
+/* The plan of a call (the same on every rank). */
+trd_status trd_comm_plan(const trd_comm_key *key, trd_plan **out);
+
+/* trd_reduce and trd_allreduce. */
+trd_status trd_comm_collective(trd_comm *c, const void *sendbuf, void *recvbuf, int64_t count,
+                               const trd_op *op, int32_t root, bool allreduce,
+                               const trd_coll_opts *opts);
+
+#endif

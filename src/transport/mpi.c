@@ -1,0 +1,944 @@
+/* mpi.c: the wire of wire.h over MPI point-to-point (DESIGN.md: the
+ * distributed engine).
+ *
+ * Data.  Every send and receive is one MPI_Isend / MPI_Irecv of MPI_BYTE on
+ * a duplicate of the caller's communicator, with the caller's tag as MPI
+ * tag, so MPI's own matching gives wire.h's order rules.  The posted
+ * requests sit in one table (MPI_Request array + what each one is); wait()
+ * tests them all with MPI_Testsome, queues every completion found and hands
+ * them out one per call.  The duplicate has MPI_ERRORS_RETURN, so a message
+ * longer than its receive buffer comes back as MPI_ERR_TRUNCATE (TRD_EIO)
+ * and a lost peer as an error code, not as an abort.
+ *
+ * Control.  Tags from ctrl_tag up (1 << 20, or just below MPI_TAG_UB on an
+ * MPI with fewer tags) carry the wire's own messages; user tags stay below.
+ * Dynamic policies need their decisions made atomically for all ranks:
+ * rank 0 is the coordinator and holds the shared copy of the policy.  The
+ * other ranks send it (call, rank) and poll for the answer (action, peer)
+ * while their own requests keep progressing.  Rank 0 keeps a receive for
+ * such requests posted at all times and answers them whenever it polls, so
+ * inside any wire call; a request for a call rank 0 has not entered yet is
+ * held until it does (rank 0 learns the policy only from its own decide or
+ * end_dynamic).  end_dynamic: rank 0 serves until it has given `size`
+ * terminal decisions (SEND or DONE: one per rank), resets the policy, then
+ * every rank passes a barrier, so no rank asks about the next call before
+ * the reset.  The barrier is a gather of arrivals at rank 0 followed by a
+ * release from it; a sequence number in every message catches ranks that
+ * disagree on which barrier they are in.
+ *
+ * Nothing blocks inside MPI: every loop tests, checks its deadline and
+ * backs off (sched_yield, then short sleeps), so a run with more ranks than
+ * cores leaves the CPU to the rank that has work, and a dead peer ends in
+ * TRD_ETIMEDOUT instead of a hang. */
+#include "transport/mpi_wire.h"
+
+#include "core/error.h"
+
+#ifdef TRD_HAVE_MPI
+
+#include <limits.h>
+#include <math.h>
+#include <mpi.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define CTRL_TAG 0x100000       /* first tag of the wire's own messages */
+#define YIELD_POLLS 1000        /* empty polls before sleeping instead of yielding */
+#define SLEEP_NS 50000L         /* one back-off sleep: short next to a transfer */
+
+enum { K_SEND, K_RECV };
+/* Offsets from ctrl_tag: decision request and reply, barrier arrival and release. */
+enum { T_REQ, T_REP, T_ARRIVE, T_RELEASE, T_COUNT };
+/* The wire's own requests.  Rank 0: the two receives always posted; other
+ * ranks: their decision request and reply, their barrier arrival and
+ * release. */
+enum { C_REQ_IN, C_ARRIVE_IN, C_REQ_OUT, C_REP_IN, C_ARRIVE_OUT, C_RELEASE_IN, C_COUNT };
+
+typedef struct op_info {
+    int32_t id, kind, peer, tag;
+    size_t bytes;
+} op_info;
+
+typedef struct completion {
+    int32_t id, from;
+} completion;
+
+/* A decision request rank 0 holds until it enters that call. */
+typedef struct held_req {
+    int32_t src, rank;
+    int64_t call;
+} held_req;
+
+typedef struct mpi_wire {
+    trd_wire wire; /* first: the wire and its ctx are one allocation */
+    MPI_Comm comm;
+    int rank, size, ctrl_tag;
+    double timeout;
+    bool broken;      /* a failure made the wire unusable (wire.h) */
+    long empty_polls; /* back-off state */
+    /* Posted sends and receives (MPI_Testsome wants the requests contiguous). */
+    int n, cap;
+    MPI_Request *reqs;
+    op_info *info;
+    int *idx;
+    MPI_Status *st;
+    /* Completions not handed out yet (a ring). */
+    completion *done;
+    int dhead, dcount, dcap;
+    /* The wire's own messages and their buffers. */
+    MPI_Request ctrl[C_COUNT];
+    int64_t req_in[2], req_out[2], arrive_in, arrive_out, release_in;
+    int32_t rep_in[2];
+    bool replied, released;
+    int64_t barrier_seq; /* barriers passed so far */
+    /* Rank 0, the coordinator. */
+    const trd_policy *policy; /* of the call being served; NULL between calls */
+    int64_t call;             /* the call being served */
+    int32_t terminals;        /* SEND or DONE decisions given in this call */
+    int32_t arrivals;         /* barrier arrivals not consumed yet */
+    held_req *held;
+    int nheld;
+    int32_t (*reply)[2];
+    MPI_Request *reply_req;
+    int64_t *release_out;
+    MPI_Request *release_req;
+} mpi_wire;
+
+static trd_status mpi_fail(trd_status code, int rc, const char *what, int rank)
+{
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS)
+        snprintf(text, sizeof text, "MPI error %d", rc);
+    if (rank < 0) /* not known yet */
+        return trd_fail(code, "mpi wire: %s failed: %s", what, text);
+    return trd_fail(code, "mpi wire: rank %d: %s failed: %s", rank, what, text);
+}
+
+/* A failure that leaves the wire unusable (wire.h). */
+static trd_status broke(mpi_wire *w, trd_status s)
+{
+    if (s != TRD_OK)
+        w->broken = true;
+    return s;
+}
+
+static trd_status check_usable(const mpi_wire *w)
+{
+    if (w->broken)
+        return trd_fail(TRD_EIO, "mpi wire: rank %d: the wire failed earlier and can only be "
+                        "freed", w->rank);
+    return TRD_OK;
+}
+
+/* MPICH raises the errors of request completions (MPI_Test*) on
+ * MPI_COMM_WORLD instead of on the request's communicator (MPI-3.1 Sec. 8.3
+ * leaves it open), and the caller's world usually aborts on errors.  So
+ * around those calls the world's handler is MPI_ERRORS_RETURN, then put
+ * back (the wire is used by one thread).  Open MPI uses the request's
+ * communicator, which already returns. */
+#ifdef OPEN_MPI
+typedef int world_guard; /* nothing to save */
+
+static void guard_world(world_guard *g)
+{
+    (void)g;
+}
+
+static void unguard_world(world_guard *g)
+{
+    (void)g;
+}
+#else
+typedef MPI_Errhandler world_guard;
+
+static void guard_world(world_guard *g)
+{
+    MPI_Comm_get_errhandler(MPI_COMM_WORLD, g);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+}
+
+static void unguard_world(world_guard *g)
+{
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, *g);
+    MPI_Errhandler_free(g);
+}
+#endif
+
+static double wire_now(void *ctx)
+{
+    (void)ctx;
+    return MPI_Wtime();
+}
+
+/* Called after each poll: a poll that found nothing yields the CPU (other
+ * ranks may share it), and after many such polls sleeps briefly, so an
+ * oversubscribed run does not spin. */
+static void back_off(mpi_wire *w, bool progress)
+{
+    if (progress) {
+        w->empty_polls = 0;
+        return;
+    }
+    if (++w->empty_polls < YIELD_POLLS) {
+        sched_yield();
+        return;
+    }
+    struct timespec ts = {0, SLEEP_NS};
+    nanosleep(&ts, NULL);
+}
+
+/* Tests one request of the wire's own until it completes (a reply or
+ * release slot about to be reused: its previous message has been received
+ * already, so this is quick). */
+static trd_status finish(mpi_wire *w, MPI_Request *r, double deadline)
+{
+    while (*r != MPI_REQUEST_NULL) {
+        world_guard g;
+        guard_world(&g);
+        int flag = 0, rc = MPI_Test(r, &flag, MPI_STATUS_IGNORE);
+        unguard_world(&g);
+        if (rc != MPI_SUCCESS)
+            return mpi_fail(TRD_EIO, rc, "MPI_Test of a control message", w->rank);
+        if (flag)
+            break;
+        if (MPI_Wtime() > deadline)
+            return trd_fail(TRD_ETIMEDOUT, "mpi wire: rank %d: a control message was not "
+                            "delivered before the deadline", w->rank);
+        back_off(w, false);
+    }
+    return TRD_OK;
+}
+
+/* ---- The coordinator (rank 0). ---- */
+
+static bool terminal(trd_action a)
+{
+    return a == TRD_ACT_SEND || a == TRD_ACT_DONE;
+}
+
+/* One atomic decision of the shared policy (rank 0 is single-threaded). */
+static trd_action consult(mpi_wire *w, int32_t rank, int32_t *peer)
+{
+    *peer = -1;
+    trd_action a = w->policy->idle(w->policy->state, rank, peer);
+    if (terminal(a))
+        w->terminals++;
+    return a;
+}
+
+static trd_status answer(mpi_wire *w, int32_t src, int32_t rank)
+{
+    int32_t peer;
+    trd_action a = consult(w, rank, &peer);
+    trd_status s = finish(w, &w->reply_req[src], MPI_Wtime() + w->timeout);
+    if (s != TRD_OK)
+        return s;
+    w->reply[src][0] = (int32_t)a;
+    w->reply[src][1] = peer;
+    int rc = MPI_Isend(w->reply[src], 2, MPI_INT32_T, src, w->ctrl_tag + T_REP, w->comm,
+                       &w->reply_req[src]);
+    return rc == MPI_SUCCESS ? TRD_OK : mpi_fail(TRD_EIO, rc, "MPI_Isend of a decision", w->rank);
+}
+
+/* Ranks disagree on the call: they number calls differently, or one of
+ * them skipped end_dynamic (the barrier in it keeps correct ranks in step). */
+static trd_status call_mismatch(const mpi_wire *w, int32_t src, int64_t call)
+{
+    return trd_fail(TRD_EIO, "mpi wire: rank %d asked for a decision of call %lld while the "
+                    "coordinator serves call %lld", src, (long long)call, (long long)w->call);
+}
+
+/* A decision request from rank src: answered now if rank 0 is inside a
+ * call (then it can only be that call), else held until rank 0 enters
+ * one. */
+static trd_status on_request(mpi_wire *w, int32_t src, int64_t call, int64_t rank)
+{
+    if (rank < 0 || rank >= w->size)
+        return trd_fail(TRD_EIO, "mpi wire: rank %d asked the coordinator about rank %lld, "
+                        "outside 0..%d", src, (long long)rank, w->size - 1);
+    if (w->policy)
+        return call == w->call ? answer(w, src, (int32_t)rank) : call_mismatch(w, src, call);
+    if (w->nheld == w->size) /* each rank has at most one request in flight */
+        return trd_fail(TRD_EIO, "mpi wire: rank 0: more held decision requests than ranks");
+    w->held[w->nheld++] = (held_req){.src = src, .rank = (int32_t)rank, .call = call};
+    return TRD_OK;
+}
+
+/* Answers the requests held while rank 0 was between calls. */
+static trd_status serve_held(mpi_wire *w)
+{
+    trd_status s = TRD_OK;
+    for (int i = 0; i < w->nheld && s == TRD_OK; i++)
+        s = w->held[i].call == w->call ? answer(w, w->held[i].src, w->held[i].rank)
+                                       : call_mismatch(w, w->held[i].src, w->held[i].call);
+    w->nheld = 0;
+    return s;
+}
+
+/* Rank 0 enters call `call` of `policy` (its decide or end_dynamic). */
+static trd_status enter_call(mpi_wire *w, const trd_policy *policy, int64_t call)
+{
+    if (w->policy && call != w->call)
+        return trd_fail(TRD_EINVAL, "mpi wire: decision for call %lld while call %lld has not "
+                        "ended (end_dynamic missing)", (long long)call, (long long)w->call);
+    if (!w->policy) {
+        w->policy = policy;
+        w->call = call;
+        w->terminals = 0;
+    }
+    return serve_held(w);
+}
+
+static trd_status on_arrival(mpi_wire *w, int32_t src)
+{
+    if (w->arrive_in != w->barrier_seq)
+        return trd_fail(TRD_EIO, "mpi wire: rank %d is at barrier %lld, rank 0 at %lld "
+                        "(barrier or end_dynamic called on some ranks only)", src,
+                        (long long)w->arrive_in, (long long)w->barrier_seq);
+    w->arrivals++;
+    return TRD_OK;
+}
+
+/* ---- Polling. ---- */
+
+static trd_status post_ctrl_recv(mpi_wire *w, int slot, void *buf, int count, MPI_Datatype type,
+                                 int src, int tag)
+{
+    int rc = MPI_Irecv(buf, count, type, src, w->ctrl_tag + tag, w->comm, &w->ctrl[slot]);
+    return rc == MPI_SUCCESS ? TRD_OK : mpi_fail(TRD_EIO, rc, "MPI_Irecv of a control message",
+                                                 w->rank);
+}
+
+static trd_status post_ctrl_send(mpi_wire *w, int slot, const void *buf, int count,
+                                 MPI_Datatype type, int tag)
+{
+    int rc = MPI_Isend(buf, count, type, 0, w->ctrl_tag + tag, w->comm, &w->ctrl[slot]);
+    return rc == MPI_SUCCESS ? TRD_OK : mpi_fail(TRD_EIO, rc, "MPI_Isend of a control message",
+                                                 w->rank);
+}
+
+/* Rank 0's standing receives, reposted as soon as one completes. */
+static trd_status post_standing(mpi_wire *w, int slot)
+{
+    if (slot == C_REQ_IN)
+        return post_ctrl_recv(w, C_REQ_IN, w->req_in, 2, MPI_INT64_T, MPI_ANY_SOURCE, T_REQ);
+    return post_ctrl_recv(w, C_ARRIVE_IN, &w->arrive_in, 1, MPI_INT64_T, MPI_ANY_SOURCE,
+                          T_ARRIVE);
+}
+
+static trd_status on_ctrl(mpi_wire *w, int slot, int src)
+{
+    trd_status s = TRD_OK;
+    if (slot == C_REQ_IN) {
+        int64_t call = w->req_in[0], rank = w->req_in[1];
+        s = post_standing(w, C_REQ_IN);
+        if (s == TRD_OK)
+            s = on_request(w, src, call, rank);
+    } else if (slot == C_ARRIVE_IN) {
+        s = on_arrival(w, src);
+        if (s == TRD_OK)
+            s = post_standing(w, C_ARRIVE_IN);
+    } else if (slot == C_REP_IN) {
+        w->replied = true;
+    } else if (slot == C_RELEASE_IN) {
+        w->released = true;
+    }
+    return s;
+}
+
+static trd_status poll_ctrl(mpi_wire *w, bool *progress)
+{
+    int count = 0, idx[C_COUNT];
+    MPI_Status st[C_COUNT];
+    int rc = MPI_Testsome(C_COUNT, w->ctrl, &count, idx, st);
+    if (rc != MPI_SUCCESS)
+        return mpi_fail(TRD_EIO, rc, "MPI_Testsome of control messages", w->rank);
+    trd_status s = TRD_OK;
+    for (int k = 0; k < count && s == TRD_OK; k++) /* MPI_UNDEFINED < 0: none */
+        s = on_ctrl(w, idx[k], st[k].MPI_SOURCE);
+    if (count > 0)
+        *progress = true;
+    return s;
+}
+
+static trd_status push_done(mpi_wire *w, int32_t id, int32_t from)
+{
+    if (w->dcount == w->dcap) {
+        int cap = w->dcap ? 2 * w->dcap : 16;
+        completion *d = malloc((size_t)cap * sizeof *d);
+        if (!d)
+            return trd_fail(TRD_ENOMEM, "mpi wire: out of memory for completions");
+        for (int i = 0; i < w->dcount; i++)
+            d[i] = w->done[(w->dhead + i) % w->dcap];
+        free(w->done);
+        w->done = d;
+        w->dcap = cap;
+        w->dhead = 0;
+    }
+    w->done[(w->dhead + w->dcount++) % w->dcap] = (completion){id, from};
+    return TRD_OK;
+}
+
+/* A completed request that failed: MPI_ERR_TRUNCATE is the caller's size
+ * mismatch, anything else a lost peer or a broken MPI. */
+static trd_status op_error(const mpi_wire *w, const op_info *op, const MPI_Status *st)
+{
+    int cls = 0;
+    MPI_Error_class(st->MPI_ERROR, &cls);
+    if (cls == MPI_ERR_TRUNCATE) {
+        char sent[48] = "";
+#ifdef OPEN_MPI /* reports the sent size in the status; MPICH does not */
+        int count = 0;
+        if (MPI_Get_count(st, MPI_BYTE, &count) == MPI_SUCCESS && (size_t)count > op->bytes)
+            snprintf(sent, sizeof sent, " (%d bytes)", count);
+#endif
+        return trd_fail(TRD_EIO, "mpi wire: rank %d: the message%s from rank %d with tag %d is "
+                        "longer than the %zu-byte receive buffer of step %d (MPI_ERR_TRUNCATE)",
+                        w->rank, sent, (int)st->MPI_SOURCE, (int)op->tag, op->bytes,
+                        (int)op->id);
+    }
+    char what[96];
+    snprintf(what, sizeof what, "the %s of step %d (peer %d, tag %d)",
+             op->kind == K_SEND ? "send" : "receive", (int)op->id, (int)op->peer, (int)op->tag);
+    return mpi_fail(TRD_EIO, st->MPI_ERROR, what, w->rank);
+}
+
+/* Drops the completed (null) requests, keeping the others in posting order. */
+static void compact(mpi_wire *w)
+{
+    int kept = 0;
+    for (int i = 0; i < w->n; i++)
+        if (w->reqs[i] != MPI_REQUEST_NULL) {
+            w->reqs[kept] = w->reqs[i];
+            w->info[kept++] = w->info[i];
+        }
+    w->n = kept;
+}
+
+static trd_status poll_ops(mpi_wire *w, bool *progress)
+{
+    if (w->n == 0)
+        return TRD_OK;
+    int count = 0, rc = MPI_Testsome(w->n, w->reqs, &count, w->idx, w->st);
+    if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS)
+        return mpi_fail(TRD_EIO, rc, "MPI_Testsome", w->rank);
+    trd_status s = TRD_OK;
+    for (int k = 0; k < count && s == TRD_OK; k++) { /* MPI_UNDEFINED < 0: none */
+        const op_info *op = &w->info[w->idx[k]];
+        /* MPI_ERROR is set only when Testsome says MPI_ERR_IN_STATUS. */
+        if (rc == MPI_ERR_IN_STATUS && w->st[k].MPI_ERROR != MPI_SUCCESS)
+            s = op_error(w, op, &w->st[k]);
+        else
+            s = push_done(w, op->id, op->kind == K_RECV ? (int32_t)w->st[k].MPI_SOURCE : -1);
+    }
+    if (count > 0) {
+        *progress = true;
+        compact(w);
+    }
+    return s;
+}
+
+/* One round of testing: rank 0 serves the coordinator's messages, every
+ * rank moves its finished sends and receives to the completion queue. */
+static trd_status poll_once(mpi_wire *w, bool *progress)
+{
+    *progress = false;
+    world_guard g;
+    guard_world(&g);
+    trd_status s = poll_ctrl(w, progress);
+    if (s == TRD_OK)
+        s = poll_ops(w, progress);
+    unguard_world(&g);
+    return s;
+}
+
+/* ---- Sends and receives. ---- */
+
+static trd_status reserve(mpi_wire *w)
+{
+    if (w->n < w->cap)
+        return TRD_OK;
+    if (w->cap > INT_MAX / 2)
+        return trd_fail(TRD_ENOMEM, "mpi wire: too many pending requests (%d)", w->n);
+    int cap = w->cap ? 2 * w->cap : 16;
+    MPI_Request *reqs = realloc(w->reqs, (size_t)cap * sizeof *reqs);
+    if (reqs)
+        w->reqs = reqs;
+    op_info *info = reqs ? realloc(w->info, (size_t)cap * sizeof *info) : NULL;
+    if (info)
+        w->info = info;
+    int *idx = info ? realloc(w->idx, (size_t)cap * sizeof *idx) : NULL;
+    if (idx)
+        w->idx = idx;
+    MPI_Status *st = idx ? realloc(w->st, (size_t)cap * sizeof *st) : NULL;
+    if (!st)
+        return trd_fail(TRD_ENOMEM, "mpi wire: out of memory for %d pending requests", cap);
+    w->st = st;
+    w->cap = cap;
+    return TRD_OK;
+}
+
+static trd_status check_op(const mpi_wire *w, const char *what, int32_t peer, int32_t tag,
+                           const void *buf, size_t bytes)
+{
+    trd_status s = check_usable(w);
+    if (s != TRD_OK)
+        return s;
+    bool any = peer == TRD_ANY_RANK && what[0] == 'r';
+    if (!any && (peer < 0 || peer >= w->size || peer == w->rank))
+        return trd_fail(TRD_EINVAL, "mpi wire: rank %d: %s peer %ld is not another rank of "
+                        "0..%d", w->rank, what, (long)peer, w->size - 1);
+    if (tag < 0 || tag >= w->ctrl_tag)
+        return trd_fail(TRD_EINVAL, "mpi wire: %s tag %ld is outside 0..%d (higher tags are "
+                        "the wire's own)", what, (long)tag, w->ctrl_tag - 1);
+    if (bytes > (size_t)INT_MAX)
+        return trd_fail(TRD_EINVAL, "mpi wire: %s of %zu bytes: MPI counts are int, at most "
+                        "INT_MAX = %d bytes per message", what, bytes, INT_MAX);
+    if (!buf && bytes > 0)
+        return trd_fail(TRD_EINVAL, "mpi wire: %s of %zu bytes from a NULL buffer", what, bytes);
+    return TRD_OK;
+}
+
+static trd_status wire_isend(void *ctx, int32_t peer, int32_t tag, const void *buf, size_t bytes,
+                             int32_t id)
+{
+    mpi_wire *w = ctx;
+    trd_status s = check_op(w, "send", peer, tag, buf, bytes);
+    if (s == TRD_OK)
+        s = reserve(w);
+    if (s != TRD_OK)
+        return s;
+    int rc = MPI_Isend(buf, (int)bytes, MPI_BYTE, peer, tag, w->comm, &w->reqs[w->n]);
+    if (rc != MPI_SUCCESS)
+        return broke(w, mpi_fail(TRD_EIO, rc, "MPI_Isend", w->rank));
+    w->info[w->n++] = (op_info){.id = id, .kind = K_SEND, .peer = peer, .tag = tag,
+                                .bytes = bytes};
+    return TRD_OK;
+}
+
+static trd_status wire_irecv(void *ctx, int32_t peer, int32_t tag, void *buf, size_t bytes,
+                             int32_t id)
+{
+    mpi_wire *w = ctx;
+    trd_status s = check_op(w, "receive", peer, tag, buf, bytes);
+    if (s == TRD_OK)
+        s = reserve(w);
+    if (s != TRD_OK)
+        return s;
+    int src = peer == TRD_ANY_RANK ? MPI_ANY_SOURCE : peer;
+    int rc = MPI_Irecv(buf, (int)bytes, MPI_BYTE, src, tag, w->comm, &w->reqs[w->n]);
+    if (rc != MPI_SUCCESS)
+        return broke(w, mpi_fail(TRD_EIO, rc, "MPI_Irecv", w->rank));
+    w->info[w->n++] = (op_info){.id = id, .kind = K_RECV, .peer = peer, .tag = tag,
+                                .bytes = bytes};
+    return TRD_OK;
+}
+
+static trd_status wait_timeout(const mpi_wire *w)
+{
+    if (w->n == 0)
+        return trd_fail(TRD_ETIMEDOUT, "mpi wire: rank %d: nothing completed before the "
+                        "deadline", w->rank);
+    int sends = 0;
+    for (int i = 0; i < w->n; i++)
+        sends += w->info[i].kind == K_SEND;
+    const op_info *op = &w->info[0];
+    return trd_fail(TRD_ETIMEDOUT, "mpi wire: rank %d: nothing completed before the deadline; "
+                    "%d requests pending (%d sends, %d receives), the first: %s of step %d %s "
+                    "rank %d with tag %d", w->rank, w->n, sends, w->n - sends,
+                    op->kind == K_SEND ? "send" : "receive", (int)op->id,
+                    op->kind == K_SEND ? "to" : "from", (int)op->peer, (int)op->tag);
+}
+
+static trd_status wire_wait(void *ctx, double deadline, int32_t *id, int32_t *from)
+{
+    mpi_wire *w = ctx;
+    trd_status s = check_usable(w);
+    if (s != TRD_OK)
+        return s;
+    if (!id || !from)
+        return trd_fail(TRD_EINVAL, "mpi wire: wait needs id and from");
+    if (w->dcount == 0 && w->n == 0)
+        return trd_fail(TRD_EINVAL, "mpi wire: rank %d: wait with nothing posted", w->rank);
+    while (w->dcount == 0) {
+        bool progress;
+        s = poll_once(w, &progress);
+        if (s != TRD_OK)
+            return broke(w, s);
+        if (w->dcount > 0)
+            break;
+        if (MPI_Wtime() > deadline)
+            return broke(w, wait_timeout(w));
+        back_off(w, progress);
+    }
+    completion c = w->done[w->dhead];
+    w->dhead = (w->dhead + 1) % w->dcap;
+    w->dcount--;
+    *id = c.id;
+    *from = c.from;
+    return TRD_OK;
+}
+
+/* ---- Decisions and barriers. ---- */
+
+/* Polls until *flag is set (a reply or a release arrived); TRD_ETIMEDOUT
+ * without a message at the deadline: the caller says what was missing. */
+static trd_status poll_until(mpi_wire *w, const bool *flag, double deadline)
+{
+    while (!*flag) {
+        bool progress;
+        trd_status s = poll_once(w, &progress);
+        if (s != TRD_OK)
+            return s;
+        if (*flag)
+            break;
+        if (MPI_Wtime() > deadline)
+            return TRD_ETIMEDOUT;
+        back_off(w, progress);
+    }
+    return TRD_OK;
+}
+
+/* Tests until the wire's own request `slot` completes (a previous message
+ * whose buffer is about to be reused). */
+static trd_status finish_ctrl(mpi_wire *w, int slot, double deadline)
+{
+    return finish(w, &w->ctrl[slot], deadline);
+}
+
+static trd_status ask_coordinator(mpi_wire *w, int64_t call, int32_t rank, trd_action *action,
+                                  int32_t *peer)
+{
+    double deadline = MPI_Wtime() + w->timeout;
+    trd_status s = finish_ctrl(w, C_REQ_OUT, deadline);
+    if (s != TRD_OK)
+        return s;
+    w->req_out[0] = call;
+    w->req_out[1] = rank;
+    w->replied = false;
+    s = post_ctrl_recv(w, C_REP_IN, w->rep_in, 2, MPI_INT32_T, 0, T_REP);
+    if (s == TRD_OK)
+        s = post_ctrl_send(w, C_REQ_OUT, w->req_out, 2, MPI_INT64_T, T_REQ);
+    if (s == TRD_OK)
+        s = poll_until(w, &w->replied, deadline);
+    if (s == TRD_ETIMEDOUT)
+        return trd_fail(s, "mpi wire: rank %d: the coordinator (rank 0) did not answer the "
+                        "decision request of call %lld within %g s (%d requests of this rank "
+                        "pending)", w->rank, (long long)call, w->timeout, w->n);
+    if (s != TRD_OK)
+        return s;
+    int32_t a = w->rep_in[0];
+    if (a == TRD_ACT_ERROR)
+        return trd_fail(TRD_EIO, "mpi wire: the coordinator's policy could not decide for "
+                        "rank %ld", (long)rank);
+    if ((a != TRD_ACT_SEND && a != TRD_ACT_WAIT && a != TRD_ACT_DONE) ||
+        (a == TRD_ACT_SEND && (w->rep_in[1] < 0 || w->rep_in[1] >= w->size)))
+        return trd_fail(TRD_EIO, "mpi wire: rank %d: malformed answer from the coordinator "
+                        "(action %ld, peer %ld)", w->rank, (long)a, (long)w->rep_in[1]);
+    *action = (trd_action)a;
+    *peer = w->rep_in[1];
+    return TRD_OK;
+}
+
+static trd_status wire_decide(void *ctx, const trd_policy *policy, int64_t call, int32_t rank,
+                              trd_action *action, int32_t *peer)
+{
+    mpi_wire *w = ctx;
+    trd_status s = check_usable(w);
+    if (s != TRD_OK)
+        return s;
+    if (!policy || !policy->idle || !action || !peer || rank < 0 || rank >= w->size)
+        return trd_fail(TRD_EINVAL, "mpi wire: decide needs a policy, action and peer, and a "
+                        "rank in 0..%d (got %ld)", w->size - 1, (long)rank);
+    if (w->rank != 0)
+        return broke(w, ask_coordinator(w, call, rank, action, peer));
+    s = enter_call(w, policy, call);
+    if (s != TRD_OK)
+        return broke(w, s);
+    *action = consult(w, rank, peer);
+    if (*action == TRD_ACT_ERROR)
+        return broke(w, trd_fail(TRD_EIO, "mpi wire: the coordinator's policy could not decide "
+                                 "for rank %ld", (long)rank));
+    return TRD_OK;
+}
+
+static trd_status barrier_root(mpi_wire *w, double deadline)
+{
+    while (w->arrivals < w->size - 1) {
+        bool progress;
+        trd_status s = poll_once(w, &progress);
+        if (s != TRD_OK)
+            return s;
+        if (w->arrivals >= w->size - 1)
+            break;
+        if (MPI_Wtime() > deadline)
+            return trd_fail(TRD_ETIMEDOUT, "mpi wire: rank 0: barrier %lld: %d of %d ranks "
+                            "arrived before the deadline", (long long)w->barrier_seq,
+                            w->arrivals + 1, w->size);
+        back_off(w, progress);
+    }
+    w->arrivals -= w->size - 1;
+    for (int r = 1; r < w->size; r++) {
+        trd_status s = finish(w, &w->release_req[r], deadline);
+        if (s != TRD_OK)
+            return s;
+        w->release_out[r] = w->barrier_seq;
+        int rc = MPI_Isend(&w->release_out[r], 1, MPI_INT64_T, r, w->ctrl_tag + T_RELEASE,
+                           w->comm, &w->release_req[r]);
+        if (rc != MPI_SUCCESS)
+            return mpi_fail(TRD_EIO, rc, "MPI_Isend of a barrier release", w->rank);
+    }
+    return TRD_OK;
+}
+
+static trd_status barrier_leaf(mpi_wire *w, double deadline)
+{
+    trd_status s = finish_ctrl(w, C_ARRIVE_OUT, deadline);
+    if (s != TRD_OK)
+        return s;
+    w->arrive_out = w->barrier_seq;
+    w->released = false;
+    s = post_ctrl_recv(w, C_RELEASE_IN, &w->release_in, 1, MPI_INT64_T, 0, T_RELEASE);
+    if (s == TRD_OK)
+        s = post_ctrl_send(w, C_ARRIVE_OUT, &w->arrive_out, 1, MPI_INT64_T, T_ARRIVE);
+    if (s == TRD_OK)
+        s = poll_until(w, &w->released, deadline);
+    if (s == TRD_ETIMEDOUT)
+        return trd_fail(s, "mpi wire: rank %d: barrier %lld: rank 0 did not release it before "
+                        "the deadline (%d requests of this rank pending)", w->rank,
+                        (long long)w->barrier_seq, w->n);
+    if (s == TRD_OK && w->release_in != w->barrier_seq)
+        s = trd_fail(TRD_EIO, "mpi wire: rank %d at barrier %lld was released from barrier "
+                     "%lld", w->rank, (long long)w->barrier_seq, (long long)w->release_in);
+    return s;
+}
+
+/* Gather of arrivals at rank 0, then release by rank 0. */
+static trd_status run_barrier(mpi_wire *w, double deadline)
+{
+    if (w->size == 1)
+        return TRD_OK;
+    trd_status s = w->rank == 0 ? barrier_root(w, deadline) : barrier_leaf(w, deadline);
+    if (s == TRD_OK)
+        w->barrier_seq++;
+    return s;
+}
+
+static trd_status wire_barrier(void *ctx, double deadline)
+{
+    mpi_wire *w = ctx;
+    trd_status s = check_usable(w);
+    return s != TRD_OK ? s : broke(w, run_barrier(w, deadline));
+}
+
+/* Rank 0: serves until every rank has had its terminal decision. */
+static trd_status drain_decisions(mpi_wire *w, const trd_policy *policy, int64_t call)
+{
+    trd_status s = enter_call(w, policy, call);
+    double deadline = MPI_Wtime() + w->timeout;
+    while (s == TRD_OK && w->terminals < w->size) {
+        bool progress;
+        s = poll_once(w, &progress);
+        if (s != TRD_OK || w->terminals >= w->size)
+            break;
+        if (MPI_Wtime() > deadline)
+            return trd_fail(TRD_ETIMEDOUT, "mpi wire: rank 0: call %lld: only %ld of %d ranks "
+                            "had their last decision before the deadline", (long long)call,
+                            (long)w->terminals, w->size);
+        back_off(w, progress);
+    }
+    if (s != TRD_OK)
+        return s;
+    policy->reset(policy->state);
+    w->policy = NULL;
+    return TRD_OK;
+}
+
+static trd_status wire_end_dynamic(void *ctx, const trd_policy *policy, int64_t call)
+{
+    mpi_wire *w = ctx;
+    trd_status s = check_usable(w);
+    if (s != TRD_OK)
+        return s;
+    if (!policy || !policy->idle || !policy->reset)
+        return trd_fail(TRD_EINVAL, "mpi wire: end_dynamic needs a policy with idle and reset");
+    if (w->rank == 0)
+        s = drain_decisions(w, policy, call);
+    else
+        policy->reset(policy->state); /* an unused copy: kept in step for clarity */
+    if (s == TRD_OK)
+        s = run_barrier(w, MPI_Wtime() + w->timeout);
+    return broke(w, s);
+}
+
+/* ---- Creation and release. ---- */
+
+static void drop(MPI_Request *r, bool cancel)
+{
+    if (*r == MPI_REQUEST_NULL)
+        return;
+    if (cancel)
+        MPI_Cancel(r);
+    MPI_Request_free(r);
+}
+
+static void wire_free(void *ctx)
+{
+    mpi_wire *w = ctx;
+    if (!w)
+        return;
+    int finalized = 1;
+    MPI_Finalized(&finalized);
+    if (!finalized && w->comm != MPI_COMM_NULL) {
+        for (int i = 0; i < w->n; i++) /* cancelling sends is deprecated: abandon them */
+            drop(&w->reqs[i], w->info[i].kind == K_RECV);
+        for (int c = 0; c < C_COUNT; c++)
+            drop(&w->ctrl[c], c == C_REQ_IN || c == C_ARRIVE_IN || c == C_REP_IN ||
+                                  c == C_RELEASE_IN);
+        for (int r = 0; w->reply_req && w->release_req && r < w->size; r++) {
+            drop(&w->reply_req[r], false);
+            drop(&w->release_req[r], false);
+        }
+        MPI_Comm_free(&w->comm);
+    }
+    free(w->reqs);
+    free(w->info);
+    free(w->idx);
+    free(w->st);
+    free(w->done);
+    free(w->held);
+    free(w->reply);
+    free(w->reply_req);
+    free(w->release_out);
+    free(w->release_req);
+    free(w);
+}
+
+/* The first tag of the wire's own messages: 1 << 20, or the top T_COUNT
+ * tags on an MPI that has fewer. */
+static trd_status pick_ctrl_tag(mpi_wire *w)
+{
+    int *ub = NULL, flag = 0;
+    int rc = MPI_Comm_get_attr(w->comm, MPI_TAG_UB, &ub, &flag);
+    if (rc != MPI_SUCCESS || !flag || !ub)
+        return trd_fail(TRD_EBACKEND, "mpi wire: MPI_TAG_UB is not available");
+    w->ctrl_tag = *ub >= CTRL_TAG + T_COUNT ? CTRL_TAG : *ub - T_COUNT + 1;
+    return TRD_OK;
+}
+
+/* Rank 0's tables: one reply and one release slot per rank, held requests. */
+static trd_status alloc_root(mpi_wire *w)
+{
+    size_t n = (size_t)w->size;
+    w->held = malloc(n * sizeof *w->held);
+    w->reply = malloc(n * sizeof *w->reply);
+    w->reply_req = malloc(n * sizeof *w->reply_req);
+    w->release_out = malloc(n * sizeof *w->release_out);
+    w->release_req = malloc(n * sizeof *w->release_req);
+    if (!w->held || !w->reply || !w->reply_req || !w->release_out || !w->release_req) {
+        free(w->reply_req); /* wire_free must not read uninitialised requests */
+        free(w->release_req);
+        w->reply_req = w->release_req = NULL;
+        return trd_fail(TRD_ENOMEM, "mpi wire: out of memory for %d ranks", w->size);
+    }
+    for (size_t r = 0; r < n; r++)
+        w->reply_req[r] = w->release_req[r] = MPI_REQUEST_NULL;
+    if (w->size == 1)
+        return TRD_OK;
+    trd_status s = post_standing(w, C_REQ_IN);
+    return s != TRD_OK ? s : post_standing(w, C_ARRIVE_IN);
+}
+
+static trd_status setup(mpi_wire *w, MPI_Comm comm)
+{
+    int rc = MPI_Comm_dup(comm, &w->comm);
+    if (rc != MPI_SUCCESS) {
+        w->comm = MPI_COMM_NULL;
+        return mpi_fail(TRD_EBACKEND, rc, "MPI_Comm_dup", -1);
+    }
+    rc = MPI_Comm_set_errhandler(w->comm, MPI_ERRORS_RETURN);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Comm_rank(w->comm, &w->rank);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Comm_size(w->comm, &w->size);
+    if (rc != MPI_SUCCESS)
+        return mpi_fail(TRD_EBACKEND, rc, "setting up the communicator", -1);
+    trd_status s = pick_ctrl_tag(w);
+    if (s != TRD_OK || w->rank != 0)
+        return s;
+    return alloc_root(w);
+}
+
+trd_status trd_wire_mpi_create(trd_wire **out, const void *mpi_comm)
+{
+    if (!out || !mpi_comm)
+        return trd_fail(TRD_EINVAL, "mpi wire: create needs out and a communicator");
+    *out = NULL;
+    int init = 0, fin = 0;
+    MPI_Initialized(&init);
+    MPI_Finalized(&fin);
+    if (!init || fin)
+        return trd_fail(TRD_EINVAL, "mpi wire: MPI is %s (MPI_Init must come first)",
+                        fin ? "finalized" : "not initialised");
+    mpi_wire *w = calloc(1, sizeof *w);
+    if (!w)
+        return trd_fail(TRD_ENOMEM, "mpi wire: out of memory");
+    for (int c = 0; c < C_COUNT; c++)
+        w->ctrl[c] = MPI_REQUEST_NULL;
+    w->timeout = TRD_WIRE_MPI_TIMEOUT;
+    trd_status s = setup(w, *(const MPI_Comm *)mpi_comm);
+    if (s != TRD_OK) {
+        wire_free(w);
+        return s;
+    }
+    w->wire = (trd_wire){.ctx = w, .rank = w->rank, .size = w->size, .name = "mpi",
+                         .isend = wire_isend, .irecv = wire_irecv, .wait = wire_wait,
+                         .now = wire_now, .decide = wire_decide,
+                         .end_dynamic = wire_end_dynamic, .barrier = wire_barrier,
+                         .free = wire_free};
+    *out = &w->wire;
+    return TRD_OK;
+}
+
+trd_status trd_wire_mpi_set_timeout(trd_wire *w, double seconds)
+{
+    if (!w || w->free != wire_free)
+        return trd_fail(TRD_EINVAL, "mpi wire: set_timeout on a wire that is not an MPI wire");
+    if (!isfinite(seconds) || seconds <= 0)
+        return trd_fail(TRD_EINVAL, "mpi wire: timeout %g s is not finite and > 0", seconds);
+    ((mpi_wire *)w->ctx)->timeout = seconds;
+    return TRD_OK;
+}
+
+bool trd_wire_mpi_available(void)
+{
+    return true;
+}
+
+#else /* !TRD_HAVE_MPI: the same functions, saying there is no MPI. */
+
+bool trd_wire_mpi_available(void)
+{
+    return false;
+}
+
+trd_status trd_wire_mpi_create(trd_wire **out, const void *mpi_comm)
+{
+    (void)mpi_comm;
+    if (out)
+        *out = NULL;
+    return trd_fail(TRD_EUNSUPPORTED, "treduce was built without MPI");
+}
+
+trd_status trd_wire_mpi_set_timeout(trd_wire *w, double seconds)
+{
+    (void)w;
+    (void)seconds;
+    return trd_fail(TRD_EUNSUPPORTED, "treduce was built without MPI");
+}
+
+#endif

@@ -1,0 +1,38 @@
+/* mpi_wire.h: the wire of wire.h over MPI point-to-point (src/transport/mpi.c).
+ *
+ * The header needs no mpi.h: the communicator is passed by address.  When
+ * treduce is built without MPI (no MPI library found, or -DTRD_MPI=OFF) the
+ * functions still exist: trd_wire_mpi_available() says false and
+ * trd_wire_mpi_create fails with TRD_EUNSUPPORTED. */
+#ifndef TRD_TRANSPORT_MPI_WIRE_H
+#define TRD_TRANSPORT_MPI_WIRE_H
+
+#include <stdbool.h>
+
+#include "engine/policy.h"
+#include "transport/wire.h"
+
+/* Seconds a decide() or end_dynamic() waits for the coordinator (rank 0)
+ * before failing with TRD_ETIMEDOUT. */
+#define TRD_WIRE_MPI_TIMEOUT 30.0
+
+/* Whether this build of treduce has the MPI wire. */
+bool trd_wire_mpi_available(void);
+
+/* A wire over a duplicate of `comm` (an MPI_Comm passed as a pointer so the
+ * public header needs no mpi.h).  MPI must be initialised by the caller;
+ * collective over `comm` (MPI_Comm_dup): every rank of it calls this.
+ * (*out)->free((*out)->ctx) releases everything, the duplicated
+ * communicator and the trd_wire itself included; call it before
+ * MPI_Finalize.  Requests still pending then are cancelled (receives) or
+ * abandoned (sends): after a failure, keep the buffers of pending sends
+ * alive until MPI_Finalize. */
+trd_status trd_wire_mpi_create(trd_wire **out, const void *mpi_comm);
+
+/* Sets how long decide() and end_dynamic() wait for the coordinator
+ * (default TRD_WIRE_MPI_TIMEOUT).  TRD_EINVAL for a wire that is not an
+ * MPI wire or a time that is not finite and > 0 (the timeout is then
+ * unchanged). */
+trd_status trd_wire_mpi_set_timeout(trd_wire *w, double seconds);
+
+#endif

@@ -1,0 +1,433 @@
+/* threads.c: the threads wire (wire.h) - ranks are threads of one process,
+ * the embedded default: no launcher, no MPI.
+ *
+ * Every rank has a mailbox guarded by one mutex: the sends posted to it
+ * that no receive has taken yet, its posted receives that no send has
+ * matched yet, and its queue of completed steps.  A send is a rendezvous:
+ * whoever arrives second (the sender finding a posted receive, or the
+ * receiver finding a waiting send) takes the pair out of the mailbox under
+ * the lock, copies the bytes outside it (one memcpy, no intermediate
+ * buffer), then completes both ends.  So a send completes once its bytes
+ * are in the receiver's buffer, the receive at the same moment.
+ *
+ * Dynamic policies share one state for the whole world, behind a mutex
+ * (decide).  Barriers are counted under a mutex with a generation, so a
+ * wait can time out (pthread_barrier_t cannot).  Test hooks: a random
+ * delay before every send (so dynamic algorithms meet many pairings) and a
+ * rank that never takes part (a dead rank: the others must time out). */
+#include "transport/threads.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/error.h"
+
+/* One end of a transfer waiting in a mailbox. */
+typedef struct pending {
+    int32_t peer; /* sends: the sender; receives: the sender wanted or TRD_ANY_RANK */
+    int32_t tag, id;
+    void *buf;
+    size_t bytes;
+} pending;
+
+typedef struct queue {
+    pending *items;
+    size_t len, cap;
+} queue;
+
+typedef struct completion {
+    int32_t id, from;
+} completion;
+
+typedef struct mailbox {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    queue sends, recvs;
+    completion *done; /* ring buffer */
+    size_t head, len, cap;
+} mailbox;
+
+typedef struct trd_world {
+    int32_t size;
+    int refs;
+    trd_threads_opts opts;
+    mailbox *box;
+    pthread_mutex_t mu; /* refs, barrier, the shared policy */
+    pthread_cond_t cv;
+    int32_t arrived;
+    uint64_t generation;
+    const trd_policy *shared; /* the policy of the current dynamic call */
+    int64_t shared_call;
+} trd_world;
+
+typedef struct rank_ctx {
+    trd_world *world;
+    int32_t rank;
+    uint64_t rng; /* delay injection */
+} rank_ctx;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* CLOCK_MONOTONIC deadline for pthread_cond_timedwait (the condition
+ * variables are created with that clock). */
+static struct timespec abs_time(double t)
+{
+    struct timespec ts;
+    ts.tv_sec = (time_t)t;
+    ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
+    return ts;
+}
+
+static int init_cond(pthread_cond_t *cv)
+{
+    pthread_condattr_t attr;
+    int rc = pthread_condattr_init(&attr);
+    if (rc == 0)
+        rc = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    if (rc == 0)
+        rc = pthread_cond_init(cv, &attr);
+    pthread_condattr_destroy(&attr);
+    return rc;
+}
+
+static trd_status queue_push(queue *q, pending p)
+{
+    if (q->len == q->cap) {
+        size_t cap = q->cap ? 2 * q->cap : 16;
+        pending *grown = realloc(q->items, cap * sizeof *grown);
+        if (!grown)
+            return trd_fail(TRD_ENOMEM, "threads transport: out of memory");
+        q->items = grown;
+        q->cap = cap;
+    }
+    q->items[q->len++] = p;
+    return TRD_OK;
+}
+
+static pending queue_take(queue *q, size_t i)
+{
+    pending p = q->items[i];
+    memmove(q->items + i, q->items + i + 1, (q->len - i - 1) * sizeof *q->items);
+    q->len--;
+    return p;
+}
+
+/* Index of the first entry matching (peer, tag), or -1.  Receives may
+ * accept any sender. */
+static long queue_find(const queue *q, int32_t peer, int32_t tag, bool any_ok)
+{
+    for (size_t i = 0; i < q->len; i++) {
+        const pending *p = &q->items[i];
+        bool who = p->peer == peer || (any_ok && (p->peer == TRD_ANY_RANK || peer == TRD_ANY_RANK));
+        if (who && p->tag == tag)
+            return (long)i;
+    }
+    return -1;
+}
+
+/* Queues a completion for the rank owning box; the caller holds box->mu. */
+static trd_status complete_locked(mailbox *box, int32_t id, int32_t from)
+{
+    if (box->len == box->cap) {
+        size_t cap = box->cap ? 2 * box->cap : 32;
+        completion *grown = malloc(cap * sizeof *grown);
+        if (!grown)
+            return trd_fail(TRD_ENOMEM, "threads transport: out of memory");
+        for (size_t i = 0; i < box->len; i++)
+            grown[i] = box->done[(box->head + i) % box->cap];
+        free(box->done);
+        box->done = grown;
+        box->head = 0;
+        box->cap = cap;
+    }
+    box->done[(box->head + box->len++) % box->cap] = (completion){id, from};
+    pthread_cond_signal(&box->cv);
+    return TRD_OK;
+}
+
+static trd_status complete(mailbox *box, int32_t id, int32_t from)
+{
+    pthread_mutex_lock(&box->mu);
+    trd_status st = complete_locked(box, id, from);
+    pthread_mutex_unlock(&box->mu);
+    return st;
+}
+
+/* Moves the bytes of a matched pair and completes both ends. */
+static trd_status deliver(trd_world *w, int32_t from, int32_t to, const pending *send,
+                          const pending *recv)
+{
+    if (send->bytes > recv->bytes)
+        return trd_fail(TRD_EIO, "threads transport: rank %ld sent %zu bytes to rank %ld, "
+                        "which expected at most %zu", (long)from, send->bytes, (long)to,
+                        recv->bytes);
+    if (send->bytes > 0)
+        memcpy(recv->buf, send->buf, send->bytes);
+    trd_status st = complete(&w->box[to], recv->id, from);
+    return st != TRD_OK ? st : complete(&w->box[from], send->id, -1);
+}
+
+/* xorshift64*: the delay of each send (tests only). */
+static void inject_delay(rank_ctx *r)
+{
+    double max = r->world->opts.delay_max_us;
+    if (max <= 0)
+        return;
+    r->rng ^= r->rng >> 12;
+    r->rng ^= r->rng << 25;
+    r->rng ^= r->rng >> 27;
+    double u = (double)((r->rng * 0x2545F4914F6CDD1DULL) >> 11) * 0x1.0p-53;
+    long ns = (long)(u * max * 1e3);
+    struct timespec ts = {.tv_sec = ns / 1000000000L, .tv_nsec = ns % 1000000000L};
+    nanosleep(&ts, NULL);
+}
+
+static trd_status t_isend(void *ctx, int32_t peer, int32_t tag, const void *buf, size_t bytes,
+                          int32_t id)
+{
+    rank_ctx *r = ctx;
+    trd_world *w = r->world;
+    inject_delay(r);
+    mailbox *box = &w->box[peer];
+    pending me = {.peer = r->rank, .tag = tag, .id = id, .buf = (void *)buf, .bytes = bytes};
+    pthread_mutex_lock(&box->mu);
+    long i = queue_find(&box->recvs, r->rank, tag, true);
+    if (i < 0) {
+        trd_status st = queue_push(&box->sends, me);
+        pthread_mutex_unlock(&box->mu);
+        return st;
+    }
+    pending recv = queue_take(&box->recvs, (size_t)i);
+    pthread_mutex_unlock(&box->mu);
+    return deliver(w, r->rank, peer, &me, &recv);
+}
+
+static trd_status t_irecv(void *ctx, int32_t peer, int32_t tag, void *buf, size_t bytes,
+                          int32_t id)
+{
+    rank_ctx *r = ctx;
+    trd_world *w = r->world;
+    mailbox *box = &w->box[r->rank];
+    pending me = {.peer = peer, .tag = tag, .id = id, .buf = buf, .bytes = bytes};
+    pthread_mutex_lock(&box->mu);
+    long i = queue_find(&box->sends, peer, tag, true);
+    if (i < 0) {
+        trd_status st = queue_push(&box->recvs, me);
+        pthread_mutex_unlock(&box->mu);
+        return st;
+    }
+    pending send = queue_take(&box->sends, (size_t)i);
+    pthread_mutex_unlock(&box->mu);
+    return deliver(w, send.peer, r->rank, &send, &me);
+}
+
+static trd_status t_wait(void *ctx, double deadline, int32_t *id, int32_t *from)
+{
+    rank_ctx *r = ctx;
+    mailbox *box = &r->world->box[r->rank];
+    struct timespec until = abs_time(deadline);
+    int rc = 0;
+    pthread_mutex_lock(&box->mu);
+    while (box->len == 0 && rc != ETIMEDOUT)
+        rc = pthread_cond_timedwait(&box->cv, &box->mu, &until);
+    if (box->len == 0) {
+        size_t sends = box->sends.len, recvs = box->recvs.len;
+        pthread_mutex_unlock(&box->mu);
+        return trd_fail(TRD_ETIMEDOUT, "threads transport: rank %ld got no message before "
+                        "its deadline (%zu receives posted, %zu sends to it unmatched): a "
+                        "peer is dead or stuck", (long)r->rank, recvs, sends);
+    }
+    completion c = box->done[box->head];
+    box->head = (box->head + 1) % box->cap;
+    box->len--;
+    pthread_mutex_unlock(&box->mu);
+    *id = c.id;
+    *from = c.from;
+    return TRD_OK;
+}
+
+static double t_now(void *ctx)
+{
+    (void)ctx;
+    return now_s();
+}
+
+/* Waits until all ranks arrived or the deadline; w->mu held. */
+static trd_status barrier_locked(trd_world *w, int32_t rank, double deadline)
+{
+    uint64_t gen = w->generation;
+    if (++w->arrived == w->size) {
+        w->arrived = 0;
+        w->generation++;
+        pthread_cond_broadcast(&w->cv);
+        return TRD_OK;
+    }
+    struct timespec until = abs_time(deadline);
+    int rc = 0;
+    while (w->generation == gen && rc != ETIMEDOUT)
+        rc = pthread_cond_timedwait(&w->cv, &w->mu, &until);
+    if (w->generation != gen)
+        return TRD_OK;
+    w->arrived--; /* leave: a later barrier must not count us */
+    return trd_fail(TRD_ETIMEDOUT, "threads transport: rank %ld waited at a barrier past its "
+                    "deadline: %ld of %ld ranks arrived", (long)rank, (long)w->arrived + 1,
+                    (long)w->size);
+}
+
+static trd_status t_barrier(void *ctx, double deadline)
+{
+    rank_ctx *r = ctx;
+    pthread_mutex_lock(&r->world->mu);
+    trd_status st = barrier_locked(r->world, r->rank, deadline);
+    pthread_mutex_unlock(&r->world->mu);
+    return st;
+}
+
+/* The first rank to decide in a call lends its policy copy as the shared
+ * state (all copies are equal until used); end_dynamic resets it. */
+static trd_status t_decide(void *ctx, const trd_policy *policy, int64_t call, int32_t rank,
+                           trd_action *action, int32_t *peer)
+{
+    rank_ctx *r = ctx;
+    trd_world *w = r->world;
+    pthread_mutex_lock(&w->mu);
+    if (!w->shared || w->shared_call != call) {
+        w->shared = policy;
+        w->shared_call = call;
+    }
+    *action = w->shared->idle(w->shared->state, rank, peer);
+    pthread_mutex_unlock(&w->mu);
+    return TRD_OK;
+}
+
+static trd_status t_end_dynamic(void *ctx, const trd_policy *policy, int64_t call)
+{
+    rank_ctx *r = ctx;
+    trd_world *w = r->world;
+    double deadline = now_s() + w->opts.timeout_s;
+    (void)policy;
+    pthread_mutex_lock(&w->mu);
+    trd_status st = barrier_locked(w, r->rank, deadline);
+    if (st == TRD_OK && r->rank == 0 && w->shared && w->shared_call == call) {
+        w->shared->reset(w->shared->state);
+        w->shared = NULL;
+    }
+    if (st == TRD_OK) /* nobody decides for the next call before the reset */
+        st = barrier_locked(w, r->rank, deadline);
+    pthread_mutex_unlock(&w->mu);
+    return st;
+}
+
+static void free_world(trd_world *w)
+{
+    for (int32_t r = 0; w->box && r < w->size; r++) {
+        pthread_mutex_destroy(&w->box[r].mu);
+        pthread_cond_destroy(&w->box[r].cv);
+        free(w->box[r].sends.items);
+        free(w->box[r].recvs.items);
+        free(w->box[r].done);
+    }
+    free(w->box);
+    pthread_mutex_destroy(&w->mu);
+    pthread_cond_destroy(&w->cv);
+    free(w);
+}
+
+static void t_free(void *ctx)
+{
+    rank_ctx *r = ctx;
+    trd_world *w = r->world;
+    pthread_mutex_lock(&w->mu);
+    bool last = --w->refs == 0;
+    pthread_mutex_unlock(&w->mu);
+    if (last)
+        free_world(w);
+    free(r);
+}
+
+void trd_threads_opts_init(trd_threads_opts *opts)
+{
+    *opts = (trd_threads_opts){.timeout_s = 30.0, .delay_max_us = 0.0, .delay_seed = 1,
+                               .dead_rank = -1};
+}
+
+static trd_status check_opts(int32_t p, const trd_threads_opts *o)
+{
+    if (p < 1 || p > TRD_THREADS_MAX)
+        return trd_fail(TRD_EINVAL, "p = %ld ranks is out of range for the threads transport: "
+                        "need 1 <= p <= %d", (long)p, TRD_THREADS_MAX);
+    if (!(o->timeout_s > 0) || o->timeout_s > 1e6)
+        return trd_fail(TRD_EINVAL, "timeout = %g s is invalid: need 0 < timeout <= 1e6",
+                        o->timeout_s);
+    if (!(o->delay_max_us >= 0) || o->delay_max_us > 1e6)
+        return trd_fail(TRD_EINVAL, "injected delay = %g us is invalid: need 0 to 1e6",
+                        o->delay_max_us);
+    return TRD_OK;
+}
+
+static trd_status new_world(trd_world **out, int32_t p, const trd_threads_opts *opts)
+{
+    trd_world *w = calloc(1, sizeof *w);
+    if (!w)
+        return trd_fail(TRD_ENOMEM, "threads transport: out of memory");
+    *w = (trd_world){.size = p, .refs = p, .opts = *opts};
+    pthread_mutex_init(&w->mu, NULL);
+    bool ok = init_cond(&w->cv) == 0;
+    w->box = calloc((size_t)p, sizeof *w->box);
+    for (int32_t r = 0; ok && w->box && r < p; r++) {
+        pthread_mutex_init(&w->box[r].mu, NULL);
+        ok = init_cond(&w->box[r].cv) == 0;
+    }
+    if (!ok || !w->box) {
+        w->size = w->box ? p : 0;
+        free_world(w);
+        return trd_fail(TRD_ENOMEM, "threads transport: cannot create %ld mailboxes", (long)p);
+    }
+    *out = w;
+    return TRD_OK;
+}
+
+static trd_wire wire_of(rank_ctx *r)
+{
+    return (trd_wire){.ctx = r, .rank = r->rank, .size = r->world->size, .name = "threads",
+                      .isend = t_isend, .irecv = t_irecv, .wait = t_wait, .now = t_now,
+                      .decide = t_decide, .end_dynamic = t_end_dynamic,
+                      .barrier = t_barrier, .free = t_free};
+}
+
+trd_status trd_wire_threads_create(trd_wire *wires, int32_t p, const trd_threads_opts *opts)
+{
+    trd_threads_opts defaults;
+    trd_threads_opts_init(&defaults);
+    const trd_threads_opts *o = opts ? opts : &defaults;
+    trd_world *w = NULL;
+    trd_status st = check_opts(p, o);
+    if (st != TRD_OK || (st = new_world(&w, p, o)) != TRD_OK)
+        return st;
+    for (int32_t r = 0; r < p; r++) {
+        rank_ctx *ctx = malloc(sizeof *ctx);
+        if (!ctx) {
+            for (int32_t q = 0; q < r; q++)
+                free(wires[q].ctx);
+            free_world(w);
+            return trd_fail(TRD_ENOMEM, "threads transport: out of memory");
+        }
+        *ctx = (rank_ctx){.world = w, .rank = r,
+                          .rng = (o->delay_seed + 1) * 0x9E3779B97F4A7C15ULL + (uint64_t)r};
+        wires[r] = wire_of(ctx);
+    }
+    return TRD_OK;
+}
+
+const trd_threads_opts *trd_wire_threads_opts(const trd_wire *wire)
+{
+    return &((const rank_ctx *)wire->ctx)->world->opts;
+}

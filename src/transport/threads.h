@@ -1,0 +1,18 @@
+/* threads.h: the threads wire (src/transport/threads.c). */
+#ifndef TRD_TRANSPORT_THREADS_H
+#define TRD_TRANSPORT_THREADS_H
+
+#include "transport/wire.h"
+
+/* Most threads one world accepts. */
+#define TRD_THREADS_MAX 4096
+
+/* Fills wires[0..p-1], one per rank, over one shared world (its mailboxes,
+ * barrier and shared policy state); each wire is then used by one thread
+ * only.  The world lives until every wire's free has been called. */
+trd_status trd_wire_threads_create(trd_wire *wires, int32_t p, const trd_threads_opts *opts);
+
+/* The options the world was created with. */
+const trd_threads_opts *trd_wire_threads_opts(const trd_wire *wire);
+
+#endif

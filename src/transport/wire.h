@@ -1,0 +1,70 @@
+/* wire.h: what the runtime needs from a real transport (Gloo's split: the
+ * algorithms never touch a socket; they talk to a wire).
+ *
+ * A wire connects the `size` ranks of one communicator and moves bytes
+ * between them: non-blocking sends and receives named by the engine's step
+ * id, and one wait for the next completion with a deadline.  The runtime
+ * (src/runtime/exec.c) turns the engine's SEND and RECV steps into these
+ * calls and runs COMBINE and COPY itself, so the same wire serves every
+ * algorithm.  Two wires exist: threads of one process
+ * (src/transport/threads.c) and MPI point-to-point (src/transport/mpi.c).
+ *
+ * Matching.  A receive accepts a message from its `peer` (or from any rank
+ * with TRD_ANY_RANK) with the same `tag`; messages from one sender with
+ * one tag are matched in the order they were sent, receives in the order
+ * they were posted (MPI's non-overtaking rule).  A send completes once its
+ * buffer may be reused; a receive once the bytes are in its buffer.
+ * Sizes must agree: a message longer than the receive buffer is an error
+ * (TRD_EIO naming both sizes), never a silent truncation. */
+#ifndef TRD_TRANSPORT_WIRE_H
+#define TRD_TRANSPORT_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "engine/policy.h"
+#include "engine/transport.h" /* TRD_ANY_RANK */
+#include "treduce/treduce.h"
+
+typedef struct trd_wire trd_wire;
+
+struct trd_wire {
+    void *ctx;
+    int32_t rank, size;
+    const char *name; /* "threads", "mpi" */
+    /* Posts a send of `bytes` bytes of buf to rank `peer` (0 <= peer < size,
+     * peer != rank); buf stays untouched until the send completes. */
+    trd_status (*isend)(void *ctx, int32_t peer, int32_t tag, const void *buf, size_t bytes,
+                        int32_t id);
+    /* Posts a receive of at most `bytes` bytes into buf from `peer` or from
+     * TRD_ANY_RANK. */
+    trd_status (*irecv)(void *ctx, int32_t peer, int32_t tag, void *buf, size_t bytes,
+                        int32_t id);
+    /* Blocks until one posted send or receive completes: its id, and for a
+     * receive the rank it came from (-1 for a send).  Fails with
+     * TRD_ETIMEDOUT when nothing completes before `deadline` (a time of
+     * now()), with a message naming this rank and what it waits for; with
+     * TRD_EIO when a peer is known to be lost.  After a failure the wire is
+     * unusable (trd_wire_free only). */
+    trd_status (*wait)(void *ctx, double deadline, int32_t *id, int32_t *from);
+    /* Wall-clock seconds (monotonic; the same origin on every rank is NOT
+     * required). */
+    double (*now)(void *ctx);
+    /* Dynamic policies (tree-dyn, nc-tree-dyn): asks the shared policy of
+     * collective call `call` what idle rank `rank` does (policy.h).  The
+     * wire makes the decisions of all ranks atomic: a lock in threads, a
+     * coordinator rank in MPI.  `policy` is this rank's own copy; the wire
+     * decides which copy holds the shared state. */
+    trd_status (*decide)(void *ctx, const trd_policy *policy, int64_t call, int32_t rank,
+                         trd_action *action, int32_t *peer);
+    /* Called by every rank after its part of a collective call that used
+     * decide(): returns once the shared state may be reset for the next
+     * call (a barrier; the MPI coordinator serves pending decisions until
+     * every rank has had its last one).  Resets the policy state. */
+    trd_status (*end_dynamic)(void *ctx, const trd_policy *policy, int64_t call);
+    /* A barrier over all ranks (timing of `treduce run`), with a deadline. */
+    trd_status (*barrier)(void *ctx, double deadline);
+    void (*free)(void *ctx);
+};
+
+#endif

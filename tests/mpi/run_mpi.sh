@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# run_mpi.sh LAUNCHER NP PROGRAM [ARGS...]: runs an MPI test program on NP
+# local processes with the launcher of the MPI it was built with (CMake's
+# MPIEXEC_EXECUTABLE: Open MPI's mpirun or MPICH's mpiexec.mpich), under a
+# 60 s limit so a hung rank fails the test instead of stalling ctest.
+# Exit 77 (ctest SKIP_RETURN_CODE) when there is no launcher.
+set -uo pipefail
+launcher=${1:-}
+np=${2:?usage: run_mpi.sh LAUNCHER NP PROGRAM [ARGS...]}
+shift 2
+if [ -z "$launcher" ] || ! command -v "$launcher" >/dev/null 2>&1; then
+  echo "SKIP: mpirun not found (launcher '${launcher}'; install openmpi-bin)"
+  exit 77
+fi
+
+# Open MPI refuses to run as root without these (containers, CI).
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# Under AddressSanitizer (make test-sanitize) the MPI libraries' own
+# allocations are not ours: suppress leaks whose stack passes through them.
+# Open MPI frees some from plugins it has unloaded by exit time, whose
+# frames have no name; the slow unwinder walks on to a named MPI frame.
+supp="$(cd "$(dirname "$0")" && pwd)/lsan_mpi.supp"
+export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$supp:fast_unwind_on_malloc=0"
+
+extra=()
+if "$launcher" --version 2>&1 | grep -qi "open mpi\|open-rte\|openrte"; then
+  extra=(--oversubscribe) # more ranks than cores is what these tests want
+fi
+exec timeout 60 "$launcher" "${extra[@]}" -np "$np" "$@"

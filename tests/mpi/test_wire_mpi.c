@@ -1,0 +1,340 @@
+/* test_wire_mpi.c: the MPI wire (src/transport/mpi.c) driven directly, as
+ * the runtime drives it, on 2 or more MPI processes (run_mpi.sh starts it).
+ *
+ * Checks: argument errors; ping-pong of 0 bytes, 1 byte and 1 MiB with
+ * every rank; two messages with one (peer, tag) matched in sending order;
+ * TRD_ANY_RANK receives naming their sender; rounds of the real dynamic
+ * policies (tree-dyn, nc-tree-dyn) through the coordinator over several
+ * calls: one terminal decision per rank, one DONE overall, the DONE rank
+ * holding the whole reduction (contiguous rank intervals for nc-tree-dyn);
+ * the barrier holding every rank until the last arrives; and the failures:
+ * a too-long message (TRD_EIO naming the buffer size), a receive nobody
+ * answers (TRD_ETIMEDOUT within 0.5 s) and a coordinator that does not
+ * answer (TRD_ETIMEDOUT).  Any failed check aborts the whole job with a
+ * message naming the rank and the line. */
+#include <limits.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "engine/policy.h"
+#include "transport/mpi_wire.h"
+
+static int me, nranks;
+
+#define CHECK(cond)                                                                        \
+    do {                                                                                   \
+        if (!(cond)) {                                                                     \
+            fprintf(stderr, "rank %d: %s:%d: check failed: %s (last error: %s)\n", me,   \
+                    __FILE__, __LINE__, #cond, trd_errmsg());                              \
+            MPI_Abort(MPI_COMM_WORLD, 1);                                                  \
+        }                                                                                  \
+    } while (0)
+#define OK(call) CHECK((call) == TRD_OK)
+
+static trd_wire *make_wire(void)
+{
+    trd_wire *w = NULL;
+    MPI_Comm world = MPI_COMM_WORLD;
+    OK(trd_wire_mpi_create(&w, &world));
+    CHECK(w && w->rank == me && w->size == nranks && strcmp(w->name, "mpi") == 0);
+    return w;
+}
+
+/* The next completion, which must be step `id` (from `from`). */
+static void expect(trd_wire *w, int32_t id, int32_t from)
+{
+    int32_t got, src;
+    OK(w->wait(w->ctx, w->now(w->ctx) + 20, &got, &src));
+    CHECK(got == id && src == from);
+}
+
+static void sleep_s(double s)
+{
+    struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+    nanosleep(&ts, NULL);
+}
+
+static void test_arguments(trd_wire *w)
+{
+    char b[8] = {0};
+    int32_t other = (me + 1) % nranks, id, from;
+    CHECK(w->isend(w->ctx, nranks, 0, b, 1, 0) == TRD_EINVAL);
+    CHECK(w->isend(w->ctx, me, 0, b, 1, 0) == TRD_EINVAL);
+    CHECK(w->isend(w->ctx, TRD_ANY_RANK, 0, b, 1, 0) == TRD_EINVAL);
+    CHECK(w->irecv(w->ctx, -5, 0, b, 1, 0) == TRD_EINVAL);
+    CHECK(w->isend(w->ctx, other, -1, b, 1, 0) == TRD_EINVAL);
+    CHECK(w->isend(w->ctx, other, 1 << 20, b, 1, 0) == TRD_EINVAL);
+    CHECK(w->irecv(w->ctx, other, 0, b, (size_t)INT_MAX + 1, 0) == TRD_EINVAL);
+    CHECK(strstr(trd_errmsg(), "INT_MAX") != NULL);
+    CHECK(w->isend(w->ctx, other, 0, NULL, 4, 0) == TRD_EINVAL);
+    CHECK(w->wait(w->ctx, w->now(w->ctx) + 1, &id, &from) == TRD_EINVAL);
+    CHECK(trd_wire_mpi_set_timeout(w, -1) == TRD_EINVAL);
+    CHECK(trd_wire_mpi_set_timeout(NULL, 1) == TRD_EINVAL);
+}
+
+/* Rank 0 sends `bytes` to p, p sends them back with every byte + 1. */
+static void ping_pong(trd_wire *w, int32_t p, size_t bytes)
+{
+    unsigned char *out = malloc(bytes + 1), *in = malloc(bytes + 1);
+    CHECK(out && in);
+    for (size_t i = 0; i < bytes; i++)
+        out[i] = (unsigned char)(i * 7 + (size_t)p);
+    void *send = bytes ? out : NULL, *recv = bytes ? in : NULL; /* NULL is fine for 0 bytes */
+    if (me == 0) {
+        OK(w->isend(w->ctx, p, 1, send, bytes, 10));
+        OK(w->irecv(w->ctx, p, 2, recv, bytes, 11));
+        int32_t id1, id2, f1, f2;
+        OK(w->wait(w->ctx, w->now(w->ctx) + 20, &id1, &f1));
+        OK(w->wait(w->ctx, w->now(w->ctx) + 20, &id2, &f2));
+        CHECK(id1 + id2 == 21 && (id1 == 10 ? f1 == -1 && f2 == p : f1 == p && f2 == -1));
+        for (size_t i = 0; i < bytes; i++)
+            CHECK(in[i] == (unsigned char)(out[i] + 1));
+    } else if (me == p) {
+        OK(w->irecv(w->ctx, 0, 1, recv, bytes, 20));
+        expect(w, 20, 0);
+        for (size_t i = 0; i < bytes; i++)
+            in[i]++;
+        OK(w->isend(w->ctx, 0, 2, recv, bytes, 21));
+        expect(w, 21, -1);
+    }
+    free(out);
+    free(in);
+}
+
+static void test_ping_pong(trd_wire *w)
+{
+    const size_t sizes[] = {0, 1, 1 << 20};
+    for (int32_t p = 1; p < nranks; p++)
+        for (int k = 0; k < 3; k++)
+            ping_pong(w, p, sizes[k]);
+}
+
+/* A 1 MiB message then 4 bytes, same (peer, tag): the first receive
+ * posted (1 MiB) gets the first message, whatever the protocols. */
+static void test_order(trd_wire *w)
+{
+    size_t big = 1 << 20;
+    int32_t *a = calloc(big / 4, 4), b = 0;
+    CHECK(a);
+    if (me == 1) {
+        a[0] = 111;
+        b = 222;
+        OK(w->isend(w->ctx, 0, 3, a, big, 30));
+        OK(w->isend(w->ctx, 0, 3, &b, sizeof b, 31));
+        int32_t id, from, seen = 0;
+        for (int k = 0; k < 2; k++) {
+            OK(w->wait(w->ctx, w->now(w->ctx) + 20, &id, &from));
+            CHECK(from == -1 && (id == 30 || id == 31));
+            seen |= 1 << (id - 30);
+        }
+        CHECK(seen == 3);
+    } else if (me == 0) {
+        OK(w->irecv(w->ctx, 1, 3, a, big, 40));
+        OK(w->irecv(w->ctx, 1, 3, &b, sizeof b, 41));
+        int32_t id, from;
+        for (int k = 0; k < 2; k++) {
+            OK(w->wait(w->ctx, w->now(w->ctx) + 20, &id, &from));
+            CHECK(from == 1 && (id == 40 || id == 41));
+        }
+        CHECK(a[0] == 111 && b == 222);
+    }
+    free(a);
+}
+
+/* Every rank sends its rank to 0, which receives from TRD_ANY_RANK. */
+static void test_any_rank(trd_wire *w)
+{
+    int32_t value = me;
+    if (me != 0) {
+        OK(w->isend(w->ctx, 0, 4, &value, sizeof value, 50));
+        expect(w, 50, -1);
+        return;
+    }
+    int32_t *got = calloc((size_t)nranks, sizeof *got), *seen = calloc((size_t)nranks, 4);
+    CHECK(got && seen);
+    for (int32_t k = 1; k < nranks; k++)
+        OK(w->irecv(w->ctx, TRD_ANY_RANK, 4, &got[k], sizeof got[k], 100 + k));
+    for (int32_t k = 1; k < nranks; k++) {
+        int32_t id, from;
+        OK(w->wait(w->ctx, w->now(w->ctx) + 20, &id, &from));
+        CHECK(id > 100 && id < 100 + nranks && from > 0 && from < nranks);
+        CHECK(got[id - 100] == from && !seen[from]);
+        seen[from] = 1;
+    }
+    free(got);
+    free(seen);
+}
+
+/* A partial result: a sum and the interval of ranks it covers. */
+typedef struct partial {
+    int64_t sum;
+    int32_t lo, hi;
+} partial;
+
+/* One collective call under `pol`: every rank asks until its terminal
+ * decision; WAIT receives a partial and combines it (intervals must be
+ * adjacent when `ordered`).  Returns 1 if this rank got DONE. */
+static int dynamic_call(trd_wire *w, const trd_policy *pol, int64_t call, bool ordered,
+                        partial *acc)
+{
+    for (;;) {
+        trd_action a;
+        int32_t peer = -7;
+        OK(w->decide(w->ctx, pol, call, me, &a, &peer));
+        if (a == TRD_ACT_DONE)
+            return 1;
+        if (a == TRD_ACT_SEND) {
+            CHECK(peer >= 0 && peer < nranks && peer != me);
+            OK(w->isend(w->ctx, peer, 5, acc, sizeof *acc, 60));
+            expect(w, 60, -1);
+            return 0;
+        }
+        CHECK(a == TRD_ACT_WAIT);
+        partial in;
+        int32_t id, from;
+        OK(w->irecv(w->ctx, TRD_ANY_RANK, 5, &in, sizeof in, 61));
+        OK(w->wait(w->ctx, w->now(w->ctx) + 20, &id, &from));
+        CHECK(id == 61 && from >= 0 && from < nranks && from != me);
+        CHECK(!ordered || in.hi + 1 == acc->lo || acc->hi + 1 == in.lo);
+        acc->sum += in.sum;
+        acc->lo = in.lo < acc->lo ? in.lo : acc->lo;
+        acc->hi = in.hi > acc->hi ? in.hi : acc->hi;
+    }
+}
+
+static void test_dynamic(trd_wire *w, trd_status (*make)(int32_t, trd_policy *), bool ordered)
+{
+    trd_policy pol;
+    OK(make(nranks, &pol));
+    for (int64_t call = 0; call < 5; call++) {
+        partial acc = {.sum = me + 1 + 1000 * call, .lo = me, .hi = me};
+        if (call % 2 == 1)
+            sleep_s(0.01 * me); /* ranks become idle in another order */
+        int done = dynamic_call(w, &pol, call, ordered, &acc);
+        OK(w->end_dynamic(w->ctx, &pol, call));
+        int dones = 0;
+        MPI_Allreduce(&done, &dones, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        CHECK(dones == 1);
+        int64_t n = nranks;
+        if (done)
+            CHECK(acc.sum == n * (n + 1) / 2 + 1000 * call * n && acc.lo == 0 &&
+                  acc.hi == nranks - 1);
+    }
+    pol.destroy(pol.state);
+}
+
+/* Seconds on the host's monotonic clock, the same for every process of
+ * one machine (MPI_Wtime need not be). */
+static double host_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Rank `late` arrives 0.2 s after the others: nobody leaves before it
+ * entered (all ranks run on one host, see host_now). */
+static void test_barrier(trd_wire *w)
+{
+    for (int k = 0; k < 3; k++) {
+        int late = k % nranks;
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (me == late)
+            sleep_s(0.2);
+        double entered = host_now();
+        OK(w->barrier(w->ctx, w->now(w->ctx) + 20));
+        double left = host_now();
+        MPI_Bcast(&entered, 1, MPI_DOUBLE, late, MPI_COMM_WORLD);
+        CHECK(left >= entered);
+    }
+}
+
+/* 16 bytes into an 8-byte buffer: TRD_EIO naming the buffer, not truncation. */
+static void test_truncate(void)
+{
+    trd_wire *w = make_wire();
+    char buf[16] = "0123456789abcde";
+    if (me == 1) {
+        OK(w->isend(w->ctx, 0, 6, buf, 16, 70));
+        expect(w, 70, -1);
+    } else if (me == 0) {
+        int32_t id, from;
+        OK(w->irecv(w->ctx, 1, 6, buf, 8, 71));
+        CHECK(w->wait(w->ctx, w->now(w->ctx) + 20, &id, &from) == TRD_EIO);
+        CHECK(strstr(trd_errmsg(), "8-byte") != NULL);
+        printf("expected: %s\n", trd_errmsg());
+        CHECK(w->isend(w->ctx, 1, 6, buf, 1, 72) == TRD_EIO); /* unusable now */
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    w->free(w->ctx);
+}
+
+/* A receive nobody answers fails at its deadline, not before, not much after. */
+static void test_timeout(void)
+{
+    trd_wire *w = make_wire();
+    char buf[4];
+    int32_t id, from;
+    OK(w->irecv(w->ctx, (me + 1) % nranks, 7, buf, sizeof buf, 80));
+    double t0 = w->now(w->ctx);
+    CHECK(w->wait(w->ctx, t0 + 0.5, &id, &from) == TRD_ETIMEDOUT);
+    double waited = w->now(w->ctx) - t0;
+    CHECK(waited >= 0.5 && waited < 5); /* generous: loaded CI machines */
+    char rank_text[32];
+    snprintf(rank_text, sizeof rank_text, "rank %d", me);
+    CHECK(strstr(trd_errmsg(), rank_text) != NULL && strstr(trd_errmsg(), "1 requests") != NULL);
+    if (me == 0)
+        printf("expected: %s\n", trd_errmsg());
+    MPI_Barrier(MPI_COMM_WORLD);
+    w->free(w->ctx);
+}
+
+/* Rank 0 stays out of the wire: rank 1's decide fails after its timeout. */
+static void test_decide_timeout(void)
+{
+    trd_wire *w = make_wire();
+    trd_policy pol;
+    OK(trd_policy_tree_dyn(nranks, &pol));
+    OK(trd_wire_mpi_set_timeout(w, 0.3));
+    if (me == 1) {
+        trd_action a;
+        int32_t peer;
+        double t0 = w->now(w->ctx);
+        CHECK(w->decide(w->ctx, &pol, 0, me, &a, &peer) == TRD_ETIMEDOUT);
+        double waited = w->now(w->ctx) - t0;
+        CHECK(waited >= 0.3 && waited < 5 && strstr(trd_errmsg(), "coordinator") != NULL);
+        printf("expected: %s\n", trd_errmsg());
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    w->free(w->ctx);
+    pol.destroy(pol.state);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    CHECK(trd_wire_mpi_available());
+    CHECK(nranks >= 2);
+    trd_wire *w = make_wire();
+    test_arguments(w);
+    test_ping_pong(w);
+    test_order(w);
+    test_any_rank(w);
+    test_dynamic(w, trd_policy_tree_dyn, false);
+    test_dynamic(w, trd_policy_nc_tree_dyn, true);
+    test_barrier(w);
+    w->free(w->ctx);
+    test_truncate();
+    test_timeout();
+    test_decide_timeout();
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0)
+        printf("test_wire_mpi: all checks passed on %d ranks\n", nranks);
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,149 @@
+/* cmd_run.c: `treduce run`: a real reduce or allreduce on real data over
+ * the threads transport (ranks are threads of this process) or MPI
+ * (`mpirun -np P treduce run --transport mpi ...`).  Each rank fills its
+ * buffer with values that make the result exact in any combine order
+ * (docs/RUNTIME.md), the call runs `iters` times, and the result is
+ * checked against a sequential rank-order fold of the same inputs.  The
+ * time of an iteration is the slowest rank's; rank 0 prints the median and
+ * the minimum next to the model's prediction (the plan's makespan under a
+ * cost model calibrated on the spot, or given with --d/--c/--latency). */
+#include "run.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void help(void)
+{
+    printf("usage: treduce run --algo NAME [--transport threads|mpi] -p P --count M\n"
+           "         [--type T] [--op OP] [--root R] [--allreduce] [--segment BYTES]\n"
+           "         [--iters I] [--warmup W] [--d D --c C [--latency L]] [--K K]\n"
+           "         [--timeout S] [--format text|json]\n\n"
+           "Runs a real reduction of M elements per rank over P ranks and checks the\n"
+           "result against a sequential rank-order fold of the same inputs.\n"
+           "Under MPI: mpirun -np P treduce run --transport mpi ... (-p is then the\n"
+           "MPI size).\n\n"
+           "  --algo NAME       any algorithm of 'treduce list' (default binomial)\n"
+           "  --transport T     threads (default: P threads, no launcher) or mpi\n"
+           "  -p P              number of ranks (threads transport)\n"
+           "  --count M         elements per rank (>= 0)\n"
+           "  --type T          int32, int64, uint64, float, double (default double)\n"
+           "  --op OP           sum (default), prod, min, max, land, lor, band, bor, bxor,\n"
+           "                    or a non-commutative checker: matrix (2x2 products mod\n"
+           "                    2^31-1) or interval (concatenation); these ignore --type\n"
+           "  --root R          rank that gets a reduce's result (default 0)\n"
+           "  --allreduce       every rank gets the result\n"
+           "  --segment BYTES   cut the buffer into segments of about BYTES (default:\n"
+           "                    the algorithm's choice)\n"
+           "  --iters I         timed iterations (default 10); --warmup W untimed (1)\n"
+           "  --d D --c C       the planners' cost model in seconds (default: measured\n"
+           "                    now: latency and bandwidth by ping-pong, the combine by\n"
+           "                    timing the operator); --latency L its per-message part\n"
+           "  --timeout S       deadline of every wait in seconds (default 30)\n"
+           "  --format F        text (default) or json (one object, from rank 0)\n\n"
+           "JSON keys: algo, transport, p, count, type, op, bytes, allreduce, iters,\n"
+           "median_us, min_us, predicted_us, verified, model {latency_us, d_us, c_us}.\n"
+           "Exit status: 0 verified, 1 failure or wrong result, 2 bad usage or input.\n");
+}
+
+static int parse_option(int opt, trd_run_args *a)
+{
+    const char *cmd = "run";
+    switch (opt) {
+    case 'a': a->algo = optarg; return CLI_OK;
+    case 'T': a->transport = optarg; return CLI_OK;
+    case 'p': return cli_int(cmd, "-p", optarg, &a->p) ? CLI_OK : CLI_USAGE;
+    case 'm': a->count_set = true;
+              return cli_int(cmd, "--count", optarg, &a->count) ? CLI_OK : CLI_USAGE;
+    case 't': a->type = optarg; return CLI_OK;
+    case 'o': a->op = optarg; return CLI_OK;
+    case 'r': return cli_int(cmd, "--root", optarg, &a->root) ? CLI_OK : CLI_USAGE;
+    case 'A': a->allreduce = true; return CLI_OK;
+    case 's': return cli_int(cmd, "--segment", optarg, &a->segment) ? CLI_OK : CLI_USAGE;
+    case 'i': return cli_int(cmd, "--iters", optarg, &a->iters) ? CLI_OK : CLI_USAGE;
+    case 'w': return cli_int(cmd, "--warmup", optarg, &a->warmup) ? CLI_OK : CLI_USAGE;
+    case 'd': a->model_set = true; return cli_real(cmd, "--d", optarg, &a->d) ? CLI_OK : CLI_USAGE;
+    case 'c': a->model_set = true; return cli_real(cmd, "--c", optarg, &a->c) ? CLI_OK : CLI_USAGE;
+    case 'l': return cli_real(cmd, "--latency", optarg, &a->latency) ? CLI_OK : CLI_USAGE;
+    case 'K': return cli_int(cmd, "--K", optarg, &a->K) ? CLI_OK : CLI_USAGE;
+    case 'x': return cli_real(cmd, "--timeout", optarg, &a->timeout) ? CLI_OK : CLI_USAGE;
+    case 'y': return cli_real(cmd, "--inject-delay", optarg, &a->delay_us) ? CLI_OK : CLI_USAGE;
+    case 'z': return cli_int(cmd, "--dead-rank", optarg, &a->dead_rank) ? CLI_OK : CLI_USAGE;
+    case 'f':
+        if (strcmp(optarg, "text") && strcmp(optarg, "json"))
+            return cli_usage_error(cmd, "invalid --format '%s': text or json", optarg);
+        a->json = !strcmp(optarg, "json");
+        return CLI_OK;
+    default:
+        return cli_usage_error(cmd, "unknown option");
+    }
+}
+
+static int check_args(const trd_run_args *a)
+{
+    const char *cmd = "run";
+    if (strcmp(a->transport, "threads") && strcmp(a->transport, "mpi"))
+        return cli_usage_error(cmd, "unknown transport '%s': threads or mpi", a->transport);
+    if (!a->count_set)
+        return cli_usage_error(cmd, "--count is required");
+    if (a->count < 0)
+        return cli_usage_error(cmd, "invalid --count %lld: must be >= 0", (long long)a->count);
+    if (!strcmp(a->transport, "threads") && (a->p < 1 || a->p > 4096))
+        return cli_usage_error(cmd, "invalid -p %lld: need 1 <= p <= 4096 for threads (-p is "
+                               "required)", (long long)a->p);
+    if (a->iters < 1 || a->warmup < 0)
+        return cli_usage_error(cmd, "need --iters >= 1 and --warmup >= 0");
+    if (a->segment < 0)
+        return cli_usage_error(cmd, "invalid --segment %lld: must be >= 0",
+                               (long long)a->segment);
+    if (!(a->timeout > 0))
+        return cli_usage_error(cmd, "invalid --timeout %g: must be > 0", a->timeout);
+    return CLI_OK;
+}
+
+static int parse_args(int argc, char **argv, trd_run_args *a)
+{
+    static const struct option opts[] = {
+        {"algo", required_argument, 0, 'a'},      {"transport", required_argument, 0, 'T'},
+        {"count", required_argument, 0, 'm'},     {"type", required_argument, 0, 't'},
+        {"op", required_argument, 0, 'o'},        {"root", required_argument, 0, 'r'},
+        {"allreduce", no_argument, 0, 'A'},       {"segment", required_argument, 0, 's'},
+        {"iters", required_argument, 0, 'i'},     {"warmup", required_argument, 0, 'w'},
+        {"d", required_argument, 0, 'd'},         {"c", required_argument, 0, 'c'},
+        {"latency", required_argument, 0, 'l'},   {"K", required_argument, 0, 'K'},
+        {"timeout", required_argument, 0, 'x'},   {"inject-delay", required_argument, 0, 'y'},
+        {"dead-rank", required_argument, 0, 'z'}, {"format", required_argument, 0, 'f'},
+        {"help", no_argument, 0, 'h'},            {0, 0, 0, 0}};
+    *a = (trd_run_args){.algo = "binomial", .transport = "threads", .type = "double",
+                        .op = "sum", .iters = 10, .warmup = 1, .d = 1, .c = 1, .K = 2,
+                        .timeout = 30, .dead_rank = -1};
+    int opt, st;
+    optind = 1;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, "p:h", opts, NULL)) != -1) {
+        if (opt == 'h') {
+            help();
+            return -1;
+        }
+        if (opt == '?')
+            return cli_usage_error("run", "unknown or incomplete option '%s'",
+                                   argv[optind - 1]);
+        if ((st = parse_option(opt, a)) != CLI_OK)
+            return st;
+    }
+    if (optind < argc)
+        return cli_usage_error("run", "unexpected argument '%s'", argv[optind]);
+    return check_args(a);
+}
+
+int cmd_run(int argc, char **argv)
+{
+    trd_run_args a;
+    int st = parse_args(argc, argv, &a);
+    if (st != CLI_OK)
+        return st < 0 ? CLI_OK : st;
+    if (!strcmp(a.transport, "mpi"))
+        return trd_run_mpi(&a);
+    return trd_run_threads(&a);
+}

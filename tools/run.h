@@ -1,0 +1,39 @@
+/* run.h: `treduce run`, split by part: cmd_run.c (arguments), run_rank.c
+ * (what every rank does: data, calibration, timed calls, check),
+ * run_threads.c and run_mpi.c (the two transports), run_report.c. */
+#ifndef TRD_TOOLS_RUN_H
+#define TRD_TOOLS_RUN_H
+
+#include "cli.h"
+
+typedef struct trd_run_args {
+    const char *algo, *transport, *type, *op;
+    int64_t p, count, root, segment, iters, warmup, K, dead_rank;
+    double d, c, latency, timeout, delay_us;
+    bool count_set, allreduce, model_set, json;
+} trd_run_args;
+
+/* What one rank found; rank 0's copy is reported, with the times of every
+ * iteration made the slowest rank's. */
+typedef struct trd_run_result {
+    trd_status status;
+    char error[512];
+    double *times;        /* iters entries, seconds */
+    bool verified;        /* this rank's result equals the fold (or it gets none) */
+    double predicted;     /* seconds */
+    trd_coll_opts model;  /* the cost model used (d, c, latency) */
+} trd_run_result;
+
+/* An operator for a->op and a->type (checker operators ignore the type). */
+trd_status trd_run_make_op(const trd_run_args *a, trd_op **op);
+/* Rank `rank` of comm: everything but the report.  res->times must hold
+ * a->iters entries. */
+void trd_run_rank(const trd_run_args *a, trd_comm *comm, const trd_op *op,
+                  trd_run_result *res);
+/* Prints rank 0's result (text or JSON); returns the exit status. */
+int trd_run_report(const trd_run_args *a, int64_t p, const trd_run_result *res);
+
+int trd_run_threads(const trd_run_args *a);
+int trd_run_mpi(const trd_run_args *a);
+
+#endif

@@ -1,0 +1,146 @@
+/* run_rank.c: what every rank of `treduce run` does. */
+#include "run.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+trd_status trd_run_make_op(const trd_run_args *a, trd_op **op)
+{
+    trd_type type;
+    trd_op_kind kind;
+    trd_status st;
+    if (!strcmp(a->op, "matrix"))
+        return trd_op_matrix2x2(op);
+    if (!strcmp(a->op, "interval"))
+        return trd_op_interval(op);
+    if ((st = trd_type_parse(a->type, &type)) != TRD_OK || (st = trd_op_parse(a->op, &kind)) != TRD_OK)
+        return st;
+    return trd_op_builtin(op, kind, type);
+}
+
+/* Rank r's value at i: small integers, so that sums and products are exact
+ * in float and double whatever the order (docs/RUNTIME.md). */
+static int64_t value(const trd_run_args *a, int64_t r, int64_t i)
+{
+    uint64_t h = (uint64_t)(r * 1000003 + i) * 0x9E3779B97F4A7C15ULL;
+    h ^= h >> 29;
+    if (!strcmp(a->op, "sum"))
+        return (int64_t)(h % 17) - 8;
+    if (!strcmp(a->op, "prod"))
+        return h % 5 == 0 ? -2 : h % 3 == 0 ? 2 : 1;
+    if (!strcmp(a->op, "land") || !strcmp(a->op, "lor"))
+        return (int64_t)(h % 4 != 0);
+    return (int64_t)(h % 2001) - 1000;
+}
+
+static void fill(const trd_run_args *a, const trd_op *op, int64_t r, void *buf)
+{
+    trd_type type = TRD_DOUBLE;
+    if (!strcmp(a->op, "matrix")) {
+        trd_matrix2x2_fill(buf, a->count, r);
+        return;
+    }
+    if (!strcmp(a->op, "interval")) {
+        trd_interval_fill(buf, a->count, r);
+        return;
+    }
+    trd_type_parse(a->type, &type);
+    (void)op;
+    for (int64_t i = 0; i < a->count; i++) {
+        int64_t v = value(a, r, i);
+        switch (type) {
+        case TRD_INT32: ((int32_t *)buf)[i] = (int32_t)v; break;
+        case TRD_INT64: ((int64_t *)buf)[i] = v; break;
+        case TRD_UINT64: ((uint64_t *)buf)[i] = (uint64_t)v; break;
+        case TRD_FLOAT: ((float *)buf)[i] = (float)v; break;
+        default: ((double *)buf)[i] = (double)v; break;
+        }
+    }
+}
+
+/* Whether got equals the fold v0 (+) v1 (+) ... (+) v_{p-1}. */
+static bool check(const trd_run_args *a, const trd_op *op, int64_t p, const void *got)
+{
+    size_t bytes = (size_t)a->count * trd_op_elem_size(op);
+    unsigned char *acc = malloc(bytes + 1), *in = malloc(bytes + 1);
+    bool ok = acc && in;
+    if (ok) {
+        fill(a, op, 0, acc);
+        for (int64_t r = 1; r < p && ok; r++) {
+            fill(a, op, r, in);
+            ok = trd_op_combine(op, TRD_SIDE_RIGHT, acc, in, a->count) == TRD_OK;
+        }
+        ok = ok && (bytes == 0 || memcmp(acc, got, bytes) == 0);
+    }
+    free(acc);
+    free(in);
+    return ok;
+}
+
+static trd_status fail(trd_run_result *res, trd_status st)
+{
+    res->status = st;
+    snprintf(res->error, sizeof res->error, "%s", trd_errmsg());
+    return st;
+}
+
+/* The cost model (measured unless given) and the prediction. */
+static trd_status prepare(const trd_run_args *a, trd_comm *comm, const trd_op *op,
+                          trd_run_result *res)
+{
+    trd_coll_opts *o = &res->model;
+    trd_coll_opts_init(o);
+    o->algo = a->algo;
+    o->K = a->K;
+    o->segment_bytes = a->segment;
+    trd_status st = TRD_OK;
+    if (a->model_set) {
+        o->d = a->d;
+        o->c = a->c;
+        o->latency = a->latency;
+    } else {
+        st = trd_comm_calibrate(comm, op, a->count, o);
+    }
+    if (st == TRD_OK)
+        st = trd_comm_predict(comm, a->count, op, (int32_t)a->root, a->allreduce, o,
+                              &res->predicted);
+    return st;
+}
+
+static trd_status call(const trd_run_args *a, trd_comm *comm, const trd_op *op,
+                       const void *in, void *out, const trd_coll_opts *o)
+{
+    if (a->allreduce)
+        return trd_allreduce(comm, in, out, a->count, op, o);
+    return trd_reduce(comm, in, out, a->count, op, (int32_t)a->root, o);
+}
+
+void trd_run_rank(const trd_run_args *a, trd_comm *comm, const trd_op *op, trd_run_result *res)
+{
+    int64_t p = trd_comm_size(comm), r = trd_comm_rank(comm);
+    size_t bytes = (size_t)a->count * trd_op_elem_size(op);
+    unsigned char *in = malloc(bytes + 1), *out = calloc(bytes + 1, 1);
+    trd_status st = in && out ? TRD_OK : TRD_ENOMEM;
+    res->verified = false;
+    if (st == TRD_OK) {
+        fill(a, op, r, in);
+        st = prepare(a, comm, op, res);
+    }
+    for (int64_t k = 0; st == TRD_OK && k < a->warmup + a->iters; k++) {
+        if ((st = trd_comm_barrier(comm)) != TRD_OK)
+            break;
+        double t0 = trd_comm_now(comm);
+        st = call(a, comm, op, in, out, &res->model);
+        if (k >= a->warmup)
+            res->times[k - a->warmup] = trd_comm_now(comm) - t0;
+    }
+    if (st == TRD_OK) {
+        bool gets = a->allreduce || r == a->root;
+        res->verified = !gets || check(a, op, p, out);
+    } else {
+        fail(res, st);
+    }
+    free(in);
+    free(out);
+}

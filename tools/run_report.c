@@ -1,0 +1,67 @@
+/* run_report.c: prints what `treduce run` measured (rank 0). */
+#include "run.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int by_value(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+static void print_text(const trd_run_args *a, int64_t p, size_t bytes, double med, double min,
+                       const trd_run_result *res)
+{
+    printf("%s of %lld x %s (%zu bytes) with %s over %lld %s ranks, algorithm %s\n",
+           a->allreduce ? "allreduce" : "reduce", (long long)a->count, a->type, bytes, a->op,
+           (long long)p, a->transport, a->algo);
+    printf("  model      latency %.3g us, transfer d %.3g us, combine c %.3g us%s\n",
+           1e6 * res->model.latency, 1e6 * res->model.d, 1e6 * res->model.c,
+           a->model_set ? " (given)" : " (measured now)");
+    printf("  predicted  %10.1f us\n", 1e6 * res->predicted);
+    printf("  measured   %10.1f us median, %.1f us min over %lld iterations\n", 1e6 * med,
+           1e6 * min, (long long)a->iters);
+    printf("  verified   %s\n", res->verified ? "yes: equals the rank-order fold of the inputs"
+                                              : "NO: the result differs from the fold");
+}
+
+int trd_run_report(const trd_run_args *a, int64_t p, const trd_run_result *res)
+{
+    if (res->status != TRD_OK) {
+        fprintf(stderr, "treduce run: %s\n", res->error);
+        return res->status == TRD_EINVAL || res->status == TRD_ENOALGO ||
+                       res->status == TRD_EUNSUPPORTED
+                   ? CLI_USAGE : CLI_FAILED;
+    }
+    double *t = malloc((size_t)a->iters * sizeof *t);
+    if (!t)
+        return CLI_FAILED;
+    for (int64_t k = 0; k < a->iters; k++)
+        t[k] = res->times[k];
+    qsort(t, (size_t)a->iters, sizeof *t, by_value);
+    double med = t[a->iters / 2], min = t[0];
+    free(t);
+    trd_op *op = NULL;
+    size_t bytes = trd_run_make_op(a, &op) == TRD_OK ? (size_t)a->count * trd_op_elem_size(op) : 0;
+    trd_op_free(op);
+    if (!a->json) {
+        print_text(a, p, bytes, med, min, res);
+    } else {
+        json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:s, s:s, s:I, s:b, s:I, s:f, s:f, s:f, s:b,"
+                              " s:{s:f, s:f, s:f, s:b}}",
+                              "algo", a->algo, "transport", a->transport, "p", (json_int_t)p,
+                              "count", (json_int_t)a->count, "type", a->type, "op", a->op,
+                              "bytes", (json_int_t)bytes, "allreduce", a->allreduce,
+                              "iters", (json_int_t)a->iters, "median_us", 1e6 * med,
+                              "min_us", 1e6 * min, "predicted_us", 1e6 * res->predicted,
+                              "verified", res->verified, "model", "latency_us",
+                              1e6 * res->model.latency, "d_us", 1e6 * res->model.d, "c_us",
+                              1e6 * res->model.c, "given", a->model_set);
+        json_dumpf(o, stdout, JSON_INDENT(2));
+        putchar('\n');
+        json_decref(o);
+    }
+    return res->verified ? CLI_OK : CLI_FAILED;
+}

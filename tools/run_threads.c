@@ -1,0 +1,78 @@
+/* run_threads.c: `treduce run --transport threads`: one thread per rank. */
+#include "run.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+typedef struct rank_job {
+    const trd_run_args *args;
+    trd_comm *comm;
+    const trd_op *op;
+    trd_run_result res;
+} rank_job;
+
+static void *rank_main(void *arg)
+{
+    rank_job *j = arg;
+    trd_run_rank(j->args, j->comm, j->op, &j->res);
+    return NULL;
+}
+
+/* Rank 0's result with each iteration's time made the slowest rank's, the
+ * check made every rank's, and the first failure's message. */
+static void merge(const trd_run_args *a, rank_job *jobs, int64_t p)
+{
+    trd_run_result *res = &jobs[0].res;
+    for (int64_t r = 1; r < p; r++) {
+        const trd_run_result *o = &jobs[r].res;
+        for (int64_t k = 0; k < a->iters; k++)
+            if (o->times[k] > res->times[k])
+                res->times[k] = o->times[k];
+        res->verified = res->verified && o->verified;
+        if (res->status == TRD_OK && o->status != TRD_OK) {
+            res->status = o->status;
+            snprintf(res->error, sizeof res->error, "rank %lld: %s", (long long)r, o->error);
+        }
+    }
+}
+
+int trd_run_threads(const trd_run_args *a)
+{
+    trd_threads_opts topts;
+    trd_threads_opts_init(&topts);
+    topts.timeout_s = a->timeout;
+    topts.delay_max_us = a->delay_us;
+    topts.dead_rank = (int32_t)a->dead_rank;
+    int64_t p = a->p;
+    trd_op *op = NULL;
+    trd_comm **comm = calloc((size_t)p, sizeof *comm);
+    rank_job *jobs = calloc((size_t)p, sizeof *jobs);
+    double *times = calloc((size_t)(p * a->iters), sizeof *times);
+    pthread_t *tid = calloc((size_t)p, sizeof *tid);
+    trd_status st = comm && jobs && times && tid ? TRD_OK : TRD_ENOMEM;
+    if (st == TRD_OK && (st = trd_run_make_op(a, &op)) == TRD_OK)
+        st = trd_comm_threads_create(comm, (int32_t)p, &topts);
+    int rc = CLI_FAILED;
+    if (st == TRD_OK) {
+        for (int64_t r = 0; r < p; r++) {
+            jobs[r] = (rank_job){.args = a, .comm = comm[r], .op = op};
+            jobs[r].res.times = times + r * a->iters;
+            pthread_create(&tid[r], NULL, rank_main, &jobs[r]);
+        }
+        for (int64_t r = 0; r < p; r++)
+            pthread_join(tid[r], NULL);
+        merge(a, jobs, p);
+        rc = trd_run_report(a, p, &jobs[0].res);
+        for (int64_t r = 0; r < p; r++)
+            trd_comm_free(comm[r]);
+    } else {
+        rc = cli_lib_error("run", st);
+    }
+    trd_op_free(op);
+    free(comm);
+    free(jobs);
+    free(times);
+    free(tid);
+    return rc;
+}
