@@ -41,6 +41,10 @@ static void help(void)
            "                    now: latency and bandwidth by ping-pong, the combine by\n"
            "                    timing the operator); --latency L its per-message part\n"
            "  --timeout S       deadline of every wait in seconds (default 30)\n"
+           "  --inject-delay US tests: a random delay below US microseconds before each\n"
+           "                    send (threads)\n"
+           "  --dead-rank R     tests: rank R dies (threads: takes no part in the calls;\n"
+           "                    mpi: the process kills itself at the first timed call)\n"
            "  --format F        text (default) or json (one object, from rank 0)\n\n"
            "JSON keys: algo, transport, p, count, type, op, bytes, allreduce, iters,\n"
            "median_us, min_us, predicted_us, verified, model {latency_us, d_us, c_us}.\n"
@@ -102,6 +106,13 @@ static int check_args(const trd_run_args *a)
     return CLI_OK;
 }
 
+void trd_run_args_init(trd_run_args *a)
+{
+    *a = (trd_run_args){.algo = "binomial", .transport = "threads", .type = "double",
+                        .op = "sum", .iters = 10, .warmup = 1, .d = 1, .c = 1, .K = 2,
+                        .timeout = 30, .dead_rank = -1};
+}
+
 static int parse_args(int argc, char **argv, trd_run_args *a)
 {
     static const struct option opts[] = {
@@ -115,9 +126,7 @@ static int parse_args(int argc, char **argv, trd_run_args *a)
         {"timeout", required_argument, 0, 'x'},   {"inject-delay", required_argument, 0, 'y'},
         {"dead-rank", required_argument, 0, 'z'}, {"format", required_argument, 0, 'f'},
         {"help", no_argument, 0, 'h'},            {0, 0, 0, 0}};
-    *a = (trd_run_args){.algo = "binomial", .transport = "threads", .type = "double",
-                        .op = "sum", .iters = 10, .warmup = 1, .d = 1, .c = 1, .K = 2,
-                        .timeout = 30, .dead_rank = -1};
+    trd_run_args_init(a);
     int opt, st;
     optind = 1;
     opterr = 0;

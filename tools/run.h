@@ -34,6 +34,12 @@ void trd_run_rank(const trd_run_args *a, trd_comm *comm, const trd_op *op,
 int trd_run_report(const trd_run_args *a, int64_t p, const trd_run_result *res);
 
 int trd_run_threads(const trd_run_args *a);
+/* The threads run without the report: out->times (a->iters entries,
+ * allocated by the caller) and the rest of rank 0's merged result.  The
+ * status is the set-up's; the run's own is out->status. */
+trd_status trd_run_threads_collect(const trd_run_args *a, trd_run_result *out);
+/* The defaults of `treduce run`. */
+void trd_run_args_init(trd_run_args *a);
 int trd_run_mpi(const trd_run_args *a);
 
 #endif

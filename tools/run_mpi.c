@@ -47,7 +47,9 @@ int trd_run_mpi(const trd_run_args *a)
         trd_run_rank(a, comm, op, &res);
     else
         res = (trd_run_result){.status = st, .times = res.times};
-    if (res.status != TRD_OK && rank != 0)
+    bool usage = res.status == TRD_EINVAL || res.status == TRD_ENOALGO ||
+                 res.status == TRD_EUNSUPPORTED; /* the same on every rank: rank 0 says it */
+    if (res.status != TRD_OK && rank != 0 && !usage)
         fprintf(stderr, "treduce run: rank %d: %s\n", rank, res.error[0] ? res.error : trd_errmsg());
     gather(a, &res, rank);
     if (rank == 0)
@@ -56,7 +58,7 @@ int trd_run_mpi(const trd_run_args *a)
     trd_op_free(op);
     free(res.times);
     MPI_Finalize();
-    return rank == 0 ? rc : (res.status == TRD_OK ? CLI_OK : CLI_FAILED);
+    return rank == 0 ? rc : res.status == TRD_OK ? CLI_OK : usage ? CLI_USAGE : CLI_FAILED;
 }
 #else
 int trd_run_mpi(const trd_run_args *a)

@@ -1,6 +1,7 @@
 /* run_rank.c: what every rank of `treduce run` does. */
 #include "run.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +131,8 @@ void trd_run_rank(const trd_run_args *a, trd_comm *comm, const trd_op *op, trd_r
     for (int64_t k = 0; st == TRD_OK && k < a->warmup + a->iters; k++) {
         if ((st = trd_comm_barrier(comm)) != TRD_OK)
             break;
+        if (k == a->warmup && r == a->dead_rank && !strcmp(a->transport, "mpi"))
+            raise(SIGKILL); /* --dead-rank under MPI: a process killed mid-run */
         double t0 = trd_comm_now(comm);
         st = call(a, comm, op, in, out, &res->model);
         if (k >= a->warmup)

@@ -37,7 +37,7 @@ static void merge(const trd_run_args *a, rank_job *jobs, int64_t p)
     }
 }
 
-int trd_run_threads(const trd_run_args *a)
+trd_status trd_run_threads_collect(const trd_run_args *a, trd_run_result *out)
 {
     trd_threads_opts topts;
     trd_threads_opts_init(&topts);
@@ -53,7 +53,6 @@ int trd_run_threads(const trd_run_args *a)
     trd_status st = comm && jobs && times && tid ? TRD_OK : TRD_ENOMEM;
     if (st == TRD_OK && (st = trd_run_make_op(a, &op)) == TRD_OK)
         st = trd_comm_threads_create(comm, (int32_t)p, &topts);
-    int rc = CLI_FAILED;
     if (st == TRD_OK) {
         for (int64_t r = 0; r < p; r++) {
             jobs[r] = (rank_job){.args = a, .comm = comm[r], .op = op};
@@ -63,16 +62,27 @@ int trd_run_threads(const trd_run_args *a)
         for (int64_t r = 0; r < p; r++)
             pthread_join(tid[r], NULL);
         merge(a, jobs, p);
-        rc = trd_run_report(a, p, &jobs[0].res);
+        double *keep = out->times;
+        *out = jobs[0].res;
+        out->times = keep;
+        for (int64_t k = 0; k < a->iters; k++)
+            out->times[k] = times[k];
         for (int64_t r = 0; r < p; r++)
             trd_comm_free(comm[r]);
-    } else {
-        rc = cli_lib_error("run", st);
     }
     trd_op_free(op);
     free(comm);
     free(jobs);
     free(times);
     free(tid);
+    return st;
+}
+
+int trd_run_threads(const trd_run_args *a)
+{
+    trd_run_result res = {.times = calloc((size_t)a->iters, sizeof(double))};
+    trd_status st = res.times ? trd_run_threads_collect(a, &res) : TRD_ENOMEM;
+    int rc = st == TRD_OK ? trd_run_report(a, a->p, &res) : cli_lib_error("run", st);
+    free(res.times);
     return rc;
 }

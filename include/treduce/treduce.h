@@ -493,9 +493,14 @@ typedef struct trd_coll_opts {
                                 to the tree shapes) */
     int64_t K;               /* greedy-k-*: the limit (default 2) */
     int64_t segment_bytes;   /* cut the buffer into segments of about this
-                                size (> 0); 0 = the algorithm's choice */
+                                size (> 0); 0 = the algorithm's choice:
+                                pipeline and pipelined-fibonacci from the
+                                model, the others TRD_SEGMENT_BYTES;
+                                dynamic algorithms never cut */
 } trd_coll_opts;
 void trd_coll_opts_init(trd_coll_opts *opts);
+/* Default segment size of the non-pipelined algorithms. */
+#define TRD_SEGMENT_BYTES (1 << 20)
 
 /* Reduce to rank `root`.  count >= 0 (0: nothing moves); recvbuf is only
  * read or written at the root (it may be NULL elsewhere); sendbuf may be

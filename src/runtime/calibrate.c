@@ -61,9 +61,10 @@ static trd_status measure_wire(trd_comm *c, size_t bytes, double *latency, doubl
     *latency = *per_byte = 0.0;
     if (c->wire.size < 2 || c->wire.rank > 1)
         return TRD_OK;
-    unsigned char *buf = calloc(bytes ? bytes : 1, 1);
+    unsigned char *buf = malloc(bytes ? bytes : 1);
     if (!buf)
         return trd_fail(TRD_ENOMEM, "calibrate: out of memory for %zu bytes", bytes);
+    memset(buf, 1, bytes); /* real pages, not the shared zero page */
     double big = 0.0;
     trd_status st = one_way(c, buf, 0, PINGS, latency);
     if (st == TRD_OK)
@@ -77,8 +78,12 @@ static trd_status measure_wire(trd_comm *c, size_t bytes, double *latency, doubl
 static trd_status measure_op(trd_comm *c, const trd_op *op, int64_t count, double *seconds)
 {
     size_t bytes = (size_t)count * trd_op_elem_size(op);
-    unsigned char *a = calloc(bytes ? bytes : 1, 1), *b = calloc(bytes ? bytes : 1, 1);
+    unsigned char *a = malloc(bytes ? bytes : 1), *b = malloc(bytes ? bytes : 1);
     trd_status st = a && b ? TRD_OK : trd_fail(TRD_ENOMEM, "calibrate: out of memory");
+    if (st == TRD_OK) { /* real pages holding zeros: valid for every type */
+        memset(a, 0, bytes);
+        memset(b, 0, bytes);
+    }
     *seconds = 1e300;
     for (int i = 0; i < 3 && st == TRD_OK && count > 0; i++) {
         double t0 = trd_comm_now(c);

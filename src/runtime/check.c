@@ -42,15 +42,20 @@ static trd_status check_algo(const trd_algo *a, const trd_op *op, bool allreduce
     return TRD_OK;
 }
 
-/* Segments of about segment_bytes, at least one element each. */
-static int64_t segments_for(const trd_coll_opts *o, int64_t count, size_t elem)
+/* Segments of about segment_bytes, at least one element each.  Without a
+ * size: the pipelined algorithms choose from the model; the others cut
+ * large buffers into TRD_SEGMENT_BYTES pieces, so that receiving one
+ * overlaps combining the previous one. */
+static int64_t segments_for(const trd_algo *a, const trd_coll_opts *o, int64_t count,
+                            size_t elem)
 {
-    if (count == 0)
+    if (count == 0 || a->policy)
         return 1;
-    if (o->segment_bytes == 0)
+    if (o->segment_bytes == 0 && a->segments)
         return 0; /* the algorithm's choice (comm.c keeps it <= count) */
+    int64_t seg = o->segment_bytes ? o->segment_bytes : TRD_SEGMENT_BYTES;
     int64_t bytes = count * (int64_t)elem;
-    int64_t m = (bytes + o->segment_bytes - 1) / o->segment_bytes;
+    int64_t m = (bytes + seg - 1) / seg;
     if (m > count)
         m = count;
     return m > TRD_SEGMENTS_MAX ? TRD_SEGMENTS_MAX : m;
@@ -104,7 +109,7 @@ trd_status trd_comm_check(const trd_comm *c, const void *sendbuf, void *recvbuf,
     p.root = root;
     p.allreduce = allreduce;
     p.noncommutative = !trd_op_is_commutative(op);
-    p.segments = segments_for(o, count, elem);
+    p.segments = segments_for(trd_algo_entry(index), o, count, elem);
     *key = (trd_comm_key){.algo = index, .params = p, .count = count, .elem = elem};
     *acc = gets_result ? recvbuf : NULL;
     return TRD_OK;

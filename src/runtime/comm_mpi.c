@@ -5,6 +5,10 @@
 #include "runtime/comm.h"
 #include "transport/mpi_wire.h"
 
+#ifdef TRD_HAVE_MPI
+#include <mpi.h>
+#endif
+
 bool trd_mpi_available(void) { return trd_wire_mpi_available(); }
 
 trd_status trd_comm_mpi_create(trd_comm **out, const void *mpi_comm, double timeout_s)
@@ -16,6 +20,11 @@ trd_status trd_comm_mpi_create(trd_comm **out, const void *mpi_comm, double time
     if (!(timeout_s > 0) || timeout_s > 1e6)
         return trd_fail(TRD_EINVAL, "timeout = %g s is invalid: need 0 < timeout <= 1e6",
                         timeout_s);
+#ifdef TRD_HAVE_MPI
+    MPI_Comm world = MPI_COMM_WORLD;
+    if (!mpi_comm)
+        mpi_comm = &world; /* duplicated by the wire: need not outlive this call */
+#endif
     trd_status st = trd_wire_mpi_create(&w, mpi_comm);
     if (st == TRD_OK)
         st = trd_wire_mpi_set_timeout(w, timeout_s);

@@ -17,7 +17,7 @@ fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # Under AddressSanitizer (make test-sanitize) the MPI libraries' own
 # allocations are not ours: suppress leaks whose stack passes through them.
-# Open MPI frees some from plugins it has unloaded by exit time, whose
+# Open MPI makes some from plugins it has unloaded by exit time, whose
 # frames have no name; the slow unwinder walks on to a named MPI frame.
 supp="$(cd "$(dirname "$0")" && pwd)/lsan_mpi.supp"
 export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$supp:fast_unwind_on_malloc=0"
@@ -26,4 +26,9 @@ extra=()
 if "$launcher" --version 2>&1 | grep -qi "open mpi\|open-rte\|openrte"; then
   extra=(--oversubscribe) # more ranks than cores is what these tests want
 fi
-exec timeout 60 "$launcher" "${extra[@]}" -np "$np" "$@"
+# A private temporary directory: Open MPI keeps its session directory
+# there, and two runs starting at once (ctest -j) race on a shared one.
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/trd-mpi.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+export TMPDIR=$tmp
+timeout 60 "$launcher" "${extra[@]}" -np "$np" "$@"

@@ -9,7 +9,7 @@
  * holding the whole reduction (contiguous rank intervals for nc-tree-dyn);
  * the barrier holding every rank until the last arrives; and the failures:
  * a too-long message (TRD_EIO naming the buffer size), a receive nobody
- * answers (TRD_ETIMEDOUT within 0.5 s) and a coordinator that does not
+ * answers (TRD_ETIMEDOUT at its 0.5 s deadline) and a coordinator that does not
  * answer (TRD_ETIMEDOUT).  Any failed check aborts the whole job with a
  * message naming the rank and the line. */
 #include <limits.h>
