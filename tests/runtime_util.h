@@ -254,8 +254,9 @@ static inline size_t rt_elem(rt_opid id)
     }
 }
 
-/* Rank's input of count elements (with seed; the checkers ignore it). */
-static inline void rt_fill(rt_opid id, void *buf, int64_t count, int32_t rank, uint64_t seed)
+/* Rank's input of count elements (with seed; the checkers ignore it).
+ * Safe on rank threads (no cmocka assertion). */
+static inline trd_status rt_fill(rt_opid id, void *buf, int64_t count, int32_t rank, uint64_t seed)
 {
     for (int64_t i = 0; i < count; i++) {
         uint64_t w = rt_word(seed, rank, i);
@@ -268,23 +269,21 @@ static inline void rt_fill(rt_opid id, void *buf, int64_t count, int32_t rank, u
         }
     }
     if (id == RT_MATRIX)
-        assert_int_equal(trd_matrix2x2_fill(buf, count, rank), TRD_OK);
-    else if (id == RT_INTERVAL)
-        assert_int_equal(trd_interval_fill(buf, count, rank), TRD_OK);
+        return trd_matrix2x2_fill(buf, count, rank);
+    if (id == RT_INTERVAL)
+        return trd_interval_fill(buf, count, rank);
+    return TRD_OK;
 }
 
 /* The sequential fold v0 (+) v1 (+) ... (+) v_{p-1}, in plain C for the
  * built-in operators (wrapping arithmetic in unsigned types). */
-static inline void rt_expected(rt_opid id, void *out, int64_t count, int32_t p, uint64_t seed)
+static inline trd_status rt_expected(rt_opid id, void *out, int64_t count, int32_t p,
+                                     uint64_t seed)
 {
-    if (id == RT_MATRIX) {
-        assert_int_equal(trd_matrix2x2_expected(out, count, 0, p - 1), TRD_OK);
-        return;
-    }
-    if (id == RT_INTERVAL) {
-        assert_int_equal(trd_interval_expected(out, count, 0, p - 1), TRD_OK);
-        return;
-    }
+    if (id == RT_MATRIX)
+        return trd_matrix2x2_expected(out, count, 0, p - 1);
+    if (id == RT_INTERVAL)
+        return trd_interval_expected(out, count, 0, p - 1);
     for (int64_t i = 0; i < count; i++) {
         uint32_t s32 = 0;
         uint64_t prod = 1, x = 0;
@@ -303,6 +302,7 @@ static inline void rt_expected(rt_opid id, void *out, int64_t count, int32_t p, 
         default: ((double *)out)[i] = sd; break;
         }
     }
+    return TRD_OK;
 }
 
 /* Index of the first differing element of two buffers of count elements of
