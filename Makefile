@@ -5,7 +5,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: demo test test-sanitize build bootstrap bench clean
+.PHONY: demo test test-sanitize test-mpich build bootstrap bench clean
 
 demo: build
 	./$(BUILD)/treduce demo --out $(BUILD)/demo
@@ -20,6 +20,10 @@ test-sanitize: bootstrap
 	cmake --build build-sanitize -j $(JOBS)
 	cd build-sanitize && ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp ctest --output-on-failure --timeout 600 -j $(JOBS)
 
+# The MPI transport built and run against MPICH instead of Open MPI.
+test-mpich: bootstrap
+	bash tests/mpi/build_mpich.sh build-mpich
+
 build: bootstrap
 	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
 	cmake --build $(BUILD) -j $(JOBS)
@@ -31,4 +35,4 @@ bench: build
 	./$(BUILD)/bench/bench_plan
 
 clean:
-	rm -rf $(BUILD) build-sanitize
+	rm -rf $(BUILD) build-sanitize build-mpich

@@ -45,8 +45,10 @@ int trd_run_mpi(const trd_run_args *a)
         st = trd_comm_mpi_create(&comm, NULL, a->timeout);
     if (st == TRD_OK && res.times)
         trd_run_rank(a, comm, op, &res);
-    else
-        res = (trd_run_result){.status = st, .times = res.times};
+    else {
+        res = (trd_run_result){.status = st ? st : TRD_ENOMEM, .times = res.times};
+        snprintf(res.error, sizeof res.error, "%s", st ? trd_errmsg() : "out of memory");
+    }
     bool usage = res.status == TRD_EINVAL || res.status == TRD_ENOALGO ||
                  res.status == TRD_EUNSUPPORTED; /* the same on every rank: rank 0 says it */
     if (res.status != TRD_OK && rank != 0 && !usage)

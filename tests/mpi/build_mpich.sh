@@ -15,5 +15,10 @@ if [ ! -x "$mpicc" ] || [ ! -x "$mpiexec" ]; then
 fi
 cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DMPI_C_COMPILER="$mpicc" -DMPIEXEC_EXECUTABLE="$mpiexec"
-cmake --build "$build" -j "$(nproc)" --target test_wire_mpi
-cd "$build" && ctest -R mpi_wire --output-on-failure
+cmake --build "$build" -j "$(nproc)" --target test_wire_mpi reduce_mpi treduce_tool
+cd "$build" && ctest -R "mpi_wire|example_reduce_mpi" --output-on-failure
+# the tool itself over MPICH: 2 processes (MPICH busy-polls: no more on 2 cores)
+out=$(timeout 60 "$mpiexec" -np 2 ./treduce run --transport mpi --algo fibonacci \
+  --count 1001 --op matrix --iters 2 --format json)
+grep -q '"verified": true' <<<"$out"
+echo "MPICH: treduce run --transport mpi verified"

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# cli_run_mpi.sh LAUNCHER TREDUCE: `treduce run --transport mpi` end to end,
+# each run started by run_mpi.sh (mpirun --oversubscribe, 60 s limit):
+#   - every registered algorithm on 3 and 4 processes, verified against the
+#     rank-order fold (the non-commutative 2x2 matrix checker wherever the
+#     algorithm accepts it, else int32 sum), reduce or allreduce as its kind
+#     allows, with the JSON keys of the contract;
+#   - rank counts 1 to 9 and counts 0, 1, odd and large for a tree, an
+#     exchange and a dynamic algorithm;
+#   - bad input exits 2 on every rank with one message; a killed process
+#     (--dead-rank) ends the job with a failure, never a hang.
+set -uo pipefail
+launcher=$1
+tool=$2
+here=$(cd "$(dirname "$0")" && pwd)
+out=${TMPDIR:-/tmp}/treduce-cli-run-mpi.$$
+# shellcheck source=../cli_lib.sh
+source "$here/../cli_lib.sh"
+trap 'rm -rf "$out"' EXIT
+if [ -z "$launcher" ] || ! command -v "$launcher" >/dev/null 2>&1; then
+  echo "SKIP: mpirun not found"
+  exit 77
+fi
+mpi() { local np=$1; shift; "$here/run_mpi.sh" "$launcher" "$np" "$tool" run --transport mpi "$@"; }
+
+# run_ok NP ARGS...: verified JSON with the contract's keys.
+run_ok() {
+  local np=$1; shift
+  local f="$out/run.json"
+  if ! mpi "$np" "$@" --iters 2 --format json >"$f" 2>"$out/err"; then
+    bad "np=$np $*: exit $?: $(tail -3 "$out/err")"
+    return
+  fi
+  jcheck ".verified == true and .transport == \"mpi\" and .p == $np and
+          (.median_us | type) == \"number\" and (.min_us | type) == \"number\" and
+          (.predicted_us | type) == \"number\" and has(\"bytes\") and has(\"iters\") and
+          has(\"algo\")" "$f"
+}
+
+kind_of() { "$tool" list --format json | jq -r ".[] | select(.name == \"$1\") | .kind"; }
+
+for algo in $("$tool" list --format json | jq -r '.[].name'); do
+  kind=$(kind_of "$algo")
+  mode=(); op=(--op matrix)
+  [ "$kind" = exchange ] && mode=(--allreduce)
+  case "$algo" in tree-dyn | ring) op=(--op sum --type int32) ;; esac
+  for np in 3 4; do
+    run_ok "$np" --algo "$algo" --count 1001 "${op[@]}" "${mode[@]}" --root $((np - 1))
+  done
+done
+
+for np in 1 2 5 8 9; do
+  for count in 0 1 4097; do
+    run_ok "$np" --algo greedy --count "$count" --op interval --allreduce --d 1 --c 1
+    run_ok "$np" --algo rabenseifner --count "$count" --op matrix --allreduce --d 1 --c 1
+    run_ok "$np" --algo nc-tree-dyn --count "$count" --op matrix --d 1 --c 1
+  done
+done
+run_ok 4 --algo binomial --count 300000 --type int64 --op bxor --segment 65536
+run_ok 5 --algo pipeline --count 100000 --type uint64 --op prod --allreduce
+
+# bad input: exit 2, the message once (rank 0), no hang
+launch=("$here/run_mpi.sh" "$launcher")
+expect 2 "band.*double|double.*band" -- "${launch[@]}" 3 "$tool" run --transport mpi \
+  --algo binomial --count 10 --op band
+expect 2 "non-commutative" -- "${launch[@]}" 3 "$tool" run --transport mpi \
+  --algo tree-dyn --count 10 --op matrix
+expect 2 "root = 7" -- "${launch[@]}" 3 "$tool" run --transport mpi --algo binomial \
+  --count 10 --root 7
+text=$(mpi 3 --algo binomial --count 10 --op band 2>&1)
+n=$(grep -c "band" <<<"$text")
+[ "$n" -eq 1 ] && ok || bad "the usage error was printed $n times: $text"
+
+# a process killed mid-run: a failure within seconds, not a hang
+start=$(date +%s)
+mpi 4 --algo binomial --count 100000 --iters 50 --dead-rank 2 --timeout 5 >"$out/dead" 2>&1
+status=$?
+took=$(( $(date +%s) - start ))
+if [ "$status" -ne 0 ] && [ "$took" -lt 30 ]; then ok; else
+  bad "dead rank: exit $status after ${took}s: $(tail -3 "$out/dead")"; fi
+
+echo "cli_run_mpi: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
