@@ -487,11 +487,21 @@ trd_status trd_comm_barrier(trd_comm *comm);
 
 /* How a collective call runs.  Initialise with trd_coll_opts_init. */
 typedef struct trd_coll_opts {
-    const char *algo;        /* registered name (default "binomial") */
+    const char *algo;        /* registered name, or "auto": the algorithm
+                                with the smallest predicted time for this
+                                call under d, c, latency
+                                (trd_comm_explain); default "binomial" */
     double d, c, latency;    /* the cost model the planners use (trd_params;
                                 default 1, 1, 0: only their ratio matters
                                 to the tree shapes) */
     int64_t K;               /* greedy-k-*: the limit (default 2) */
+    bool reproducible;       /* bitwise the same result on every run and
+                                every rank whatever the arrival order:
+                                static plans only (a fixed combine order;
+                                allreduce results computed once per block
+                                or by commutative pairs); dynamic
+                                algorithms are refused, and `auto` skips
+                                them */
     int64_t segment_bytes;   /* cut the buffer into segments of about this
                                 size (> 0); 0 = the algorithm's choice:
                                 pipeline and pipelined-fibonacci from the
@@ -524,12 +534,49 @@ trd_status trd_allreduce(trd_comm *comm, const void *sendbuf, void *recvbuf, int
  * rank.  Takes a few milliseconds plus a few combines. */
 trd_status trd_comm_calibrate(trd_comm *comm, const trd_op *op, int64_t count,
                               trd_coll_opts *opts);
+/* A platform's cost profile: what `treduce calibrate` writes.  A transfer
+ * of b bytes costs latency + b * per_byte; a combine of m elements with
+ * the operator it was measured with costs combine_fixed + m * per_element. */
+typedef struct trd_profile {
+    double latency;       /* seconds per message */
+    double per_byte;      /* seconds per byte moved */
+    double combine_fixed; /* seconds per combine call */
+    double per_element;   /* seconds per element combined */
+} trd_profile;
+/* Measures a profile (collective): ping-pongs of 0 B to 8 MiB between
+ * ranks 0 and 1 and combines of 1 Ki to 1 Mi elements of op on every rank
+ * (the slowest kept), each fitted by least squares (GSL) to a line; every
+ * rank gets the same values.  A few tens of milliseconds plus the
+ * operator's own time. */
+trd_status trd_comm_profile(trd_comm *comm, const trd_op *op, trd_profile *profile);
+/* Sets opts->latency, d and c for a call of count elements of elem_size
+ * bytes under profile.  TRD_EINVAL for negative or non-finite values. */
+trd_status trd_profile_apply(const trd_profile *profile, int64_t count, size_t elem_size,
+                             trd_coll_opts *opts);
+
 /* The time the model predicts for this call (same arguments as the call,
  * opts->d, c, latency as from trd_comm_calibrate): the plan's makespan
  * (evaluator or simulator, plan.c), or for a dynamic algorithm one
  * simulation with constant costs.  Local: no communication. */
 trd_status trd_comm_predict(trd_comm *comm, int64_t count, const trd_op *op, int32_t root,
                             bool allreduce, const trd_coll_opts *opts, double *seconds);
+
+/* One algorithm considered by "auto": its name, the model's time for the
+ * call (seconds), and TRD_OK or why it cannot run the call (then
+ * predicted is +inf). */
+typedef struct trd_candidate {
+    const char *algo;
+    double predicted;
+    trd_status status;
+} trd_candidate;
+/* Every registered algorithm for this call (same arguments as the call),
+ * sorted by predicted time, those that cannot run it last; out has room
+ * for trd_algo_count() entries.  The first is what "auto" runs; the choice
+ * depends only on the arguments and opts->d, c, latency, so every rank
+ * makes the same one.  Local: no communication. */
+trd_status trd_comm_explain(trd_comm *comm, int64_t count, const trd_op *op, int32_t root,
+                            bool allreduce, const trd_coll_opts *opts, trd_candidate *out,
+                            size_t *n);
 
 /* ---- Figures ---- */
 

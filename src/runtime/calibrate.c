@@ -1,18 +1,26 @@
-/* calibrate.c: the size-aware cost model of DESIGN.md (latency + bytes /
- * bandwidth per transfer, a measured time per combine), measured on the
- * running transport, and the model's prediction of a call.  Every rank
- * must build the same plan, so the measured values are agreed on with a
- * max-allreduce (our own, binomial) before anyone uses them. */
+/* calibrate.c: the size-aware cost model of DESIGN.md measured on the
+ * running transport: one-way times of messages (ping-pong between ranks 0
+ * and 1), times of combines with the actual operator, and an agreement on
+ * the values (a max-allreduce of our own) so that every rank builds the
+ * same plans.  trd_comm_calibrate measures at the size of one call;
+ * trd_comm_profile (profile.c) at several sizes, fitted to lines. */
+#include "runtime/calibrate.h"
+
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
-#include "plan/registry.h"
-#include "runtime/comm.h"
 
-#define PINGS 21
-#define BIG_MIN (64 * 1024)
-#define BIG_MAX (4 * 1024 * 1024)
+#define PINGS_SMALL 21
+#define PINGS_LARGE 5
+#define PROBE_MIN (64 * 1024)
+#define PROBE_MAX (4 * 1024 * 1024)
+/* Round trips cycle through buffers spanning at least this much, so that a
+ * large message is measured from memory, as in a real call (whose
+ * buffers, scratch slots and peers' buffers do not stay in cache), not
+ * from a cache the same buffer keeps warm. */
+#define COLD_SPAN (32 * 1024 * 1024)
+#define COLD_BUFFERS 16
 
 static int by_value(const void *x, const void *y)
 {
@@ -20,13 +28,7 @@ static int by_value(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, by_value);
-    return v[n / 2];
-}
-
-/* One round trip of `bytes` between ranks 0 and 1 (others idle). */
+/* One round trip of `bytes` between ranks 0 and 1. */
 static trd_status round_trip(trd_comm *c, void *buf, size_t bytes, double *seconds)
 {
     trd_wire *w = &c->wire;
@@ -44,57 +46,60 @@ static trd_status round_trip(trd_comm *c, void *buf, size_t bytes, double *secon
     return st;
 }
 
-/* Median one-way time of `bytes` between ranks 0 and 1. */
-static trd_status one_way(trd_comm *c, void *buf, size_t bytes, int reps, double *seconds)
+trd_status trd_calibrate_one_way(trd_comm *c, size_t bytes, double *seconds)
 {
-    double t[PINGS];
-    trd_status st = TRD_OK;
-    for (int i = 0; i < reps && st == TRD_OK; i++)
-        st = round_trip(c, buf, bytes, &t[i]);
-    *seconds = st == TRD_OK ? median(t, reps) / 2 : 0.0;
-    return st;
-}
-
-/* Latency and seconds per byte, measured by ranks 0 and 1. */
-static trd_status measure_wire(trd_comm *c, size_t bytes, double *latency, double *per_byte)
-{
-    *latency = *per_byte = 0.0;
+    double t[PINGS_SMALL];
+    int reps = bytes < PROBE_MIN ? PINGS_SMALL : PINGS_LARGE;
+    *seconds = 0.0;
     if (c->wire.size < 2 || c->wire.rank > 1)
         return TRD_OK;
-    unsigned char *buf = malloc(bytes ? bytes : 1);
+    size_t nbuf = bytes ? COLD_SPAN / bytes : 1;
+    nbuf = nbuf < 1 ? 1 : nbuf > COLD_BUFFERS ? COLD_BUFFERS : nbuf;
+    unsigned char *buf = malloc(nbuf * (bytes ? bytes : 1));
     if (!buf)
-        return trd_fail(TRD_ENOMEM, "calibrate: out of memory for %zu bytes", bytes);
-    memset(buf, 1, bytes); /* real pages, not the shared zero page */
-    double big = 0.0;
-    trd_status st = one_way(c, buf, 0, PINGS, latency);
-    if (st == TRD_OK)
-        st = one_way(c, buf, bytes, 5, &big);
+        return trd_fail(TRD_ENOMEM, "calibrate: out of memory for %zu bytes", nbuf * bytes);
+    memset(buf, 1, nbuf * bytes); /* real pages, not the shared zero page */
+    trd_status st = TRD_OK;
+    for (int i = 0; i < reps && st == TRD_OK; i++)
+        st = round_trip(c, buf + (size_t)i % nbuf * bytes, bytes, &t[i]);
     free(buf);
-    *per_byte = big > *latency ? (big - *latency) / (double)bytes : 0.0;
+    if (st == TRD_OK) {
+        qsort(t, (size_t)reps, sizeof *t, by_value);
+        *seconds = t[reps / 2] / 2;
+    }
     return st;
 }
 
-/* Seconds of one combine of count elements (best of three). */
-static trd_status measure_op(trd_comm *c, const trd_op *op, int64_t count, double *seconds)
+trd_status trd_calibrate_combine(trd_comm *c, const trd_op *op, int64_t count, double *seconds)
 {
     size_t bytes = (size_t)count * trd_op_elem_size(op);
     unsigned char *a = malloc(bytes ? bytes : 1), *b = malloc(bytes ? bytes : 1);
     trd_status st = a && b ? TRD_OK : trd_fail(TRD_ENOMEM, "calibrate: out of memory");
+    *seconds = count > 0 ? 1e300 : 0.0;
     if (st == TRD_OK) { /* real pages holding zeros: valid for every type */
         memset(a, 0, bytes);
         memset(b, 0, bytes);
     }
-    *seconds = 1e300;
     for (int i = 0; i < 3 && st == TRD_OK && count > 0; i++) {
         double t0 = trd_comm_now(c);
         st = trd_op_apply(op, a, b, count);
         double t = trd_comm_now(c) - t0;
         *seconds = t < *seconds ? t : *seconds;
     }
-    if (count == 0)
-        *seconds = 0.0;
     free(a);
     free(b);
+    return st;
+}
+
+trd_status trd_calibrate_agree(trd_comm *c, const double *in, double *out, int n)
+{
+    trd_op *max = NULL;
+    trd_coll_opts o;
+    trd_coll_opts_init(&o);
+    trd_status st = trd_op_builtin(&max, TRD_OP_MAX, TRD_DOUBLE);
+    if (st == TRD_OK)
+        st = trd_allreduce(c, in, out, n, max, &o);
+    trd_op_free(max);
     return st;
 }
 
@@ -103,56 +108,20 @@ trd_status trd_comm_calibrate(trd_comm *c, const trd_op *op, int64_t count, trd_
     if (!c || !op || !o || count < 0)
         return trd_fail(TRD_EINVAL, "calibrate: NULL argument or count < 0");
     size_t bytes = (size_t)count * trd_op_elem_size(op);
-    size_t probe = bytes < BIG_MIN ? BIG_MIN : bytes > BIG_MAX ? BIG_MAX : bytes;
-    double v[3], m[3];
-    trd_status st = measure_wire(c, probe, &v[0], &v[1]);
+    size_t probe = bytes < PROBE_MIN ? PROBE_MIN : bytes > PROBE_MAX ? PROBE_MAX : bytes;
+    double v[3], m[3], big = 0.0;
+    trd_status st = trd_calibrate_one_way(c, 0, &v[0]);
     if (st == TRD_OK)
-        st = measure_op(c, op, count, &v[2]);
-    trd_op *max = NULL;
-    trd_coll_opts agree;
-    trd_coll_opts_init(&agree);
-    if (st == TRD_OK && (st = trd_op_builtin(&max, TRD_OP_MAX, TRD_DOUBLE)) == TRD_OK)
-        st = trd_allreduce(c, v, m, 3, max, &agree);
-    trd_op_free(max);
+        st = trd_calibrate_one_way(c, probe, &big);
+    v[1] = big > v[0] ? (big - v[0]) / (double)probe : 0.0; /* seconds per byte */
+    if (st == TRD_OK)
+        st = trd_calibrate_combine(c, op, count, &v[2]);
+    if (st == TRD_OK)
+        st = trd_calibrate_agree(c, v, m, 3);
     if (st != TRD_OK)
         return st;
     o->latency = m[0];
     o->d = m[0] + (double)bytes * m[1];
     o->c = m[2];
-    return TRD_OK;
-}
-
-/* A dynamic algorithm: one simulation with constant costs. */
-static trd_status simulate_policy(const trd_comm_key *key, double *seconds)
-{
-    trd_costs *costs;
-    trd_status st = trd_costs_create(&costs, key->params.n, TRD_DIST_CONST, key->params.d,
-                                     key->params.c, 0.0);
-    if (st == TRD_OK)
-        st = trd_simulate(trd_algo_name(key->algo), &key->params, costs, TRD_PORT_FULL, 1, 0,
-                          seconds);
-    trd_costs_free(costs);
-    return st;
-}
-
-trd_status trd_comm_predict(trd_comm *c, int64_t count, const trd_op *op, int32_t root,
-                            bool allreduce, const trd_coll_opts *opts, double *seconds)
-{
-    trd_comm_key key;
-    void *acc;
-    static unsigned char none[1];
-    if (!seconds)
-        return trd_fail(TRD_EINVAL, "predict: NULL argument (seconds)");
-    /* the checks of the call itself, with one stand-in buffer (in place) */
-    trd_status st = trd_comm_check(c, none, none, count, op, root, allreduce, opts, &key, &acc);
-    if (st != TRD_OK)
-        return st;
-    if (trd_algo_entry(key.algo)->policy)
-        return simulate_policy(&key, seconds);
-    trd_plan *plan;
-    if ((st = trd_comm_plan(&key, &plan)) != TRD_OK)
-        return st;
-    *seconds = trd_plan_makespan(plan);
-    trd_plan_free(plan);
     return TRD_OK;
 }

@@ -30,8 +30,13 @@ static trd_status check_buffers(const trd_comm *c, const void *sendbuf, const vo
     return TRD_OK;
 }
 
-static trd_status check_algo(const trd_algo *a, const trd_op *op, bool allreduce)
+static trd_status check_algo(const trd_algo *a, const trd_op *op, bool allreduce,
+                             bool reproducible)
 {
+    if (a->policy && reproducible)
+        return trd_fail(TRD_EUNSUPPORTED, "%s pairs ranks in arrival order: its combine order, "
+                        "so a floating-point result, changes from run to run (reproducible "
+                        "mode takes static algorithms only)", a->name);
     if (a->policy && allreduce)
         return trd_fail(TRD_EUNSUPPORTED, "%s is a reduce: the rank that ends with the result "
                         "is known only at the end (use a tree or exchange algorithm for an "
@@ -95,7 +100,7 @@ trd_status trd_comm_check(const trd_comm *c, const void *sendbuf, void *recvbuf,
     size_t elem = trd_op_elem_size(op);
     bool gets_result = allreduce || c->wire.rank == root;
     if ((st = trd_algo_find(o->algo, &index)) != TRD_OK ||
-        (st = check_algo(trd_algo_entry(index), op, allreduce)) != TRD_OK ||
+        (st = check_algo(trd_algo_entry(index), op, allreduce, o->reproducible)) != TRD_OK ||
         (st = check_sizes(c, count, elem, o)) != TRD_OK ||
         (st = check_buffers(c, sendbuf, recvbuf, (size_t)count * elem, gets_result)) != TRD_OK)
         return st;

@@ -1,0 +1,109 @@
+/* predict.c: the model's time for a call, and the `auto` algorithm.
+ *
+ * A prediction is the plan's makespan (the closed-form evaluator for an
+ * unsegmented tree reduce, else the simulator running the same plan) or,
+ * for a dynamic algorithm, one simulation with constant costs.
+ *
+ * `auto`: like SimGrid's automatic selector, it
+ * predicts the time of every candidate for this very call - by the same
+ * evaluator and simulator that predict a single run (trd_comm_predict) -
+ * and keeps the fastest.  The candidates are the registered algorithms
+ * that can run the call: the right kind (exchange algorithms only
+ * allreduce, dynamic ones only reduce), the operator's commutativity, and
+ * for a reproducible call no dynamic algorithm.  The choice is a pure
+ * function of the arguments and the cost model, so every rank makes the
+ * same one without talking to the others. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "plan/registry.h"
+#include "runtime/comm.h"
+
+/* A dynamic algorithm: one simulation with constant costs. */
+static trd_status simulate_policy(const trd_comm_key *key, double *seconds)
+{
+    trd_costs *costs;
+    trd_status st = trd_costs_create(&costs, key->params.n, TRD_DIST_CONST, key->params.d,
+                                     key->params.c, 0.0);
+    if (st == TRD_OK)
+        st = trd_simulate(trd_algo_name(key->algo), &key->params, costs, TRD_PORT_FULL, 1, 0,
+                          seconds);
+    trd_costs_free(costs);
+    return st;
+}
+
+trd_status trd_comm_predict(trd_comm *c, int64_t count, const trd_op *op, int32_t root,
+                            bool allreduce, const trd_coll_opts *opts, double *seconds)
+{
+    trd_comm_key key;
+    void *acc;
+    static unsigned char none[1];
+    if (!seconds)
+        return trd_fail(TRD_EINVAL, "predict: NULL argument (seconds)");
+    /* the checks of the call itself, with one stand-in buffer (in place) */
+    trd_status st = trd_comm_check(c, none, none, count, op, root, allreduce, opts, &key, &acc);
+    if (st != TRD_OK)
+        return st;
+    if (trd_algo_entry(key.algo)->policy)
+        return simulate_policy(&key, seconds);
+    trd_plan *plan;
+    if ((st = trd_comm_plan(&key, &plan)) != TRD_OK)
+        return st;
+    *seconds = trd_plan_makespan(plan);
+    trd_plan_free(plan);
+    return TRD_OK;
+}
+
+static int by_time(const void *x, const void *y)
+{
+    const trd_candidate *a = x, *b = y;
+    if (a->predicted != b->predicted)
+        return a->predicted < b->predicted ? -1 : 1;
+    return strcmp(a->algo, b->algo); /* ties: a fixed order on every rank */
+}
+
+/* Why algorithm a cannot run this call, or TRD_OK. */
+static trd_status eligible(const trd_algo *a, bool allreduce, const trd_coll_opts *o)
+{
+    if (o->reproducible && a->policy)
+        return TRD_EUNSUPPORTED;
+    if (allreduce && a->policy)
+        return TRD_EUNSUPPORTED;
+    if (!allreduce && a->schedule)
+        return TRD_EUNSUPPORTED;
+    return TRD_OK;
+}
+
+trd_status trd_comm_explain(trd_comm *c, int64_t count, const trd_op *op, int32_t root,
+                            bool allreduce, const trd_coll_opts *opts, trd_candidate *out,
+                            size_t *n)
+{
+    trd_coll_opts o;
+    trd_coll_opts_init(&o);
+    if (opts)
+        o = *opts;
+    if (!c || !op || !out || !n)
+        return trd_fail(TRD_EINVAL, "explain: NULL argument");
+    *n = trd_algo_count();
+    for (size_t i = 0; i < *n; i++) {
+        const trd_algo *a = trd_algo_entry(i);
+        o.algo = a->name;
+        out[i] = (trd_candidate){.algo = a->name, .predicted = INFINITY};
+        out[i].status = eligible(a, allreduce, &o);
+        if (out[i].status == TRD_OK)
+            out[i].status = trd_comm_predict(c, count, op, root, allreduce, &o,
+                                             &out[i].predicted);
+        if (out[i].status != TRD_OK) {
+            if (out[i].status == TRD_EINVAL) /* bad arguments: not the algorithm's fault */
+                return out[i].status;
+            out[i].predicted = INFINITY;
+        }
+    }
+    qsort(out, *n, sizeof *out, by_time);
+    if (out[0].status != TRD_OK)
+        return trd_fail(TRD_EUNSUPPORTED, "auto: no algorithm can run this call");
+    trd_clear_error();
+    return TRD_OK;
+}

@@ -1,0 +1,70 @@
+/* profile.c: a platform profile (DESIGN.md "size-aware" cost model):
+ * transfers cost latency + bytes * per_byte, combines combine_fixed +
+ * elements * per_element, each line fitted by least squares (GSL's
+ * gsl_fit_linear) to medians measured at several sizes.  The measuring
+ * itself (round trips, timed combines, agreeing on the values) is shared
+ * with trd_comm_calibrate (src/runtime/calibrate.c). */
+#include <gsl/gsl_fit.h>
+#include <math.h>
+
+#include "core/error.h"
+#include "runtime/calibrate.h"
+
+static const size_t transfer_sizes[] = {0, 4096, 65536, 1 << 20, 8 << 20};
+static const int64_t combine_counts[] = {1024, 16384, 262144, 1 << 20};
+#define NT (sizeof transfer_sizes / sizeof transfer_sizes[0])
+#define NC (sizeof combine_counts / sizeof combine_counts[0])
+
+/* y = c0 + c1 x, both clamped at 0 (noise can make either negative). */
+static void fit(const double *x, const double *y, size_t n, double *c0, double *c1)
+{
+    double cov00, cov01, cov11, sumsq;
+    gsl_fit_linear(x, 1, y, 1, n, c0, c1, &cov00, &cov01, &cov11, &sumsq);
+    *c0 = *c0 > 0 ? *c0 : 0.0;
+    *c1 = *c1 > 0 ? *c1 : 0.0;
+}
+
+trd_status trd_comm_profile(trd_comm *c, const trd_op *op, trd_profile *out)
+{
+    double x[NT], t[NT], xc[NC], tc[NC], v[NT + NC], agreed[NT + NC];
+    trd_status st = c && op && out ? TRD_OK : trd_fail(TRD_EINVAL, "profile: NULL argument");
+    for (size_t i = 0; i < NT && st == TRD_OK; i++) {
+        x[i] = (double)transfer_sizes[i];
+        st = trd_calibrate_one_way(c, transfer_sizes[i], &v[i]);
+    }
+    for (size_t i = 0; i < NC && st == TRD_OK; i++) {
+        xc[i] = (double)combine_counts[i];
+        st = trd_calibrate_combine(c, op, combine_counts[i], &v[NT + i]);
+    }
+    if (st == TRD_OK)
+        st = trd_calibrate_agree(c, v, agreed, NT + NC);
+    if (st != TRD_OK)
+        return st;
+    for (size_t i = 0; i < NT; i++)
+        t[i] = agreed[i];
+    for (size_t i = 0; i < NC; i++)
+        tc[i] = agreed[NT + i];
+    fit(x, t, NT, &out->latency, &out->per_byte);
+    fit(xc, tc, NC, &out->combine_fixed, &out->per_element);
+    return TRD_OK;
+}
+
+static bool valid(double v)
+{
+    return isfinite(v) && v >= 0;
+}
+
+trd_status trd_profile_apply(const trd_profile *p, int64_t count, size_t elem, trd_coll_opts *o)
+{
+    if (!p || !o || count < 0)
+        return trd_fail(TRD_EINVAL, "profile: NULL argument or count < 0");
+    if (!valid(p->latency) || !valid(p->per_byte) || !valid(p->combine_fixed) ||
+        !valid(p->per_element))
+        return trd_fail(TRD_EINVAL, "profile: every value must be finite and >= 0 (latency "
+                        "%g, per_byte %g, combine_fixed %g, per_element %g)", p->latency,
+                        p->per_byte, p->combine_fixed, p->per_element);
+    o->latency = p->latency;
+    o->d = p->latency + (double)count * (double)elem * p->per_byte;
+    o->c = count > 0 ? p->combine_fixed + (double)count * p->per_element : 0.0;
+    return TRD_OK;
+}
