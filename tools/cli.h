@@ -42,5 +42,6 @@ int cmd_simulate(int argc, char **argv);
 int cmd_markov(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
 
 #endif

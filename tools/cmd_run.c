@@ -18,13 +18,18 @@ static void help(void)
 {
     printf("usage: treduce run --algo NAME [--transport threads|mpi] -p P --count M\n"
            "         [--type T] [--op OP] [--root R] [--allreduce] [--segment BYTES]\n"
-           "         [--iters I] [--warmup W] [--d D --c C [--latency L]] [--K K]\n"
+           "         [--iters I] [--warmup W] [--d D --c C [--latency L] | --profile FILE]\n"
+           "         [--K K] [--explain] [--reproducible]\n"
            "         [--timeout S] [--format text|json]\n\n"
            "Runs a real reduction of M elements per rank over P ranks and checks the\n"
            "result against a sequential rank-order fold of the same inputs.\n"
            "Under MPI: mpirun -np P treduce run --transport mpi ... (-p is then the\n"
            "MPI size).\n\n"
-           "  --algo NAME       any algorithm of 'treduce list' (default binomial)\n"
+           "  --algo NAME       any algorithm of 'treduce list' (default binomial), or\n"
+           "                    auto: the one the model predicts fastest for this call\n"
+           "  --explain         with auto: print every candidate's predicted time\n"
+           "  --reproducible    bitwise the same result on every run and rank (static\n"
+           "                    algorithms only: dynamic ones are refused, auto skips them)\n"
            "  --transport T     threads (default: P threads, no launcher) or mpi\n"
            "  -p P              number of ranks (threads transport)\n"
            "  --count M         elements per rank (>= 0)\n"
@@ -37,6 +42,7 @@ static void help(void)
            "  --segment BYTES   cut the buffer into segments of about BYTES (default:\n"
            "                    the algorithm's choice)\n"
            "  --iters I         timed iterations (default 10); --warmup W untimed (1)\n"
+           "  --profile FILE    the cost model from treduce calibrate --out FILE\n"
            "  --d D --c C       the planners' cost model in seconds (default: measured\n"
            "                    now: latency and bandwidth by ping-pong, the combine by\n"
            "                    timing the operator); --latency L its per-message part\n"
@@ -46,8 +52,10 @@ static void help(void)
            "  --dead-rank R     tests: rank R dies (threads: takes no part in the calls;\n"
            "                    mpi: the process kills itself at the first timed call)\n"
            "  --format F        text (default) or json (one object, from rank 0)\n\n"
-           "JSON keys: algo, transport, p, count, type, op, bytes, allreduce, iters,\n"
-           "median_us, min_us, predicted_us, verified, model {latency_us, d_us, c_us}.\n"
+           "JSON keys: algo (auto's choice when auto), transport, p, count, type, op,\n"
+           "bytes, allreduce, iters, median_us, min_us, predicted_us, verified,\n"
+           "model {latency_us, d_us, c_us, given}, with auto: chosen_by ('auto') and\n"
+           "with --explain: candidates [{algo, predicted_us}].\n"
            "Exit status: 0 verified, 1 failure or wrong result, 2 bad usage or input.\n");
 }
 
@@ -74,6 +82,9 @@ static int parse_option(int opt, trd_run_args *a)
     case 'x': return cli_real(cmd, "--timeout", optarg, &a->timeout) ? CLI_OK : CLI_USAGE;
     case 'y': return cli_real(cmd, "--inject-delay", optarg, &a->delay_us) ? CLI_OK : CLI_USAGE;
     case 'z': return cli_int(cmd, "--dead-rank", optarg, &a->dead_rank) ? CLI_OK : CLI_USAGE;
+    case 'P': a->profile_path = optarg; return trd_run_load_profile(optarg, &a->profile);
+    case 'E': a->explain = true; return CLI_OK;
+    case 'R': a->reproducible = true; return CLI_OK;
     case 'f':
         if (strcmp(optarg, "text") && strcmp(optarg, "json"))
             return cli_usage_error(cmd, "invalid --format '%s': text or json", optarg);
@@ -125,6 +136,8 @@ static int parse_args(int argc, char **argv, trd_run_args *a)
         {"latency", required_argument, 0, 'l'},   {"K", required_argument, 0, 'K'},
         {"timeout", required_argument, 0, 'x'},   {"inject-delay", required_argument, 0, 'y'},
         {"dead-rank", required_argument, 0, 'z'}, {"format", required_argument, 0, 'f'},
+        {"profile", required_argument, 0, 'P'},   {"explain", no_argument, 0, 'E'},
+        {"reproducible", no_argument, 0, 'R'},
         {"help", no_argument, 0, 'h'},            {0, 0, 0, 0}};
     trd_run_args_init(a);
     int opt, st;

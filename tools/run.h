@@ -7,7 +7,9 @@
 #include "cli.h"
 
 typedef struct trd_run_args {
-    const char *algo, *transport, *type, *op;
+    const char *algo, *transport, *type, *op, *profile_path;
+    trd_profile profile;
+    bool explain, reproducible;
     int64_t p, count, root, segment, iters, warmup, K, dead_rank;
     double d, c, latency, timeout, delay_us;
     bool count_set, allreduce, model_set, json;
@@ -21,7 +23,10 @@ typedef struct trd_run_result {
     double *times;        /* iters entries, seconds */
     bool verified;        /* this rank's result equals the fold (or it gets none) */
     double predicted;     /* seconds */
-    trd_coll_opts model;  /* the cost model used (d, c, latency) */
+    trd_coll_opts model;  /* the cost model used (d, c, latency) and the
+                             algorithm run (auto's choice) */
+    trd_candidate candidates[64]; /* --algo auto: what it considered */
+    size_t ncandidates;
 } trd_run_result;
 
 /* An operator for a->op and a->type (checker operators ignore the type). */
@@ -34,6 +39,9 @@ void trd_run_rank(const trd_run_args *a, trd_comm *comm, const trd_op *op,
 int trd_run_report(const trd_run_args *a, int64_t p, const trd_run_result *res);
 
 int trd_run_threads(const trd_run_args *a);
+/* Reads a profile written by `treduce calibrate --out` (cmd_calibrate.c);
+ * a usage error when it is not one. */
+int trd_run_load_profile(const char *path, trd_profile *profile);
 /* The threads run without the report: out->times (a->iters entries,
  * allocated by the caller) and the rest of rank 0's merged result.  The
  * status is the set-up's; the run's own is out->status. */

@@ -95,13 +95,21 @@ static trd_status prepare(const trd_run_args *a, trd_comm *comm, const trd_op *o
     o->algo = a->algo;
     o->K = a->K;
     o->segment_bytes = a->segment;
+    o->reproducible = a->reproducible;
     trd_status st = TRD_OK;
     if (a->model_set) {
         o->d = a->d;
         o->c = a->c;
         o->latency = a->latency;
+    } else if (a->profile_path) {
+        st = trd_profile_apply(&a->profile, a->count, trd_op_elem_size(op), o);
     } else {
         st = trd_comm_calibrate(comm, op, a->count, o);
+    }
+    if (st == TRD_OK && !strcmp(a->algo, "auto")) {
+        st = trd_comm_explain(comm, a->count, op, (int32_t)a->root, a->allreduce, o,
+                              res->candidates, &res->ncandidates);
+        o->algo = res->candidates[0].algo; /* the same choice on every rank */
     }
     if (st == TRD_OK)
         st = trd_comm_predict(comm, a->count, op, (int32_t)a->root, a->allreduce, o,

@@ -4,6 +4,7 @@
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int by_value(const void *x, const void *y)
 {
@@ -14,9 +15,20 @@ static int by_value(const void *x, const void *y)
 static void print_text(const trd_run_args *a, int64_t p, size_t bytes, double med, double min,
                        const trd_run_result *res)
 {
-    printf("%s of %lld x %s (%zu bytes) with %s over %lld %s ranks, algorithm %s\n",
+    printf("%s of %lld x %s (%zu bytes) with %s over %lld %s ranks, algorithm %s%s\n",
            a->allreduce ? "allreduce" : "reduce", (long long)a->count, a->type, bytes, a->op,
-           (long long)p, a->transport, a->algo);
+           (long long)p, a->transport, res->model.algo,
+           strcmp(a->algo, "auto") ? "" : " (chosen by auto)");
+    if (a->explain && res->ncandidates > 0) {
+        printf("  auto's candidates (predicted time):\n");
+        for (size_t i = 0; i < res->ncandidates; i++) {
+            if (res->candidates[i].status == TRD_OK)
+                printf("    %-20s %12.1f us\n", res->candidates[i].algo,
+                       1e6 * res->candidates[i].predicted);
+            else
+                printf("    %-20s %15s\n", res->candidates[i].algo, "cannot run this call");
+        }
+    }
     printf("  model      latency %.3g us, transfer d %.3g us, combine c %.3g us%s\n",
            1e6 * res->model.latency, 1e6 * res->model.d, 1e6 * res->model.c,
            a->model_set ? " (given)" : " (measured now)");
@@ -25,6 +37,18 @@ static void print_text(const trd_run_args *a, int64_t p, size_t bytes, double me
            1e6 * min, (long long)a->iters);
     printf("  verified   %s\n", res->verified ? "yes: equals the rank-order fold of the inputs"
                                               : "NO: the result differs from the fold");
+}
+
+/* auto's candidates that can run the call, fastest first. */
+static json_t *candidates_json(const trd_run_result *res)
+{
+    json_t *all = json_array();
+    for (size_t i = 0; i < res->ncandidates; i++)
+        if (res->candidates[i].status == TRD_OK)
+            json_array_append_new(all, json_pack("{s:s, s:f}", "algo", res->candidates[i].algo,
+                                                 "predicted_us",
+                                                 1e6 * res->candidates[i].predicted));
+    return all;
 }
 
 int trd_run_report(const trd_run_args *a, int64_t p, const trd_run_result *res)
@@ -51,7 +75,7 @@ int trd_run_report(const trd_run_args *a, int64_t p, const trd_run_result *res)
     } else {
         json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:s, s:s, s:I, s:b, s:I, s:f, s:f, s:f, s:b,"
                               " s:{s:f, s:f, s:f, s:b}}",
-                              "algo", a->algo, "transport", a->transport, "p", (json_int_t)p,
+                              "algo", res->model.algo, "transport", a->transport, "p", (json_int_t)p,
                               "count", (json_int_t)a->count, "type", a->type, "op", a->op,
                               "bytes", (json_int_t)bytes, "allreduce", a->allreduce,
                               "iters", (json_int_t)a->iters, "median_us", 1e6 * med,
@@ -59,6 +83,10 @@ int trd_run_report(const trd_run_args *a, int64_t p, const trd_run_result *res)
                               "verified", res->verified, "model", "latency_us",
                               1e6 * res->model.latency, "d_us", 1e6 * res->model.d, "c_us",
                               1e6 * res->model.c, "given", a->model_set);
+        if (!strcmp(a->algo, "auto"))
+            json_object_set_new(o, "chosen_by", json_string("auto"));
+        if (a->explain)
+            json_object_set_new(o, "candidates", candidates_json(res));
         json_dumpf(o, stdout, JSON_INDENT(2));
         putchar('\n');
         json_decref(o);

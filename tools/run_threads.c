@@ -1,22 +1,20 @@
 /* run_threads.c: `treduce run --transport threads`: one thread per rank. */
+#include "ranks.h"
 #include "run.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 typedef struct rank_job {
     const trd_run_args *args;
-    trd_comm *comm;
     const trd_op *op;
     trd_run_result res;
 } rank_job;
 
-static void *rank_main(void *arg)
+static void rank_main(trd_comm *comm, void *arg)
 {
     rank_job *j = arg;
-    trd_run_rank(j->args, j->comm, j->op, &j->res);
-    return NULL;
+    trd_run_rank(j->args, comm, j->op, &j->res);
 }
 
 /* Rank 0's result with each iteration's time made the slowest rank's, the
@@ -46,35 +44,28 @@ trd_status trd_run_threads_collect(const trd_run_args *a, trd_run_result *out)
     topts.dead_rank = (int32_t)a->dead_rank;
     int64_t p = a->p;
     trd_op *op = NULL;
-    trd_comm **comm = calloc((size_t)p, sizeof *comm);
     rank_job *jobs = calloc((size_t)p, sizeof *jobs);
     double *times = calloc((size_t)(p * a->iters), sizeof *times);
-    pthread_t *tid = calloc((size_t)p, sizeof *tid);
-    trd_status st = comm && jobs && times && tid ? TRD_OK : TRD_ENOMEM;
-    if (st == TRD_OK && (st = trd_run_make_op(a, &op)) == TRD_OK)
-        st = trd_comm_threads_create(comm, (int32_t)p, &topts);
+    trd_status st = jobs && times ? TRD_OK : TRD_ENOMEM;
+    if (st == TRD_OK)
+        st = trd_run_make_op(a, &op);
+    for (int64_t r = 0; st == TRD_OK && r < p; r++) {
+        jobs[r] = (rank_job){.args = a, .op = op};
+        jobs[r].res.times = times + r * a->iters;
+    }
+    if (st == TRD_OK)
+        st = trd_ranks_threads(p, &topts, rank_main, jobs, sizeof *jobs);
     if (st == TRD_OK) {
-        for (int64_t r = 0; r < p; r++) {
-            jobs[r] = (rank_job){.args = a, .comm = comm[r], .op = op};
-            jobs[r].res.times = times + r * a->iters;
-            pthread_create(&tid[r], NULL, rank_main, &jobs[r]);
-        }
-        for (int64_t r = 0; r < p; r++)
-            pthread_join(tid[r], NULL);
         merge(a, jobs, p);
         double *keep = out->times;
         *out = jobs[0].res;
         out->times = keep;
         for (int64_t k = 0; k < a->iters; k++)
             out->times[k] = times[k];
-        for (int64_t r = 0; r < p; r++)
-            trd_comm_free(comm[r]);
     }
     trd_op_free(op);
-    free(comm);
     free(jobs);
     free(times);
-    free(tid);
     return st;
 }
 

@@ -1,7 +1,7 @@
 /* profile.c: a platform profile (DESIGN.md "size-aware" cost model):
  * transfers cost latency + bytes * per_byte, combines combine_fixed +
  * elements * per_element, each line fitted by least squares (GSL's
- * gsl_fit_linear) to medians measured at several sizes.  The measuring
+ * gsl_fit_wlinear) to medians measured at several sizes.  The measuring
  * itself (round trips, timed combines, agreeing on the values) is shared
  * with trd_comm_calibrate (src/runtime/calibrate.c). */
 #include <gsl/gsl_fit.h>
@@ -15,11 +15,15 @@ static const int64_t combine_counts[] = {1024, 16384, 262144, 1 << 20};
 #define NT (sizeof transfer_sizes / sizeof transfer_sizes[0])
 #define NC (sizeof combine_counts / sizeof combine_counts[0])
 
-/* y = c0 + c1 x, both clamped at 0 (noise can make either negative). */
+/* y = c0 + c1 x by least squares on relative errors (weights 1/y^2: a
+ * 4-byte message must fit as well as an 8 MiB one, or the latency drowns
+ * in the large sizes' noise), both clamped at 0. */
 static void fit(const double *x, const double *y, size_t n, double *c0, double *c1)
 {
-    double cov00, cov01, cov11, sumsq;
-    gsl_fit_linear(x, 1, y, 1, n, c0, c1, &cov00, &cov01, &cov11, &sumsq);
+    double w[NT > NC ? NT : NC], cov00, cov01, cov11, chisq;
+    for (size_t i = 0; i < n; i++)
+        w[i] = y[i] > 0 ? 1.0 / (y[i] * y[i]) : 1.0;
+    gsl_fit_wlinear(x, 1, w, 1, y, 1, n, c0, c1, &cov00, &cov01, &cov11, &chisq);
     *c0 = *c0 > 0 ? *c0 : 0.0;
     *c1 = *c1 > 0 ? *c1 : 0.0;
 }

@@ -1,0 +1,187 @@
+/* cmd_calibrate.c: `treduce calibrate`: measures this platform's cost
+ * profile (trd_comm_profile: latency, time per byte, combine time per
+ * element of an operator) over the threads transport or MPI, prints it and
+ * writes it as JSON for `treduce run --profile` (docs/RUNTIME.md). */
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ranks.h"
+#include "run.h"
+
+static void help(void)
+{
+    printf("usage: treduce calibrate [--transport threads|mpi] [-p P] [--op OP] [--type T]\n"
+           "                         [--out FILE] [--format text|json]\n\n"
+           "Measures the cost model of this platform: one-way message times from 0 B to\n"
+           "8 MiB between ranks 0 and 1 (median of ping-pongs, buffers cycled so large\n"
+           "messages come from memory) fitted to latency + bytes x time per byte, and\n"
+           "combines of 1 Ki to 1 Mi elements of OP fitted to fixed + elements x time per\n"
+           "element (least squares).  Under MPI: mpirun -np P treduce calibrate\n"
+           "--transport mpi.\n\n"
+           "  --transport T  threads (default) or mpi\n"
+           "  -p P           ranks for threads (default 2)\n"
+           "  --op OP        operator (default sum; matrix and interval too)\n"
+           "  --type T       element type (default double)\n"
+           "  --out FILE     also write the profile as JSON (for treduce run --profile)\n"
+           "  --format F     text (default) or json on stdout\n");
+}
+
+typedef struct calib_ctx {
+    const trd_op *op;
+    trd_profile profile;
+    int64_t p;
+    trd_status status;
+    char error[512];
+} calib_ctx;
+
+static void measure(trd_comm *comm, void *arg)
+{
+    calib_ctx *c = arg;
+    c->p = trd_comm_size(comm);
+    c->status = trd_comm_profile(comm, c->op, &c->profile);
+    if (c->status != TRD_OK)
+        snprintf(c->error, sizeof c->error, "%s", trd_errmsg());
+}
+
+static json_t *profile_json(const trd_run_args *a, int64_t p, const trd_profile *pr)
+{
+    return json_pack("{s:i, s:s, s:I, s:s, s:s, s:f, s:f, s:f, s:f, s:f}", "treduce_profile", 1,
+                     "transport", a->transport, "p", (json_int_t)p, "op", a->op, "type",
+                     a->type, "latency_s", pr->latency, "seconds_per_byte", pr->per_byte,
+                     "bandwidth_GBps", pr->per_byte > 0 ? 1e-9 / pr->per_byte : 0.0,
+                     "combine_fixed_s", pr->combine_fixed, "combine_seconds_per_element",
+                     pr->per_element);
+}
+
+static int report(const trd_run_args *a, int64_t p, const trd_profile *pr, const char *out)
+{
+    json_t *j = profile_json(a, p, pr);
+    if (out && json_dump_file(j, out, JSON_INDENT(2)) != 0) {
+        json_decref(j);
+        fprintf(stderr, "treduce calibrate: cannot write %s\n", out);
+        return CLI_FAILED;
+    }
+    if (a->json) {
+        json_dumpf(j, stdout, JSON_INDENT(2));
+        putchar('\n');
+    } else {
+        printf("%s transport, %lld ranks, %s on %s\n", a->transport, (long long)p, a->op,
+               a->type);
+        printf("  transfer  latency %.3g us + %.3g ns per byte (%.2f GB/s)\n",
+               1e6 * pr->latency, 1e9 * pr->per_byte,
+               pr->per_byte > 0 ? 1e-9 / pr->per_byte : 0.0);
+        printf("  combine   %.3g us + %.3g ns per element\n", 1e6 * pr->combine_fixed,
+               1e9 * pr->per_element);
+        if (out)
+            printf("  profile written to %s\n", out);
+    }
+    json_decref(j);
+    return CLI_OK;
+}
+
+/* Runs the measurement on every rank; ctx gets rank 0's (all agree),
+ * *rank this process's rank. */
+static trd_status run(const trd_run_args *a, calib_ctx *ctx, int *rank)
+{
+    *rank = 0;
+    if (!strcmp(a->transport, "mpi"))
+        return trd_ranks_mpi(a->timeout, measure, ctx, rank);
+    calib_ctx *all = calloc((size_t)a->p, sizeof *all);
+    if (!all)
+        return TRD_ENOMEM;
+    for (int64_t r = 0; r < a->p; r++)
+        all[r] = *ctx;
+    trd_status st = trd_ranks_threads(a->p, NULL, measure, all, sizeof *all);
+    *ctx = all[0];
+    free(all);
+    return st;
+}
+
+int cmd_calibrate(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"transport", required_argument, 0, 'T'}, {"op", required_argument, 0, 'o'},
+        {"type", required_argument, 0, 't'},      {"out", required_argument, 0, 'O'},
+        {"format", required_argument, 0, 'f'},    {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    trd_run_args a;
+    trd_run_args_init(&a);
+    a.p = 2;
+    const char *out = NULL;
+    int opt;
+    optind = 1;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, "p:h", opts, NULL)) != -1) {
+        switch (opt) {
+        case 'h': help(); return CLI_OK;
+        case 'T': a.transport = optarg; break;
+        case 'p': if (!cli_int("calibrate", "-p", optarg, &a.p)) return CLI_USAGE; break;
+        case 'o': a.op = optarg; break;
+        case 't': a.type = optarg; break;
+        case 'O': out = optarg; break;
+        case 'f':
+            if (strcmp(optarg, "text") && strcmp(optarg, "json"))
+                return cli_usage_error("calibrate", "invalid --format '%s'", optarg);
+            a.json = !strcmp(optarg, "json");
+            break;
+        default:
+            return cli_usage_error("calibrate", "unknown or incomplete option '%s'",
+                                   argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return cli_usage_error("calibrate", "unexpected argument '%s'", argv[optind]);
+    if (strcmp(a.transport, "threads") && strcmp(a.transport, "mpi"))
+        return cli_usage_error("calibrate", "unknown transport '%s': threads or mpi",
+                               a.transport);
+    if (!strcmp(a.transport, "threads") && (a.p < 2 || a.p > 4096))
+        return cli_usage_error("calibrate", "invalid -p %lld: need 2 <= p <= 4096 (the "
+                               "ping-pong takes two ranks)", (long long)a.p);
+    trd_op *op = NULL;
+    trd_status st = trd_run_make_op(&a, &op);
+    if (st != TRD_OK)
+        return cli_lib_error("calibrate", st);
+    calib_ctx ctx = {.op = op};
+    int rank = 0;
+    st = run(&a, &ctx, &rank);
+    trd_op_free(op);
+    if (st == TRD_EUNSUPPORTED && !trd_mpi_available()) {
+        fprintf(stderr, "treduce calibrate: this treduce was built without MPI\n");
+        return CLI_FAILED;
+    }
+    if (st == TRD_OK && ctx.status != TRD_OK) {
+        fprintf(stderr, "treduce calibrate: %s\n", ctx.error);
+        return CLI_FAILED;
+    }
+    if (st != TRD_OK)
+        return cli_lib_error("calibrate", st);
+    return rank == 0 ? report(&a, ctx.p, &ctx.profile, out) : CLI_OK;
+}
+
+/* A profile written by --out; a usage error naming the file and the key
+ * when it is not one. */
+int trd_run_load_profile(const char *path, trd_profile *p)
+{
+    json_error_t err;
+    json_t *j = json_load_file(path, 0, &err);
+    if (!j)
+        return cli_usage_error("run", "cannot read profile %s: %s (line %d)", path, err.text,
+                               err.line);
+    static const char *const keys[] = {"latency_s", "seconds_per_byte", "combine_fixed_s",
+                                       "combine_seconds_per_element"};
+    double *fields[] = {&p->latency, &p->per_byte, &p->combine_fixed, &p->per_element};
+    int rc = CLI_OK;
+    for (int i = 0; i < 4 && rc == CLI_OK; i++) {
+        json_t *v = json_object_get(j, keys[i]);
+        if (!json_is_number(v) || json_number_value(v) < 0)
+            rc = cli_usage_error("run", "profile %s: '%s' is missing or not a number >= 0 "
+                                 "(write one with treduce calibrate --out)", path, keys[i]);
+        else
+            *fields[i] = json_number_value(v);
+    }
+    json_decref(j);
+    return rc;
+}
