@@ -50,7 +50,6 @@ typedef struct sym {
 } sym;
 
 typedef struct replay {
-    const trd_plan *plan;
     int32_t p, B;
     bool nc;
     size_t total;
@@ -78,7 +77,7 @@ static sym *at(const replay *rp, int32_t r, int32_t slot, int32_t b)
 /* Loads the plan's programs, checking that each step is well formed. */
 static void load(replay *rp, const trd_plan *plan, bool nc)
 {
-    *rp = (replay){.plan = plan, .p = (int32_t)trd_plan_params(plan)->n,
+    *rp = (replay){.p = (int32_t)trd_plan_params(plan)->n,
                    .B = trd_plan_blocks(plan), .nc = nc};
     rp->first = tu_alloc((size_t)rp->p + 1, sizeof *rp->first);
     for (int32_t r = 0; r < rp->p; r++)
@@ -105,7 +104,8 @@ static void load(replay *rp, const trd_plan *plan, bool nc)
                 TU_CHECK(s->dep[k] >= -1 && s->dep[k] < (int32_t)i, "%s rank %d step %zu: "
                          "dep %d", where, r, i, s->dep[k]);
             TU_CHECK(s->start == 0 && s->end == 0 && s->release == 0, "%s: model times", where);
-            rp->snap_at[g + 1] = rp->snap_at[g] + (s->kind == TRD_STEP_SEND ? (size_t)width(s) : 0);
+            size_t sent = s->kind == TRD_STEP_SEND ? (size_t)width(s) : 0;
+            rp->snap_at[g + 1] = rp->snap_at[g] + sent;
         }
     rp->snap = tu_alloc(rp->snap_at[rp->total], sizeof *rp->snap);
     rp->data = tu_alloc((size_t)rp->p * NSLOTS * (size_t)rp->B, sizeof *rp->data);
@@ -149,7 +149,8 @@ static int by_key(const void *x, const void *y)
 /* Pairs the k-th SEND and the k-th RECV of every (from, to, tag). */
 static void match(replay *rp)
 {
-    end *sends = tu_alloc(rp->total, sizeof *sends), *recvs = tu_alloc(rp->total, sizeof *recvs);
+    end *sends = tu_alloc(rp->total, sizeof *sends);
+    end *recvs = tu_alloc(rp->total, sizeof *recvs);
     size_t ns = 0, nr = 0;
     for (size_t g = 0; g < rp->total; g++) {
         const trd_step *s = rp->step[g];
@@ -318,7 +319,7 @@ static void run(replay *rp)
         TU_CHECK(rp->state[g] == DONE, "%s: deadlock: rank %d step %zu (kind %d) never "
                  "completes", where, rp->rank[g], g - rp->first[rp->rank[g]],
                  rp->step[g]->kind);
-    uint64_t all = rp->p == 64 ? ~(uint64_t)0 : ((uint64_t)1 << rp->p) - 1;
+    uint64_t all = ((uint64_t)1 << rp->p) - 1; /* p <= P_LAST < 64 */
     for (int32_t r = 0; r < rp->p; r++)
         for (int32_t b = 0; b < rp->B; b++) {
             sym v = *at(rp, r, 0, b);
@@ -347,6 +348,7 @@ static shape shape_of(int32_t p)
 
 typedef enum algo { RD, RING, RAB } algo;
 static const char *const names[] = {"recursive-doubling", "ring", "rabenseifner"};
+static const algo algos[] = {RD, RING, RAB};
 
 /* Messages, blocks sent and blocks combined by rank r: the cost formulas. */
 static void expect_counts(algo a, int32_t p, int32_t m, int32_t r, int64_t out[3])
@@ -434,32 +436,16 @@ static void check_case(algo a, int32_t p, int32_t m, bool nc)
     trd_plan_free(plan);
 }
 
-static void run_algo(algo a)
+/* One algorithm (*state) over the whole matrix. */
+static void test_algo(void **state)
 {
+    algo a = *(const algo *)*state;
     for (int32_t p = 1; p <= P_LAST; p++)
         for (int32_t m = 1; m <= M_LAST; m++) {
             check_case(a, p, m, false);
             if (a != RING || p <= 2)
                 check_case(a, p, m, true);
         }
-}
-
-static void test_recursive_doubling(void **state)
-{
-    (void)state;
-    run_algo(RD);
-}
-
-static void test_ring(void **state)
-{
-    (void)state;
-    run_algo(RING);
-}
-
-static void test_rabenseifner(void **state)
-{
-    (void)state;
-    run_algo(RAB);
 }
 
 /* Reduce, non-commutative ring (p >= 3), a ring too large: refused. */
@@ -490,9 +476,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_refusals),
-        cmocka_unit_test(test_recursive_doubling),
-        cmocka_unit_test(test_ring),
-        cmocka_unit_test(test_rabenseifner),
+        {"recursive-doubling", test_algo, NULL, NULL, (void *)&algos[RD]},
+        {"ring", test_algo, NULL, NULL, (void *)&algos[RING]},
+        {"rabenseifner", test_algo, NULL, NULL, (void *)&algos[RAB]},
     };
     return cmocka_run_group_tests_name("exchange", tests, NULL, NULL);
 }

@@ -79,9 +79,12 @@ static COLD trd_status reserve(trd_virtual *v, int64_t ids)
     int32_t *none = flag ? realloc(v->no_partner, (size_t)cap * sizeof *none) : NULL;
     if (none)
         v->no_partner = none;
+    int32_t *tag = none ? realloc(v->tag, (size_t)cap * sizeof *tag) : NULL;
+    if (tag)
+        v->tag = tag;
     if (own)
         v->partner = v->no_partner;
-    if (!none || !trd_eq_reserve(&v->events, 2 * (uint32_t)cap + 16))
+    if (!tag || !trd_eq_reserve(&v->events, 2 * (uint32_t)cap + 16))
         return trd_fail(TRD_ENOMEM, "simulator: out of memory for %lld steps", (long long)cap);
     memset(v->flag + v->cap, 0, (size_t)(cap - v->cap) * sizeof *v->flag);
     for (int64_t i = v->cap; i < cap; i++)
@@ -116,7 +119,9 @@ static void set_free(trd_virtual *v, int32_t from, int32_t to)
     v->ranks[to].busy &= (uint8_t)~v->recv_bits;
 }
 
-/* The RECV that takes send s (from `from` to `to`) now, or -1; *link gets
+/* The RECV that takes send s (from `from` to `to`) now, or -1: its
+ * partner, or the first posted receive of `to` that accepts `from` with
+ * the same tag (the step's first block: trd_plan_blocks' matching rule); *link gets
  * its place in `to`'s list, NULL for a partner (not listed). */
 static int32_t find_recv(trd_virtual *v, int32_t s, int32_t to, int32_t from, int32_t **link)
 {
@@ -124,7 +129,8 @@ static int32_t find_recv(trd_virtual *v, int32_t s, int32_t to, int32_t from, in
     if (v->partner[s] >= 0)
         return v->flag[v->partner[s]] & F_POSTED ? v->partner[s] : -1;
     for (int32_t *l = &v->ranks[to].recv_head; *l >= 0; l = &v->st[*l].next)
-        if (v->st[*l].peer == from || v->st[*l].peer == TRD_ANY_RANK) {
+        if ((v->st[*l].peer == from || v->st[*l].peer == TRD_ANY_RANK) &&
+            v->tag[*l] == v->tag[s]) {
             *link = l;
             return *l;
         }
@@ -242,6 +248,7 @@ static NOINLINE trd_status post_send(trd_virtual *v, int32_t rank, int32_t id,
     p->peer = to;
     p->next_out = v->ranks[rank].out_head;
     v->ranks[rank].out_head = id;
+    v->tag[id] = s->block;
     while (*link >= 0 && (st[*link].ready < ready ||
                           (st[*link].ready == ready && st[*link].planned <= planned)))
         link = &st[*link].next;
@@ -266,6 +273,7 @@ static NOINLINE trd_status post_recv(trd_virtual *v, int32_t rank, int32_t id,
             link = &v->st[*link].next;
         p->peer = s->peer;
         p->next = -1;
+        v->tag[id] = s->block;
         *link = id;
     }
     mark(v, rank);
@@ -454,6 +462,7 @@ void trd_virtual_destroy(trd_virtual *v)
     free(v->st);
     free(v->flag);
     free(v->no_partner);
+    free(v->tag);
     trd_eq_free(&v->events);
     if (v->rng_d)
         gsl_rng_free(v->rng_d);

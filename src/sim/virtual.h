@@ -48,6 +48,7 @@ typedef struct trd_virtual {
     const int32_t *partner;  /* the engine's partners, or no_partner */
     const float *scale;      /* the engine's shares of the buffer, or NULL */
     int32_t *no_partner;     /* -1 for every id: not attached, or no partners */
+    int32_t *tag;            /* by id: the step's first block (message tag) */
     int32_t held[3];         /* a completion to hand out next: rank, id, from */
     bool holding;
 } trd_virtual;
