@@ -36,7 +36,10 @@ static void help(void)
            "  --type T          int32, int64, uint64, float, double (default double)\n"
            "  --op OP           sum (default), prod, min, max, land, lor, band, bor, bxor,\n"
            "                    or a non-commutative checker: matrix (2x2 products mod\n"
-           "                    2^31-1) or interval (concatenation); these ignore --type\n"
+           "                    2^31-1) or interval (concatenation); these ignore --type;\n"
+           "                    or a costly user operator on doubles: sleep-sum (sleeps\n"
+           "                    --op-cost US per call: a combine offloaded elsewhere) or\n"
+           "                    spin-sum (spins US per call: compute-bound)\n"
            "  --root R          rank that gets a reduce's result (default 0)\n"
            "  --allreduce       every rank gets the result\n"
            "  --segment BYTES   cut the buffer into segments of about BYTES (default:\n"
@@ -84,6 +87,7 @@ static int parse_option(int opt, trd_run_args *a)
     case 'z': return cli_int(cmd, "--dead-rank", optarg, &a->dead_rank) ? CLI_OK : CLI_USAGE;
     case 'P': a->profile_path = optarg; return trd_run_load_profile(optarg, &a->profile);
     case 'E': a->explain = true; return CLI_OK;
+    case 'C': return cli_real("run", "--op-cost", optarg, &a->op_cost_us) ? CLI_OK : CLI_USAGE;
     case 'R': a->reproducible = true; return CLI_OK;
     case 'f':
         if (strcmp(optarg, "text") && strcmp(optarg, "json"))
@@ -112,6 +116,9 @@ static int check_args(const trd_run_args *a)
     if (a->segment < 0)
         return cli_usage_error(cmd, "invalid --segment %lld: must be >= 0",
                                (long long)a->segment);
+    if (!(a->op_cost_us >= 0) || a->op_cost_us > 1e7)
+        return cli_usage_error(cmd, "invalid --op-cost %g: need 0 to 1e7 microseconds",
+                               a->op_cost_us);
     if (!(a->timeout > 0))
         return cli_usage_error(cmd, "invalid --timeout %g: must be > 0", a->timeout);
     return CLI_OK;
@@ -137,7 +144,7 @@ static int parse_args(int argc, char **argv, trd_run_args *a)
         {"timeout", required_argument, 0, 'x'},   {"inject-delay", required_argument, 0, 'y'},
         {"dead-rank", required_argument, 0, 'z'}, {"format", required_argument, 0, 'f'},
         {"profile", required_argument, 0, 'P'},   {"explain", no_argument, 0, 'E'},
-        {"reproducible", no_argument, 0, 'R'},
+        {"reproducible", no_argument, 0, 'R'},    {"op-cost", required_argument, 0, 'C'},
         {"help", no_argument, 0, 'h'},            {0, 0, 0, 0}};
     trd_run_args_init(a);
     int opt, st;

@@ -1,4 +1,5 @@
 /* run_rank.c: what every rank of `treduce run` does. */
+#include "costly_op.h"
 #include "run.h"
 
 #include <signal.h>
@@ -15,6 +16,8 @@ trd_status trd_run_make_op(const trd_run_args *a, trd_op **op)
         return trd_op_matrix2x2(op);
     if (!strcmp(a->op, "interval"))
         return trd_op_interval(op);
+    if (trd_costly_name(a->op))
+        return trd_costly_op(a->op, a->op_cost_us, op);
     if ((st = trd_type_parse(a->type, &type)) != TRD_OK || (st = trd_op_parse(a->op, &kind)) != TRD_OK)
         return st;
     return trd_op_builtin(op, kind, type);
@@ -26,7 +29,7 @@ static int64_t value(const trd_run_args *a, int64_t r, int64_t i)
 {
     uint64_t h = (uint64_t)(r * 1000003 + i) * 0x9E3779B97F4A7C15ULL;
     h ^= h >> 29;
-    if (!strcmp(a->op, "sum"))
+    if (!strcmp(a->op, "sum") || trd_costly_name(a->op))
         return (int64_t)(h % 17) - 8;
     if (!strcmp(a->op, "prod"))
         return h % 5 == 0 ? -2 : h % 3 == 0 ? 2 : 1;
@@ -46,7 +49,8 @@ static void fill(const trd_run_args *a, const trd_op *op, int64_t r, void *buf)
         trd_interval_fill(buf, a->count, r);
         return;
     }
-    trd_type_parse(a->type, &type);
+    if (!trd_costly_name(a->op))
+        trd_type_parse(a->type, &type);
     (void)op;
     for (int64_t i = 0; i < a->count; i++) {
         int64_t v = value(a, r, i);
