@@ -115,7 +115,8 @@ trd_status trd_comm_check(const trd_comm *c, const void *sendbuf, void *recvbuf,
     p.allreduce = allreduce;
     p.noncommutative = !trd_op_is_commutative(op);
     p.segments = segments_for(trd_algo_entry(index), o, count, elem);
-    *key = (trd_comm_key){.algo = index, .params = p, .count = count, .elem = elem};
+    *key = (trd_comm_key){.algo = index, .params = p, .count = count, .elem = elem,
+                          .reproducible = o->reproducible};
     *acc = gets_result ? recvbuf : NULL;
     return TRD_OK;
 }

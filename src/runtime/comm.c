@@ -160,6 +160,7 @@ static bool same_key(const trd_comm_key *x, const trd_comm_key *y)
 {
     const trd_params *a = &x->params, *b = &y->params;
     return x->algo == y->algo && x->count == y->count && x->elem == y->elem &&
+           x->reproducible == y->reproducible &&
            a->root == b->root && a->allreduce == b->allreduce &&
            a->noncommutative == b->noncommutative && a->segments == b->segments &&
            a->d == b->d && a->c == b->c && a->latency == b->latency && a->K == b->K;
@@ -232,14 +233,54 @@ static trd_status execute(trd_comm *c, const trd_op *op, const trd_comm_key *key
     return st;
 }
 
+/* "auto": the algorithm trd_comm_explain puts first, remembered for the
+ * arguments it was chosen for (the same on every rank: a pure function of
+ * them).  *opts then names it. */
+static trd_status resolve_auto(trd_comm *c, const void *sendbuf, void *recvbuf, int64_t count,
+                               const trd_op *op, int32_t root, bool allreduce,
+                               trd_coll_opts *opts)
+{
+    trd_comm_key key;
+    void *acc;
+    opts->algo = "binomial"; /* any name: the key of the arguments, checked */
+    trd_status st = trd_comm_check(c, sendbuf, recvbuf, count, op, root, allreduce, opts, &key,
+                                   &acc);
+    if (st != TRD_OK)
+        return st;
+    key.params.segments = opts->segment_bytes; /* what the choice depended on */
+    if (c->auto_algo && same_key(&c->auto_key, &key)) {
+        opts->algo = c->auto_algo;
+        return TRD_OK;
+    }
+    trd_candidate *all = malloc(trd_algo_count() * sizeof *all);
+    size_t n;
+    if (!all)
+        return trd_fail(TRD_ENOMEM, "runtime: out of memory");
+    st = trd_comm_explain(c, count, op, root, allreduce, opts, all, &n);
+    if (st == TRD_OK) {
+        c->auto_key = key;
+        c->auto_algo = opts->algo = all[0].algo;
+    }
+    free(all);
+    return st;
+}
+
 trd_status trd_comm_collective(trd_comm *c, const void *sendbuf, void *recvbuf, int64_t count,
                                const trd_op *op, int32_t root, bool allreduce,
                                const trd_coll_opts *opts)
 {
     trd_comm_key key;
     void *acc = NULL;
-    trd_status st = trd_comm_check(c, sendbuf, recvbuf, count, op, root, allreduce, opts, &key,
-                                   &acc);
+    trd_coll_opts chosen;
+    trd_status st = TRD_OK;
+    if (opts && opts->algo && !strcmp(opts->algo, "auto")) {
+        chosen = *opts;
+        if ((st = resolve_auto(c, sendbuf, recvbuf, count, op, root, allreduce, &chosen)) !=
+            TRD_OK)
+            return st;
+        opts = &chosen;
+    }
+    st = trd_comm_check(c, sendbuf, recvbuf, count, op, root, allreduce, opts, &key, &acc);
     if (st != TRD_OK)
         return st;
     if (c->dead)

@@ -13,6 +13,7 @@ typedef struct trd_comm_key {
     trd_params params;
     int64_t count;
     size_t elem;
+    bool reproducible; /* auto's candidates depend on it */
 } trd_comm_key;
 
 typedef struct trd_comm_cache {
@@ -33,6 +34,8 @@ struct trd_comm {
     int64_t calls;        /* collective calls so far: names a dynamic call */
     trd_status status;    /* the wire's status of the last failed decision */
     trd_comm_cache cache;
+    trd_comm_key auto_key;   /* the arguments "auto" last chose for */
+    const char *auto_algo;   /* ...and its choice (NULL: none yet) */
     unsigned char *scratch;
     size_t scratch_size;
     trd_exec exec;

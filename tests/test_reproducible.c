@@ -1,0 +1,133 @@
+/* test_reproducible.c: reproducible mode (trd_coll_opts.reproducible).
+ *
+ * Inputs are doubles with no exact sum (so a different combine order
+ * gives different bits); sends are delayed at random so arrival orders
+ * vary from run to run.  For every static algorithm, reduce and
+ * allreduce: the result is bitwise the same on every run and, for an
+ * allreduce, on every rank.  Dynamic algorithms are refused in this mode,
+ * and `auto` picks a static one.  The expected bits are the first run's:
+ * the point is that nothing changes, not what the value is (the value
+ * itself is checked against a sequential fold to within rounding). */
+#include <pthread.h>
+
+#include "testutil.h"
+
+#define P 6
+#define COUNT 257
+#define RUNS 8
+
+typedef struct rank_ctx {
+    trd_comm *comm;
+    const char *algo;
+    bool allreduce;
+    double out[COUNT];
+    trd_status st;
+} rank_ctx;
+
+/* Values whose sums round differently in different orders. */
+static double value(int r, int i)
+{
+    return 1.0 / (1.0 + r * 7.0 + i * 0.013) + (r % 3 ? 1e8 : 1e-8);
+}
+
+static void *rank_main(void *arg)
+{
+    rank_ctx *c = arg;
+    int r = trd_comm_rank(c->comm);
+    double in[COUNT];
+    for (int i = 0; i < COUNT; i++)
+        in[i] = value(r, i);
+    trd_op *sum;
+    trd_op_builtin(&sum, TRD_OP_SUM, TRD_DOUBLE);
+    trd_coll_opts o;
+    trd_coll_opts_init(&o);
+    o.algo = c->algo;
+    o.reproducible = true;
+    o.segment_bytes = 512; /* several blocks, so segments interleave too */
+    memset(c->out, 0, sizeof c->out);
+    c->st = c->allreduce ? trd_allreduce(c->comm, in, c->out, COUNT, sum, &o)
+                         : trd_reduce(c->comm, in, c->out, COUNT, sum, 0, &o);
+    trd_op_free(sum);
+    return NULL;
+}
+
+/* One call on P threads with random send delays (seed); ctx[r].out. */
+static void run_once(const char *algo, bool allreduce, uint64_t seed, rank_ctx *ctx)
+{
+    trd_threads_opts opts;
+    trd_threads_opts_init(&opts);
+    opts.delay_max_us = 300;
+    opts.delay_seed = seed;
+    opts.timeout_s = 20;
+    trd_comm *comm[P];
+    assert_int_equal(trd_comm_threads_create(comm, P, &opts), TRD_OK);
+    pthread_t tid[P];
+    for (int r = 0; r < P; r++) {
+        ctx[r] = (rank_ctx){.comm = comm[r], .algo = algo, .allreduce = allreduce};
+        pthread_create(&tid[r], NULL, rank_main, &ctx[r]);
+    }
+    for (int r = 0; r < P; r++) {
+        pthread_join(tid[r], NULL);
+        trd_comm_free(comm[r]);
+    }
+}
+
+static void check_algo(const char *algo, bool allreduce)
+{
+    static rank_ctx first[P], now[P];
+    double fold[COUNT];
+    for (int i = 0; i < COUNT; i++) {
+        fold[i] = value(0, i);
+        for (int r = 1; r < P; r++)
+            fold[i] += value(r, i);
+    }
+    run_once(algo, allreduce, 1, first);
+    for (int r = 0; r < P; r++)
+        TU_CHECK(first[r].st == TRD_OK, "%s rank %d: %s", algo, r, trd_strerror(first[r].st));
+    for (int i = 0; i < COUNT; i++)
+        TU_CHECK(fabs(first[0].out[i] - fold[i]) <= 1e-12 * fabs(fold[i]),
+                 "%s: element %d is %.17g, the fold %.17g", algo, i, first[0].out[i], fold[i]);
+    for (int r = 1; allreduce && r < P; r++)
+        TU_CHECK(!memcmp(first[r].out, first[0].out, sizeof first[0].out),
+                 "%s: rank %d's allreduce result differs from rank 0's", algo, r);
+    for (uint64_t run = 2; run <= RUNS; run++) {
+        run_once(algo, allreduce, run * 7919, now);
+        for (int r = 0; r < (allreduce ? P : 1); r++)
+            TU_CHECK(!memcmp(now[r].out, first[r].out, sizeof now[r].out),
+                     "%s: run %llu, rank %d: the bits changed", algo,
+                     (unsigned long long)run, r);
+    }
+}
+
+static void test_static_algorithms(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < trd_algo_count(); i++) {
+        trd_algo_kind kind = trd_algo_kind_of(i);
+        if (kind == TRD_KIND_DYNAMIC)
+            continue;
+        if (kind != TRD_KIND_EXCHANGE)
+            check_algo(trd_algo_name(i), false);
+        check_algo(trd_algo_name(i), true);
+    }
+    check_algo("auto", true);
+    check_algo("auto", false);
+}
+
+static void test_dynamic_refused(void **state)
+{
+    (void)state;
+    static rank_ctx ctx[P];
+    run_once("tree-dyn", false, 3, ctx);
+    for (int r = 0; r < P; r++)
+        TU_CHECK(ctx[r].st == TRD_EUNSUPPORTED, "rank %d: %s", r, trd_strerror(ctx[r].st));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_static_algorithms),
+        cmocka_unit_test(test_dynamic_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
