@@ -50,6 +50,7 @@ trd_status trd_comm_threads_create(trd_comm **comm, int32_t p, const trd_threads
     if (p > 0 && p <= TRD_THREADS_MAX && !wires)
         return trd_fail(TRD_ENOMEM, "threads transport: out of memory");
     trd_status st = trd_wire_threads_create(wires, p, &o);
+    int32_t made = st == TRD_OK ? p : 0; /* on failure it made none */
     for (int32_t r = 0; st == TRD_OK && r < p; r++) {
         comm[r] = new_comm(wires[r], o.timeout_s);
         if (comm[r])
@@ -57,8 +58,8 @@ trd_status trd_comm_threads_create(trd_comm **comm, int32_t p, const trd_threads
         else
             st = trd_fail(TRD_ENOMEM, "threads transport: out of memory");
     }
-    if (st != TRD_OK && wires) /* undo: the world goes with its last wire */
-        for (int32_t r = 0; r < p; r++) {
+    if (st != TRD_OK) /* undo: the world goes with its last wire */
+        for (int32_t r = 0; r < made; r++) {
             free(comm[r]);
             comm[r] = NULL;
             wires[r].free(wires[r].ctx);
