@@ -203,8 +203,10 @@ static trd_status finish(mpi_wire *w, MPI_Request *r, double deadline)
         unguard_world(&g);
         if (rc != MPI_SUCCESS)
             return mpi_fail(TRD_EIO, rc, "MPI_Test of a control message", w->rank);
-        if (flag)
+        if (flag) {
+            w->empty_polls = 0;
             break;
+        }
         if (MPI_Wtime() > deadline)
             return trd_fail(TRD_ETIMEDOUT, "mpi wire: rank %d: a control message was not "
                             "delivered before the deadline", w->rank);
@@ -443,7 +445,11 @@ static trd_status poll_ops(mpi_wire *w, bool *progress)
 }
 
 /* One round of testing: rank 0 serves the coordinator's messages, every
- * rank moves its finished sends and receives to the completion queue. */
+ * rank moves its finished sends and receives to the completion queue.
+ * Progress restarts the back-off here, not in back_off(): the loops leave
+ * on the poll that finishes their wait without calling back_off, so a
+ * count kept across waits would reach the sleeping stage for good and
+ * make every later wait sleep (50 us per empty poll). */
 static trd_status poll_once(mpi_wire *w, bool *progress)
 {
     *progress = false;
@@ -453,6 +459,8 @@ static trd_status poll_once(mpi_wire *w, bool *progress)
     if (s == TRD_OK)
         s = poll_ops(w, progress);
     unguard_world(&g);
+    if (*progress)
+        w->empty_polls = 0;
     return s;
 }
 
