@@ -23,7 +23,8 @@ static void help(void)
            "--transport mpi.\n\n"
            "  --transport T  threads (default) or mpi\n"
            "  -p P           ranks for threads (default 2)\n"
-           "  --op OP        operator (default sum; matrix and interval too)\n"
+           "  --op OP        operator (default sum; matrix, interval, sleep-sum and\n"
+           "                 spin-sum too, the last two with --op-cost US per call)\n"
            "  --type T       element type (default double)\n"
            "  --out FILE     also write the profile as JSON (for treduce run --profile)\n"
            "  --format F     text (default) or json on stdout\n");
@@ -106,6 +107,7 @@ int cmd_calibrate(int argc, char **argv)
         {"transport", required_argument, 0, 'T'}, {"op", required_argument, 0, 'o'},
         {"type", required_argument, 0, 't'},      {"out", required_argument, 0, 'O'},
         {"format", required_argument, 0, 'f'},    {"help", no_argument, 0, 'h'},
+        {"op-cost", required_argument, 0, 'C'},
         {0, 0, 0, 0}};
     trd_run_args a;
     trd_run_args_init(&a);
@@ -122,6 +124,12 @@ int cmd_calibrate(int argc, char **argv)
         case 'o': a.op = optarg; break;
         case 't': a.type = optarg; break;
         case 'O': out = optarg; break;
+        case 'C':
+            if (!cli_real("calibrate", "--op-cost", optarg, &a.op_cost_us) ||
+                !(a.op_cost_us >= 0 && a.op_cost_us <= 1e7))
+                return cli_usage_error("calibrate", "invalid --op-cost '%s': need 0 to 1e7 "
+                                       "microseconds", optarg);
+            break;
         case 'f':
             if (strcmp(optarg, "text") && strcmp(optarg, "json"))
                 return cli_usage_error("calibrate", "invalid --format '%s'", optarg);

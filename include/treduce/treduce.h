@@ -81,7 +81,11 @@ typedef struct trd_params {
     double latency;      /* the part of d paid per message whatever its size
                             (0 <= latency <= d): a segment of 1/m of the
                             buffer costs latency + (d - latency)/m to send
-                            and c/m to combine */
+                            and c/m to combine (but see combine_fixed) */
+    double combine_fixed; /* the part of c paid per combine whatever its
+                            size (0 <= combine_fixed <= c, e.g. an operator
+                            with a cost per call): a segment's combine costs
+                            combine_fixed + (c - combine_fixed)/m */
     bool allreduce;      /* every rank ends with the result (tree
                             algorithms: reduce then broadcast over the same
                             tree; exchange algorithms are allreduce only) */
@@ -494,6 +498,8 @@ typedef struct trd_coll_opts {
     double d, c, latency;    /* the cost model the planners use (trd_params;
                                 default 1, 1, 0: only their ratio matters
                                 to the tree shapes) */
+    double combine_fixed;    /* the part of c paid per combine call
+                                (trd_params; default 0) */
     int64_t K;               /* greedy-k-*: the limit (default 2) */
     bool reproducible;       /* bitwise the same result on every run and
                                 every rank whatever the arrival order:
@@ -531,7 +537,8 @@ trd_status trd_allreduce(trd_comm *comm, const void *sendbuf, void *recvbuf, int
  * (ping-pong between ranks 0 and 1), and the time of one combine of count
  * elements (on every rank, the slowest kept), then sets opts->latency,
  * opts->d = latency + bytes * time per byte and opts->c, the same on every
- * rank.  Takes a few milliseconds plus a few combines. */
+ * rank (combine_fixed 0: one size cannot tell the per-call part).  Takes a
+ * few milliseconds plus a few combines. */
 trd_status trd_comm_calibrate(trd_comm *comm, const trd_op *op, int64_t count,
                               trd_coll_opts *opts);
 /* A platform's cost profile: what `treduce calibrate` writes.  A transfer
@@ -549,8 +556,8 @@ typedef struct trd_profile {
  * rank gets the same values.  A few tens of milliseconds plus the
  * operator's own time. */
 trd_status trd_comm_profile(trd_comm *comm, const trd_op *op, trd_profile *profile);
-/* Sets opts->latency, d and c for a call of count elements of elem_size
- * bytes under profile.  TRD_EINVAL for negative or non-finite values. */
+/* Sets opts->latency, d, c and combine_fixed for a call of count elements
+ * of elem_size bytes under profile.  TRD_EINVAL for negative or non-finite values. */
 trd_status trd_profile_apply(const trd_profile *profile, int64_t count, size_t elem_size,
                              trd_coll_opts *opts);
 

@@ -6,8 +6,8 @@
  * children while it combines and forwards segment k.  In the paper's BSP
  * model T(m) ~ (T_start + (n/m) T_byte)(h + 2m - 2), minimal for
  *   m = sqrt(n (h - 3) T_byte / (3 T_start)),  h = log_phi p;
- * for h <= 3 (p <= 4) that is one segment.  T_start = params.latency,
- * n T_byte = (d - latency) + c as for the pipeline (src/plan/pipeline.c).
+ * for h <= 3 (p <= 4) that is one segment.  T_start and n T_byte as for
+ * the pipeline (src/plan/pipeline.c).
  *
  * For any p the descendants of a node are split in the golden ratio
  * (exactly T_{k-1} and T_{k-2} when p = F(k+2) - 1). */
@@ -41,11 +41,11 @@ trd_status trd_build_fibonacci_binary(const trd_params *params, trd_tree *tree)
 
 int64_t trd_segments_fibonacci(const trd_params *p)
 {
-    double work = (p->d - p->latency) + p->c;
+    double work = trd_segment_work(p), start = trd_segment_start(p);
     double h = log((double)p->n) / log((1.0 + sqrt(5.0)) / 2.0);
     if (h <= 3.0 || work <= 0)
         return 1;
-    if (p->latency <= 0)
+    if (start <= 0)
         return TRD_SEGMENTS_DEFAULT_MAX;
-    return trd_segments_clamp(sqrt(work * (h - 3.0) / (3.0 * p->latency)));
+    return trd_segments_clamp(sqrt(work * (h - 3.0) / (3.0 * start)));
 }

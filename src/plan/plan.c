@@ -22,6 +22,7 @@ void trd_params_init(trd_params *p)
 {
     *p = (trd_params){.n = 1, .d = 1.0, .c = 1.0, .K = 0, .root = 0,
                       .noncommutative = false, .segments = 0, .latency = 0.0,
+                      .combine_fixed = 0.0,
                       .allreduce = false};
 }
 
@@ -55,6 +56,11 @@ static trd_status check_params(const trd_algo *algo, const trd_params *p)
     if (p->latency > p->d)
         return trd_fail(TRD_EINVAL, "latency = %g is above d = %g: it is the part of a "
                         "transfer paid per message", p->latency, p->d);
+    if ((st = check_cost("combine_fixed", p->combine_fixed)) != TRD_OK)
+        return st;
+    if (p->combine_fixed > p->c)
+        return trd_fail(TRD_EINVAL, "combine_fixed = %g is above c = %g: it is the part of a "
+                        "combine paid per call", p->combine_fixed, p->c);
     if (p->segments < 0 || p->segments > TRD_SEGMENTS_MAX)
         return trd_fail(TRD_EINVAL, "segments = %lld is out of range: need 0 (the "
                         "algorithm's choice) to %d", (long long)p->segments,

@@ -46,6 +46,12 @@ TRD_PLANNER(trd_build_fibonacci_binary)
 /* Segment choosers of the pipelined algorithms (registry.def). */
 int64_t trd_segments_pipeline(const trd_params *params);
 int64_t trd_segments_fibonacci(const trd_params *params);
+/* What one pipeline step pays whatever its size (T_start: latency +
+ * combine_fixed) and the size-dependent work of a step on the whole buffer
+ * (n T_byte: (d - latency) + (c - combine_fixed)), reduce-parallel-pattern
+ * Sec. 3. */
+double trd_segment_start(const trd_params *params);
+double trd_segment_work(const trd_params *params);
 /* round(m) within 1 .. TRD_SEGMENTS_MAX (NaN and m < 1 give 1). */
 int64_t trd_segments_clamp(double m);
 /* What a chooser picks when messages cost no latency: finer would only

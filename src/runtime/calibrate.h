@@ -8,7 +8,8 @@
 /* Median one-way time of a `bytes` message between ranks 0 and 1
  * (collective; 0 on the other ranks and when p = 1). */
 trd_status trd_calibrate_one_way(trd_comm *c, size_t bytes, double *seconds);
-/* Best of three combines of count elements of op on this rank. */
+/* Best of three combines of count elements of op on this rank, the ranks
+ * taking turns (collective). */
 trd_status trd_calibrate_combine(trd_comm *c, const trd_op *op, int64_t count,
                                  double *seconds);
 /* out[i] = the largest in[i] over all ranks (collective, our allreduce),

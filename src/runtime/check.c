@@ -110,6 +110,7 @@ trd_status trd_comm_check(const trd_comm *c, const void *sendbuf, void *recvbuf,
     p.d = o->d;
     p.c = o->c;
     p.latency = o->latency;
+    p.combine_fixed = o->combine_fixed;
     p.K = trd_algo_uses_k(index) ? o->K : 0;
     p.root = root;
     p.allreduce = allreduce;

@@ -118,15 +118,13 @@ static void no_destroy(void *state) { (void)state; }
  * more segments than there are elements). */
 trd_status trd_comm_plan(const trd_comm_key *key, trd_plan **out)
 {
-    const char *name = trd_algo_name(key->algo);
-    trd_status st = trd_plan_create(out, name, &key->params);
-    if (st != TRD_OK || key->params.segments != 0 || key->count == 0 ||
-        trd_plan_blocks(*out) <= key->count || !trd_algo_entry(key->algo)->segments)
-        return st;
-    trd_params finer = key->params;
-    finer.segments = key->count;
-    trd_plan_free(*out);
-    return trd_plan_create(out, name, &finer);
+    const trd_algo *a = trd_algo_entry(key->algo);
+    trd_params p = key->params;
+    if (p.segments == 0 && a->segments && key->count > 0) {
+        int64_t m = a->segments(&p);
+        p.segments = m < key->count ? m : key->count;
+    }
+    return trd_plan_create(out, a->name, &p);
 }
 
 /* Builds the plan (or the policy) and the engine for key. */
@@ -164,7 +162,8 @@ static bool same_key(const trd_comm_key *x, const trd_comm_key *y)
            x->reproducible == y->reproducible &&
            a->root == b->root && a->allreduce == b->allreduce &&
            a->noncommutative == b->noncommutative && a->segments == b->segments &&
-           a->d == b->d && a->c == b->c && a->latency == b->latency && a->K == b->K;
+           a->d == b->d && a->c == b->c && a->latency == b->latency && a->K == b->K &&
+           a->combine_fixed == b->combine_fixed;
 }
 
 /* The cached plan (or policy) and engine for key. */

@@ -70,5 +70,6 @@ trd_status trd_profile_apply(const trd_profile *p, int64_t count, size_t elem, t
     o->latency = p->latency;
     o->d = p->latency + (double)count * (double)elem * p->per_byte;
     o->c = count > 0 ? p->combine_fixed + (double)count * p->per_element : 0.0;
+    o->combine_fixed = count > 0 ? p->combine_fixed : 0.0;
     return TRD_OK;
 }

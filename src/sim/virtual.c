@@ -31,6 +31,7 @@
  * on their common path would make them save registers on every call. */
 #include "sim/virtual.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,7 +52,8 @@ enum { F_POSTED = 1, F_WAKE = 2 };             /* flag[id], cleared at each rese
 #endif
 
 /* A rank with nothing posted, nothing in flight and no mark. */
-static const trd_vrank idle_rank = {.in_head = -1, .out_head = -1, .recv_head = -1};
+static const trd_vrank idle_rank = {.in_head = -1, .out_head = -1, .recv_head = -1,
+                                     .recv_tail = -1};
 
 static uint32_t op_of(int32_t id, int kind)
 {
@@ -162,12 +164,27 @@ static NOINLINE double transfer_cost(trd_virtual *v, int32_t s, int32_t from, in
     return v->costs->latency + (v->random ? cost * trd_costs_factor(v->costs, v->rng_d) : cost);
 }
 
-/* c(rank) times the share of combine id times the next draw of the
- * combine stream. */
+/* The fixed part plus c(rank) times the share of combine id times the
+ * next draw of the combine stream. */
 static NOINLINE double combine_cost(trd_virtual *v, int32_t id, int32_t rank)
 {
     double cost = trd_costs_combine_base(v->costs, rank) * share(v, id);
-    return v->random ? cost * trd_costs_factor(v->costs, v->rng_c) : cost;
+    return v->costs->combine_fixed +
+           (v->random ? cost * trd_costs_factor(v->costs, v->rng_c) : cost);
+}
+
+/* Takes listed RECV r of rank `to` out of its list; link is the field that
+ * points to r (the head, or the `next` of the RECV before it, which is
+ * then the new tail if r was the last). */
+static void unlink_recv(trd_virtual *v, int32_t to, int32_t r, int32_t *link)
+{
+    trd_vrank *rk = &v->ranks[to];
+    *link = v->st[r].next;
+    if (rk->recv_tail == r)
+        rk->recv_tail = link == &rk->recv_head
+                            ? -1
+                            : (int32_t)((trd_vstep *)((char *)link - offsetof(trd_vstep, next)) -
+                                        v->st);
 }
 
 /* Starts send s (already out of its receiver's queue) into RECV r. */
@@ -187,7 +204,7 @@ static void start_transfer(trd_virtual *v, int32_t s, int32_t r, int32_t *rlink)
     *link = p->next_out;
     p->next_out = r; /* out of every list now: remembers its RECV */
     if (rlink) /* a partner keeps its flag: only its one SEND would look */
-        *rlink = v->st[r].next;
+        unlink_recv(v, to, r, rlink);
 }
 
 /* A wake-up for `to` when send s becomes ready, unless one is queued. */
@@ -268,13 +285,12 @@ static NOINLINE trd_status post_recv(trd_virtual *v, int32_t rank, int32_t id,
         v->flag[id] = F_POSTED;
     } else {
         trd_vstep *p = &v->st[id];
-        int32_t *link = &v->ranks[rank].recv_head;
-        while (*link >= 0)
-            link = &v->st[*link].next;
+        trd_vrank *me = &v->ranks[rank];
         p->peer = s->peer;
         p->next = -1;
         v->tag[id] = s->block;
-        *link = id;
+        *(me->recv_tail >= 0 ? &v->st[me->recv_tail].next : &me->recv_head) = id;
+        me->recv_tail = id;
     }
     mark(v, rank);
     return TRD_OK;
@@ -490,7 +506,8 @@ void trd_virtual_reset(trd_virtual *v, uint64_t seed, int64_t run)
         memset(v->flag, 0, (size_t)v->cap * sizeof *v->flag);
     v->mean_d = v->costs->mean_d; /* a cost file may have been loaded since init */
     v->mean_c = v->costs->mean_c;
-    v->plain = !v->random && !v->costs->dmat && !v->costs->cvec && v->costs->latency == 0;
+    v->plain = !v->random && !v->costs->dmat && !v->costs->cvec && v->costs->latency == 0 &&
+               v->costs->combine_fixed == 0;
     v->scale = NULL; /* until attach */
     v->now = 0.0;
     trd_eq_clear(&v->events);
