@@ -43,5 +43,6 @@ int cmd_markov(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 
 #endif

@@ -29,6 +29,10 @@ typedef struct trd_run_result {
     size_t ncandidates;
 } trd_run_result;
 
+/* Rank r's input at element i for operator op: small integers, so that
+ * sums and products are exact in float and double whatever the combine
+ * order (docs/RUNTIME.md).  `treduce bench` reduces the same data. */
+int64_t trd_run_value(const char *op, int64_t r, int64_t i);
 /* An operator for a->op and a->type (checker operators ignore the type). */
 trd_status trd_run_make_op(const trd_run_args *a, trd_op **op);
 /* Rank `rank` of comm: everything but the report.  res->times must hold

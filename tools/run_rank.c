@@ -23,17 +23,15 @@ trd_status trd_run_make_op(const trd_run_args *a, trd_op **op)
     return trd_op_builtin(op, kind, type);
 }
 
-/* Rank r's value at i: small integers, so that sums and products are exact
- * in float and double whatever the order (docs/RUNTIME.md). */
-static int64_t value(const trd_run_args *a, int64_t r, int64_t i)
+int64_t trd_run_value(const char *op, int64_t r, int64_t i)
 {
     uint64_t h = (uint64_t)(r * 1000003 + i) * 0x9E3779B97F4A7C15ULL;
     h ^= h >> 29;
-    if (!strcmp(a->op, "sum") || trd_costly_name(a->op))
+    if (!strcmp(op, "sum") || trd_costly_name(op))
         return (int64_t)(h % 17) - 8;
-    if (!strcmp(a->op, "prod"))
+    if (!strcmp(op, "prod"))
         return h % 5 == 0 ? -2 : h % 3 == 0 ? 2 : 1;
-    if (!strcmp(a->op, "land") || !strcmp(a->op, "lor"))
+    if (!strcmp(op, "land") || !strcmp(op, "lor"))
         return (int64_t)(h % 4 != 0);
     return (int64_t)(h % 2001) - 1000;
 }
@@ -53,7 +51,7 @@ static void fill(const trd_run_args *a, const trd_op *op, int64_t r, void *buf)
         trd_type_parse(a->type, &type);
     (void)op;
     for (int64_t i = 0; i < a->count; i++) {
-        int64_t v = value(a, r, i);
+        int64_t v = trd_run_value(a->op, r, i);
         switch (type) {
         case TRD_INT32: ((int32_t *)buf)[i] = (int32_t)v; break;
         case TRD_INT64: ((int64_t *)buf)[i] = v; break;

@@ -31,7 +31,7 @@ static void print_text(const trd_run_args *a, int64_t p, size_t bytes, double me
     }
     printf("  model      latency %.3g us, transfer d %.3g us, combine c %.3g us%s\n",
            1e6 * res->model.latency, 1e6 * res->model.d, 1e6 * res->model.c,
-           a->model_set ? " (given)" : " (measured now)");
+           a->model_set ? " (given)" : a->profile_path ? " (from the profile)" : " (measured now)");
     printf("  predicted  %10.1f us\n", 1e6 * res->predicted);
     printf("  measured   %10.1f us median, %.1f us min over %lld iterations\n", 1e6 * med,
            1e6 * min, (long long)a->iters);

@@ -17,6 +17,7 @@ static const struct {
     {"sweep", cmd_sweep, "reproduce Figures 4-6 of Benoit et al. (Monte-Carlo study)"},
     {"run", cmd_run, "run a real reduce or allreduce over threads or MPI and check it"},
     {"calibrate", cmd_calibrate, "measure this platform's cost profile (latency, bandwidth, combine)"},
+    {"bench", cmd_bench, "benchmark every algorithm and auto against MPI or the memory bound"},
     {"demo", cmd_demo, "compare every planner on 64 ranks and draw a Gantt chart"},
 };
 

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# cli_bench_test.sh: a quick end-to-end check of `treduce bench` (docs/CLI.md):
+# the CSV columns, every result verified, auto and the baseline at every
+# point, exchange algorithms only in allreduce, the figures written, the JSON
+# summary, and usage errors (exit 2).  Over threads, and under MPI with
+# mpirun -np 2 when this treduce has MPI and mpirun is there.  A few seconds.
+# usage: cli_bench_test.sh PATH/TO/treduce OUTDIR
+set -u
+tool=$1
+out=$2
+# shellcheck source=cli_lib.sh
+. "$(dirname "$0")/cli_lib.sh"
+
+header='transport,p,kind,op,bytes,algo,median_us,min_us,predicted_us,verified'
+
+# check_csv DIR TRANSPORT BASELINE: bench.csv and ratios.csv of a run of
+# sizes 8,1K,64K with --algos binomial,ring, both kinds.
+check_csv() {
+  local dir=$1 transport=$2 base=$3 csv=$1/bench.csv
+  [ "$(head -1 "$csv")" = "$header" ] && ok || bad "$csv header: $(head -1 "$csv")"
+  # every row: 10 fields, this transport, p = 2, verified
+  awk -F, -v t="$transport" 'NR > 1 && (NF != 10 || $1 != t || $2 != 2 || $10 != "true")' \
+    "$csv" | grep -q . && bad "$csv has unverified or malformed rows" || ok
+  # 3 sizes: reduce has auto, the baseline, binomial; allreduce those and ring
+  local want="allreduce auto 3|allreduce binomial 3|allreduce $base 3|allreduce ring 3|"
+  want+="reduce auto 3|reduce binomial 3|reduce $base 3"
+  local got
+  got=$(awk -F, 'NR > 1 {n[$3 " " $6]++} END {for (k in n) print k, n[k]}' "$csv" | LC_ALL=C sort |
+        paste -sd'|')
+  [ "$got" = "$want" ] && ok || bad "$csv series: $got (want $want)"
+  # predictions for treduce's series, none for the baseline
+  awk -F, -v b="$base" 'NR > 1 && (($6 == b) != ($9 == ""))' "$csv" | grep -q . \
+    && bad "$csv: predicted_us missing or set on the baseline" || ok
+  [ "$(awk 'END {print NR}' "$dir/ratios.csv")" -eq 7 ] && ok || bad "$dir/ratios.csv rows"
+  for f in time-reduce-sum.png time-allreduce-sum.png ratio-sum.png; do
+    [ -s "$dir/$f" ] && ok || bad "$dir/$f missing"
+  done
+}
+
+# --- threads --------------------------------------------------------------
+expect 0 'median relative prediction error' -- \
+  "$tool" bench -p 2 --sizes 64K,8,1K --algos binomial,ring --iters 3 --out "$out/thr"
+check_csv "$out/thr" threads bound
+
+timeout 60 "$tool" bench -p 2 --sizes 8,1K --kinds allreduce --algos ring --iters 2 \
+  --format json --out "$out/json" >"$out/bench.json" || bad "bench --format json failed"
+jcheck '.transport == "threads" and .p == 2 and .baseline == "bound"
+        and (.points | length) == 6 and all(.points[]; .verified)
+        and ([.points[] | select(.algo == "auto") | .chosen | type] | unique) == ["string"]
+        and (.ratios | length) == 2 and (.median_prediction_error | type) == "number"
+        and (.profiles.sum.ns_per_byte | type) == "number"' "$out/bench.json"
+
+# a costly operator: checked too, no memory bound for it
+expect 0 'reduce of costly' -- "$tool" bench -p 3 --ops costly --op-cost 20 --sizes 8 \
+  --kinds reduce --algos binomial,tree-dyn --iters 2 --out "$out/costly"
+awk -F, 'NR > 1 && ($10 != "true" || $6 == "bound")' "$out/costly/bench.csv" | grep -q . \
+  && bad "costly: unverified rows or a bound" || ok
+
+# --- bad input: exit 2, naming the bad value --------------------------------
+expect 2 "unknown operator 'prod'" -- "$tool" bench --ops sum,prod
+expect 2 "invalid size '12'" -- "$tool" bench --sizes 8,12
+expect 2 "invalid size '1X'" -- "$tool" bench --sizes 1X
+expect 2 'invalid --iters 0' -- "$tool" bench --iters 0
+expect 2 "unknown algorithm 'nope'" -- "$tool" bench --algos binomial,nope
+expect 2 "unknown kind 'scan'" -- "$tool" bench --kinds scan
+expect 2 "unknown transport 'tcp'" -- "$tool" bench --transport tcp
+expect 0 'usage: treduce bench' -- "$tool" bench --help
+
+# --- MPI: np 2, MPI's own collectives as the baseline ------------------------
+if command -v mpirun >/dev/null && ldd "$tool" | grep -q 'libmpi'; then
+  if [ "$(id -u)" -eq 0 ]; then
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  fi
+  expect 0 'ranks, baseline ' -- \
+    mpirun --oversubscribe -np 2 "$tool" bench --transport mpi --sizes 8,1K,64K \
+    --algos binomial,ring --iters 3 --out "$out/mpi"
+  check_csv "$out/mpi" mpi mpi
+  expect 2 "invalid --iters 0" -- mpirun --oversubscribe -np 2 "$tool" bench \
+    --transport mpi --iters 0
+else
+  echo "cli_bench: MPI part skipped (no mpirun or no MPI in this build)"
+fi
+
+echo "cli_bench: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,269 @@
+/* bench_report.c: what `treduce bench` writes (rank 0): DIR/bench.csv
+ * (every series at every point), DIR/ratios.csv (auto against the
+ * baseline), the figures (bench_plot.c), and a summary on stdout as text
+ * or JSON. */
+#include "bench_tool.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *bench_baseline_name(const bench_args *a)
+{
+    return !strcmp(a->transport, "mpi") ? "mpi" : "bound";
+}
+
+const bench_point *bench_find(const bench_table *t, size_t op, int kind, int64_t bytes,
+                              const char *algo)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        const bench_point *pt = &t->pt[i];
+        if (pt->op == op && pt->kind == kind && pt->bytes == bytes && !strcmp(pt->algo, algo))
+            return pt;
+    }
+    return NULL;
+}
+
+/* A bound is what the best repetition shows possible; MPI is measured like
+ * treduce (median). */
+double bench_baseline_value(const bench_point *b)
+{
+    return strcmp(b->algo, "bound") ? b->median : b->min;
+}
+
+static const char *kind_name(int kind)
+{
+    return kind == BENCH_ALLREDUCE ? "allreduce" : "reduce";
+}
+
+static bool is_baseline(const bench_point *pt)
+{
+    return !strcmp(pt->algo, "mpi") || !strcmp(pt->algo, "bound");
+}
+
+static int by_value(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* Median of |predicted - measured| / measured over treduce's series
+ * (every algorithm and auto); NaN when there is none. */
+static double prediction_error(const bench_table *t, size_t *n)
+{
+    double *e = malloc((t->n + 1) * sizeof *e), med = NAN;
+    *n = 0;
+    for (size_t i = 0; e && i < t->n; i++) {
+        const bench_point *pt = &t->pt[i];
+        if (!is_baseline(pt) && isfinite(pt->predicted) && pt->median > 0)
+            e[(*n)++] = fabs(pt->predicted - pt->median) / pt->median;
+    }
+    if (e && *n > 0) {
+        qsort(e, *n, sizeof *e, by_value);
+        med = *n % 2 ? e[*n / 2] : 0.5 * (e[*n / 2 - 1] + e[*n / 2]);
+    }
+    free(e);
+    return med;
+}
+
+static FILE *open_out(const bench_args *a, const char *name, char *path, size_t size)
+{
+    snprintf(path, size, "%s/%s", a->out, name);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        fprintf(stderr, "treduce bench: cannot write %s\n", path);
+    return f;
+}
+
+static bool write_bench_csv(const bench_args *a, const bench_table *t)
+{
+    char path[4096];
+    FILE *f = open_out(a, "bench.csv", path, sizeof path);
+    if (!f)
+        return false;
+    fprintf(f, "transport,p,kind,op,bytes,algo,median_us,min_us,predicted_us,verified\n");
+    for (size_t i = 0; i < t->n; i++) {
+        const bench_point *pt = &t->pt[i];
+        fprintf(f, "%s,%lld,%s,%s,%lld,%s,%.3f,%.3f,", a->transport, (long long)t->p,
+                kind_name(pt->kind), a->ops[pt->op], (long long)pt->bytes, pt->algo,
+                1e6 * pt->median, 1e6 * pt->min);
+        if (isfinite(pt->predicted))
+            fprintf(f, "%.3f", 1e6 * pt->predicted);
+        fprintf(f, ",%s\n", pt->verified ? "true" : "false");
+    }
+    return fclose(f) == 0;
+}
+
+static bool write_ratios_csv(const bench_args *a, const bench_table *t)
+{
+    char path[4096];
+    const char *base = bench_baseline_name(a);
+    FILE *f = open_out(a, "ratios.csv", path, sizeof path);
+    if (!f)
+        return false;
+    fprintf(f, "transport,p,kind,op,bytes,auto_algo,auto_us,baseline,baseline_us,ratio\n");
+    for (size_t i = 0; i < t->n; i++) {
+        const bench_point *au = &t->pt[i], *b;
+        if (strcmp(au->algo, "auto") ||
+            !(b = bench_find(t, au->op, au->kind, au->bytes, base)))
+            continue;
+        double bv = bench_baseline_value(b);
+        fprintf(f, "%s,%lld,%s,%s,%lld,%s,%.3f,%s,%.3f,%.4f\n", a->transport, (long long)t->p,
+                kind_name(au->kind), a->ops[au->op], (long long)au->bytes, au->chosen,
+                1e6 * au->median, base, 1e6 * bv, au->median / bv);
+    }
+    return fclose(f) == 0;
+}
+
+/* The fastest of treduce's measured algorithms (not auto) at a point. */
+static const bench_point *best_algo(const bench_table *t, const bench_point *au)
+{
+    const bench_point *best = NULL;
+    for (size_t i = 0; i < t->n; i++) {
+        const bench_point *pt = &t->pt[i];
+        if (pt->op == au->op && pt->kind == au->kind && pt->bytes == au->bytes &&
+            !is_baseline(pt) && strcmp(pt->algo, "auto") && (!best || pt->median < best->median))
+            best = pt;
+    }
+    return best;
+}
+
+static void print_block(const bench_args *a, const bench_table *t, size_t op, int kind)
+{
+    const char *base = bench_baseline_name(a);
+    char size[32];
+    char ratio[16];
+    snprintf(ratio, sizeof ratio, "auto/%s", base);
+    printf("\n%s of %s, %lld ranks (%s) - microseconds, median over repetitions of the "
+           "slowest rank\n", kind_name(kind), a->ops[op], (long long)t->p,
+           strcmp(a->transport, "mpi") ? "threads" : "MPI processes");
+    printf("  %9s %10s %-20s %10s %-20s %10s %10s %10s\n", "bytes", "auto", "(auto's choice)",
+           "best", "(algorithm)", base, ratio, "predicted");
+    for (size_t i = 0; i < t->n; i++) {
+        const bench_point *au = &t->pt[i];
+        if (au->op != op || au->kind != kind || strcmp(au->algo, "auto"))
+            continue;
+        const bench_point *best = best_algo(t, au), *b = bench_find(t, op, kind, au->bytes, base);
+        printf("  %9s %10.1f %-20s ", bench_size_text(au->bytes, size, sizeof size),
+               1e6 * au->median, au->chosen);
+        if (best)
+            printf("%10.1f %-20s ", 1e6 * best->median, best->algo);
+        else
+            printf("%10s %-20s ", "-", "");
+        if (b)
+            printf("%10.1f %10.2f ", 1e6 * bench_baseline_value(b),
+                   au->median / bench_baseline_value(b));
+        else
+            printf("%10s %10s ", "-", "-");
+        printf("%10.1f\n", 1e6 * au->predicted);
+    }
+}
+
+static void print_text(const bench_args *a, const bench_table *t, bool verified)
+{
+    size_t n;
+    double err = prediction_error(t, &n);
+    printf("treduce bench: %s transport, %lld ranks, baseline %s\n", a->transport,
+           (long long)t->p, t->baseline_lib[0] ? t->baseline_lib
+                            : "the memory bound (a[i] += b[i], best repetition)");
+    for (size_t op = 0; op < a->nops; op++)
+        for (int k = 0; k < BENCH_KINDS; k++)
+            if (a->kind[k])
+                print_block(a, t, op, k);
+    printf("\nmedian relative prediction error |predicted - measured| / measured: %.1f %% "
+           "over %zu series (every algorithm and auto)\n", 100 * err, n);
+    printf("results %s; files in %s: bench.csv, ratios.csv, profile-*.json, time-*.png, "
+           "ratio-*.png\n",
+           verified ? "verified (every result equals the rank-order fold)"
+                    : "NOT verified: some results differ from the fold (bench.csv)", a->out);
+}
+
+static json_t *point_json(const bench_args *a, const bench_point *pt)
+{
+    json_t *o = json_pack("{s:s, s:s, s:I, s:s, s:f, s:f, s:I, s:b}", "kind",
+                          kind_name(pt->kind), "op", a->ops[pt->op], "bytes",
+                          (json_int_t)pt->bytes, "algo", pt->algo, "median_us",
+                          1e6 * pt->median, "min_us", 1e6 * pt->min, "iters",
+                          (json_int_t)pt->iters, "verified", pt->verified);
+    json_object_set_new(o, "predicted_us", isfinite(pt->predicted)
+                                               ? json_real(1e6 * pt->predicted) : json_null());
+    if (pt->chosen)
+        json_object_set_new(o, "chosen", json_string(pt->chosen));
+    return o;
+}
+
+static void print_json(const bench_args *a, const bench_table *t)
+{
+    size_t n;
+    double err = prediction_error(t, &n);
+    json_t *points = json_array(), *ratios = json_array(), *profiles = json_object();
+    const char *base = bench_baseline_name(a);
+    for (size_t i = 0; i < t->n; i++) {
+        const bench_point *pt = &t->pt[i], *b;
+        json_array_append_new(points, point_json(a, pt));
+        if (!strcmp(pt->algo, "auto") && (b = bench_find(t, pt->op, pt->kind, pt->bytes, base)))
+            json_array_append_new(ratios, json_pack("{s:s, s:s, s:I, s:s, s:f}", "kind",
+                kind_name(pt->kind), "op", a->ops[pt->op], "bytes", (json_int_t)pt->bytes,
+                "auto_algo", pt->chosen, "ratio", pt->median / bench_baseline_value(b)));
+    }
+    for (size_t op = 0; op < a->nops; op++)
+        json_object_set_new(profiles, a->ops[op], json_pack("{s:f, s:f, s:f, s:f}",
+            "latency_us", 1e6 * t->profile[op].latency, "ns_per_byte",
+            1e9 * t->profile[op].per_byte, "combine_fixed_us", 1e6 * t->profile[op].combine_fixed,
+            "combine_ns_per_element", 1e9 * t->profile[op].per_element));
+    json_t *o = json_pack("{s:s, s:I, s:s, s:s, s:s, s:f, s:I, s:o, s:o, s:o, s:s}", "transport",
+                          a->transport, "p", (json_int_t)t->p, "command", a->command,
+                          "baseline", base, "baseline_lib", t->baseline_lib, "op_cost_us",
+                          a->op_cost_us, "iters", (json_int_t)a->iters, "profiles", profiles,
+                          "points", points, "ratios", ratios, "out", a->out);
+    json_object_set_new(o, "median_prediction_error", isfinite(err) ? json_real(err) : json_null());
+    json_dumpf(o, stdout, JSON_INDENT(2));
+    putchar('\n');
+    json_decref(o);
+}
+
+/* DIR/profile-<op>.json: the profile auto and the predictions used, in
+ * the format of `treduce calibrate --out` (so `treduce run --profile`
+ * can replay a point). */
+static bool write_profiles(const bench_args *a, const bench_table *t)
+{
+    bool ok = true;
+    for (size_t op = 0; op < a->nops && ok; op++) {
+        const trd_profile *pr = &t->profile[op];
+        char name[64], path[4096];
+        snprintf(name, sizeof name, "profile-%s.json", a->ops[op]);
+        snprintf(path, sizeof path, "%s/%s", a->out, name);
+        const char *trd_name = !strcmp(a->ops[op], "sum") ? "sum"
+                               : !strcmp(a->ops[op], "costly") ? "sleep-sum" : "spin-sum";
+        json_t *j = json_pack("{s:i, s:s, s:I, s:s, s:s, s:f, s:f, s:f, s:f, s:f}",
+                              "treduce_profile", 1, "transport", a->transport, "p",
+                              (json_int_t)t->p, "op", trd_name, "type", "double", "latency_s",
+                              pr->latency, "seconds_per_byte", pr->per_byte, "op_cost_us",
+                              a->op_cost_us, "combine_fixed_s", pr->combine_fixed,
+                              "combine_seconds_per_element", pr->per_element);
+        ok = j && json_dump_file(j, path, JSON_INDENT(2)) == 0;
+        if (!ok)
+            fprintf(stderr, "treduce bench: cannot write %s\n", path);
+        json_decref(j);
+    }
+    return ok;
+}
+
+int bench_report(const bench_args *a, const bench_table *t)
+{
+    bool verified = true;
+    for (size_t i = 0; i < t->n; i++)
+        verified = verified && t->pt[i].verified;
+    if (!cli_make_dir("bench", a->out) || !write_bench_csv(a, t) || !write_ratios_csv(a, t) ||
+        !write_profiles(a, t) || !bench_plots(a, t))
+        return CLI_FAILED;
+    if (a->json)
+        print_json(a, t);
+    else
+        print_text(a, t, verified);
+    if (!verified)
+        fprintf(stderr, "treduce bench: some results differ from the rank-order fold "
+                        "(verified = false in %s/bench.csv)\n", a->out);
+    return verified ? CLI_OK : CLI_FAILED;
+}

@@ -1,0 +1,176 @@
+/* cmd_bench.c: `treduce bench`: every treduce algorithm, auto and a
+ * baseline, timed on real data over a range of sizes - the benchmark of
+ * issue 5.  Under MPI the baseline is the linked MPI library's own
+ * MPI_Reduce / MPI_Allreduce measured in the same run; over threads, the
+ * memory-bandwidth bound (bench_threads.c says why it is one).  auto runs
+ * what the model picks under a profile of the platform measured once at
+ * the start (trd_comm_profile), and every point carries the model's
+ * prediction, so the run also says how well the model predicts.  Results
+ * are checked against the rank-order fold of the inputs (bench_data.c). */
+#include "bench_tool.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void help(void)
+{
+    printf("usage: treduce bench [--transport threads|mpi] [-p P] [--sizes LIST]\n"
+           "         [--ops LIST] [--kinds reduce,allreduce] [--algos LIST|all] [--iters I]\n"
+           "         [--op-cost US] [--out DIR] [--timeout S] [--format text|json]\n"
+           "mpirun -np P treduce bench --transport mpi ...\n\n"
+           "Times reduce and allreduce of doubles over a range of sizes with every\n"
+           "algorithm of 'treduce list' that runs the kind, with auto (the algorithm the\n"
+           "model predicts fastest under a profile measured once at the start), and with\n"
+           "a baseline: under MPI, the MPI library's own MPI_Reduce / MPI_Allreduce;\n"
+           "over threads, the memory-bandwidth bound (a[i] += b[i] over the inputs,\n"
+           "best of several; for the sum only).  Each series: a warm-up call, then\n"
+           "repetitions of barrier, time, call, time; a repetition's time is the\n"
+           "slowest rank's; the median is reported.  Every result is checked against\n"
+           "the rank-order fold of the inputs.\n\n"
+           "  --transport T   threads (default: P threads) or mpi (P is the MPI size)\n"
+           "  -p P            ranks for threads (default 2)\n"
+           "  --sizes LIST    bytes per rank, multiples of 8, with optional K, M, G\n"
+           "                  (x1024) suffixes, e.g. 8,1K,64K,1M,16M (default: 8 B x 4^k\n"
+           "                  up to 8 MiB, and 16 MiB)\n"
+           "  --ops LIST      sum (default), costly (sleep-sum: sleeps US per call, a\n"
+           "                  combine offloaded elsewhere), costly-spin (spin-sum: spins\n"
+           "                  US per call, compute-bound)\n"
+           "  --kinds LIST    reduce, allreduce (default both); reduce is to rank 0\n"
+           "  --algos LIST    algorithms timed besides auto (default all; exchange ones\n"
+           "                  run allreduce only, dynamic ones reduce only)\n"
+           "  --iters I       repetitions per series (default: adaptive, about 0.2 s per\n"
+           "                  series, between 5 and 200)\n"
+           "  --op-cost US    microseconds per call of the costly operators (default 200)\n"
+           "  --out DIR       folder of bench.csv, ratios.csv and the PNG figures\n"
+           "                  (default bench-out)\n"
+           "  --timeout S     deadline of every wait in seconds (default 120)\n"
+           "  --format F      text (default) or json summary on stdout (rank 0)\n\n"
+           "Files: bench.csv (transport,p,kind,op,bytes,algo,median_us,min_us,\n"
+           "predicted_us,verified; algo is a registered name, auto, mpi or bound),\n"
+           "ratios.csv (auto over the baseline per point), time-<kind>-<op>.png,\n"
+           "ratio-<op>.png.  Exit status: 0 verified, 1 failure or a wrong result,\n"
+           "2 bad usage or input.\n");
+}
+
+static int parse_option(int opt, bench_args *a)
+{
+    const char *cmd = "bench";
+    switch (opt) {
+    case 'T': a->transport = optarg; return CLI_OK;
+    case 'p': return cli_int(cmd, "-p", optarg, &a->p) ? CLI_OK : CLI_USAGE;
+    case 's': return bench_parse_sizes(optarg, a) ? CLI_OK : CLI_USAGE;
+    case 'o': return bench_parse_ops(optarg, a) ? CLI_OK : CLI_USAGE;
+    case 'k': return bench_parse_kinds(optarg, a) ? CLI_OK : CLI_USAGE;
+    case 'a': return bench_parse_algos(optarg, a) ? CLI_OK : CLI_USAGE;
+    case 'i':
+        if (!cli_int(cmd, "--iters", optarg, &a->iters))
+            return CLI_USAGE;
+        if (a->iters < 1 || a->iters > 100000)
+            return cli_usage_error(cmd, "invalid --iters %lld: need 1 to 100000 (leave it out "
+                                   "for adaptive repetitions)", (long long)a->iters);
+        return CLI_OK;
+    case 'C': return cli_real(cmd, "--op-cost", optarg, &a->op_cost_us) ? CLI_OK : CLI_USAGE;
+    case 'O': a->out = optarg; return CLI_OK;
+    case 'x': return cli_real(cmd, "--timeout", optarg, &a->timeout) ? CLI_OK : CLI_USAGE;
+    case 'f':
+        if (strcmp(optarg, "text") && strcmp(optarg, "json"))
+            return cli_usage_error(cmd, "invalid --format '%s': text or json", optarg);
+        a->json = !strcmp(optarg, "json");
+        return CLI_OK;
+    default:
+        return cli_usage_error(cmd, "unknown option");
+    }
+}
+
+static int by_size(const void *x, const void *y)
+{
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* Checks what the options cannot check alone; sorts the sizes (the
+ * figures draw them in order) and drops repeated ones. */
+static int check_args(bench_args *a)
+{
+    const char *cmd = "bench";
+    if (strcmp(a->transport, "threads") && strcmp(a->transport, "mpi"))
+        return cli_usage_error(cmd, "unknown transport '%s': threads or mpi", a->transport);
+    if (!strcmp(a->transport, "threads") && (a->p < 1 || a->p > 4096))
+        return cli_usage_error(cmd, "invalid -p %lld: need 1 <= p <= 4096 for threads",
+                               (long long)a->p);
+    if (!(a->op_cost_us >= 0) || a->op_cost_us > 1e7)
+        return cli_usage_error(cmd, "invalid --op-cost %g: need 0 to 1e7 microseconds",
+                               a->op_cost_us);
+    if (!(a->timeout > 0))
+        return cli_usage_error(cmd, "invalid --timeout %g: must be > 0", a->timeout);
+    if (!a->kind[BENCH_REDUCE] && !a->kind[BENCH_ALLREDUCE])
+        return cli_usage_error(cmd, "--kinds names no kind: reduce, allreduce or both");
+    qsort(a->sizes, a->nsizes, sizeof a->sizes[0], by_size);
+    size_t n = 0;
+    for (size_t i = 0; i < a->nsizes; i++)
+        if (n == 0 || a->sizes[i] != a->sizes[n - 1])
+            a->sizes[n++] = a->sizes[i];
+    a->nsizes = n;
+    return CLI_OK;
+}
+
+static void defaults(bench_args *a, int argc, char **argv)
+{
+    memset(a, 0, sizeof *a);
+    a->transport = "threads";
+    a->out = "bench-out";
+    a->p = 2;
+    a->op_cost_us = 200;
+    a->timeout = 120;
+    a->kind[BENCH_REDUCE] = a->kind[BENCH_ALLREDUCE] = true;
+    a->ops[a->nops++] = "sum";
+    bench_default_sizes(a);
+    bench_parse_algos("all", a);
+    size_t len = (size_t)snprintf(a->command, sizeof a->command, "treduce");
+    for (int i = 0; i < argc && len < sizeof a->command; i++)
+        len += (size_t)snprintf(a->command + len, sizeof a->command - len, " %s", argv[i]);
+}
+
+static int parse_args(int argc, char **argv, bench_args *a)
+{
+    static const struct option opts[] = {
+        {"transport", required_argument, 0, 'T'}, {"sizes", required_argument, 0, 's'},
+        {"ops", required_argument, 0, 'o'},       {"kinds", required_argument, 0, 'k'},
+        {"algos", required_argument, 0, 'a'},     {"iters", required_argument, 0, 'i'},
+        {"op-cost", required_argument, 0, 'C'},   {"out", required_argument, 0, 'O'},
+        {"timeout", required_argument, 0, 'x'},   {"format", required_argument, 0, 'f'},
+        {"help", no_argument, 0, 'h'},            {0, 0, 0, 0}};
+    defaults(a, argc, argv);
+    int opt, st;
+    optind = 1;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, "p:h", opts, NULL)) != -1) {
+        if (opt == 'h') {
+            help();
+            return -1;
+        }
+        if (opt == '?')
+            return cli_usage_error("bench", "unknown or incomplete option '%s'",
+                                   argv[optind - 1]);
+        if ((st = parse_option(opt, a)) != CLI_OK)
+            return st;
+    }
+    if (optind < argc)
+        return cli_usage_error("bench", "unexpected argument '%s'", argv[optind]);
+    return check_args(a);
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    bench_args *a = malloc(sizeof *a);
+    if (!a)
+        return CLI_FAILED;
+    int st = parse_args(argc, argv, a);
+    if (st == CLI_OK)
+        st = !strcmp(a->transport, "mpi") ? bench_mpi(a) : bench_threads(a);
+    else if (st < 0)
+        st = CLI_OK;
+    free(a);
+    return st;
+}
