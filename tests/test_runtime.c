@@ -10,17 +10,30 @@
  * must keep its canary; sendbuf must be unchanged; nothing may be written
  * past count elements.  Refusals (dynamic allreduce, exchange reduce,
  * non-commutative tree-dyn / ring) must be TRD_EUNSUPPORTED on every rank
- * and leave every buffer as it was.  Then: segmented trees and pipelines,
- * repeated calls with changing parameters on the same communicators,
- * injected random delays, calibrate and predict.
+ * and leave every buffer as it was.  Then: segmented trees, pipelines and
+ * exchanges, repeated calls with changing parameters on the same
+ * communicators (and reproducible mode), "auto", injected random delays,
+ * a model asking for more segments than elements (under a watchdog), the
+ * threads wire's matching order (white box), calibrate and predict, and
+ * count 0 as a fresh communicator's first call.
+ *
+ * usage: test_runtime [PATTERN [SKIP]] (cmocka filters); each test prints
+ * its wall time.
  *
  * An exchange algorithm that answers TRD_EUNSUPPORTED "not yet available"
  * is skipped with a note (and runs as soon as it is written). */
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "runtime_util.h"
+#include "transport/threads.h" /* the wire itself, for its matching order */
 
 static const int32_t ps[] = {1, 2, 3, 4, 5, 7, 8, 9};
 #define NPS (sizeof ps / sizeof ps[0])
-static const int64_t counts[] = {0, 1, 7, 4099};
+/* 7 first: a fresh communicator's first call with count 0 is its own test
+ * (test_count_zero_first), so that a failure there does not hide the rest. */
+static const int64_t counts[] = {7, 0, 1, 4099};
 #define NCOUNTS (sizeof counts / sizeof counts[0])
 #define GUARD 8          /* elements past count that must keep the canary */
 #define TIMEOUT_S 10.0   /* every wait: a broken runtime fails, never hangs ctest */
@@ -32,6 +45,7 @@ static const char *const bufmode_names[] = {"separate", "TRD_IN_PLACE", "sendbuf
 /* One collective call that every rank makes. */
 typedef struct rt_case {
     size_t algo;
+    const char *name; /* NULL: the registry's name of algo; else e.g. "auto" */
     rt_opid op;
     int64_t count;
     int32_t root;
@@ -53,7 +67,7 @@ static void push_case(case_list *l, rt_case k)
         l->v = realloc(l->v, l->cap * sizeof *l->v);
         assert_non_null(l->v);
     }
-    k.opts.algo = trd_algo_name(k.algo);
+    k.opts.algo = k.name ? k.name : trd_algo_name(k.algo);
     l->v[l->len++] = k;
 }
 
@@ -64,8 +78,12 @@ enum { WANT_OK, WANT_REFUSE, WANT_EITHER };
 
 static int expected_outcome(const rt_case *k, int32_t p)
 {
+    if (k->name) /* "auto" picks an algorithm that can run the call */
+        return WANT_OK;
     trd_algo_kind kind = trd_algo_kind_of(k->algo);
     const char *name = trd_algo_name(k->algo);
+    if (kind == TRD_KIND_DYNAMIC && k->opts.reproducible)
+        return WANT_REFUSE;
     if (kind == TRD_KIND_DYNAMIC && k->allreduce)
         return WANT_REFUSE;
     if (kind == TRD_KIND_EXCHANGE && !k->allreduce)
@@ -141,7 +159,8 @@ static bool run_case(trd_comm *comm, int32_t rank, run_ctx *x, const rt_case *k,
     if (rank == 0)
         atomic_fetch_add(&x->done, 1);
 
-    if (st != TRD_OK && trd_algo_kind_of(k->algo) == TRD_KIND_EXCHANGE && rt_not_yet(st, msg)) {
+    if (st != TRD_OK && !k->name && trd_algo_kind_of(k->algo) == TRD_KIND_EXCHANGE &&
+        rt_not_yet(st, msg)) {
         char note[160];
         snprintf(note, sizeof note, "skipped %s: %s", k->opts.algo, msg);
         rt_note_once(note);
@@ -297,35 +316,88 @@ static void test_matrix(void **state)
     }
 }
 
+/* ---- count 0 as the very first call of fresh communicators. ---- */
+
+typedef struct zero_ctx {
+    trd_op *op;
+    size_t algo;
+    bool allreduce, null_bufs;
+} zero_ctx;
+
+static trd_status zero_rank(trd_comm *comm, int32_t rank, void *arg)
+{
+    zero_ctx *x = arg;
+    (void)rank;
+    int32_t send = 5, recv = 6;
+    trd_coll_opts o;
+    trd_coll_opts_init(&o);
+    o.algo = trd_algo_name(x->algo);
+    const void *s = x->null_bufs ? NULL : &send;
+    void *r = x->null_bufs ? NULL : &recv;
+    trd_status st = x->allreduce ? trd_allreduce(comm, s, r, 0, x->op, &o)
+                                 : trd_reduce(comm, s, r, 0, x->op, trd_comm_size(comm) - 1, &o);
+    if (st == TRD_OK && (send != 5 || recv != 6))
+        return TRD_EIO; /* count 0 must read and write nothing */
+    return st;
+}
+
+static void test_count_zero_first(void **state)
+{
+    (void)state;
+    zero_ctx x = {.op = rt_op_create(RT_I32_SUM)};
+    for (size_t a = 0; a < trd_algo_count(); a++) {
+        trd_algo_kind kind = trd_algo_kind_of(a);
+        x.algo = a;
+        x.allreduce = kind == TRD_KIND_EXCHANGE;
+        for (int nb = 0; nb < 2; nb++) {
+            x.null_bufs = nb;
+            trd_threads_opts topts = rt_topts(TIMEOUT_S);
+            rt_result res;
+            rt_run(4, &topts, zero_rank, &x, &res);
+            for (int32_t r = 0; r < 4; r++) {
+                if (rt_not_yet(res.status[r], res.msg[r]))
+                    continue;
+                TU_CHECK(res.status[r] == TRD_OK, "%s count 0 first call (%s buffers) rank %d: "
+                         "status %d: %s", trd_algo_name(a), nb ? "NULL" : "real", (int)r,
+                         (int)res.status[r], res.msg[r]);
+            }
+        }
+    }
+    trd_op_free(x.op);
+}
+
 /* ---- Segmentation. ---- */
 
-/* Trees cut into 64-byte segments (hundreds of blocks for 4099 elements). */
+/* Trees cut into small segments.  Reduce: 129 blocks (int32 sum of 4099
+ * elements in 128-byte segments, double sum in 256-byte ones, matrix2x2 of
+ * 515 elements in 64-byte ones); allreduce: 33 blocks (4x the segment size).
+ * Not more: every rank builds the plan, and a segmented plan's makespan
+ * comes from the simulator, whose cost grows like blocks^2..3 (allreduce
+ * and greedy-k-transfers worst), which ASan makes slow. */
 static void test_segments_trees(void **state)
 {
     (void)state;
     const int32_t sp[] = {3, 8};
-    const int64_t cnt[] = {4099};
     for (size_t i = 0; i < sizeof sp / sizeof sp[0]; i++) {
         case_list l = {0};
         for (size_t a = 0; a < trd_algo_count(); a++) {
             if (trd_algo_kind_of(a) != TRD_KIND_TREE)
                 continue;
-            trd_coll_opts o;
-            trd_coll_opts_init(&o);
-            o.segment_bytes = 64;
-            for (int op = 0; op < RT_NOPS; op++) {
-                if (op != RT_I32_SUM && op != RT_MATRIX && op != RT_F64_SUM)
-                    continue;
-                for (int call = 0; call < 3; call++) {
-                    if (call == 0 && op != RT_I32_SUM)
-                        continue; /* root 0 with one operator, root p-1 and allreduce with all */
-                    rt_case k = {.algo = a, .op = (rt_opid)op, .count = cnt[0],
+            for (int call = 0; call < 3; call++) /* root 0, root p-1, allreduce */
+                for (int j = 0; j < 3; j++) {
+                    rt_opid op = j == 0 ? RT_I32_SUM : j == 1 ? RT_F64_SUM : RT_MATRIX;
+                    if (op == RT_F64_SUM && call != (int)i + 1)
+                        continue; /* p=3: root p-1; p=8: allreduce */
+                    trd_coll_opts o;
+                    trd_coll_opts_init(&o);
+                    o.segment_bytes = (op == RT_F64_SUM ? 256 : op == RT_MATRIX ? 64 : 128) *
+                                      (call == 2 ? 4 : 1);
+                    rt_case k = {.algo = a, .op = op, .count = op == RT_MATRIX ? 515 : 4099,
                                  .root = call == 1 ? sp[i] - 1 : 0, .allreduce = call == 2,
-                                 .mode = (bufmode)(call % 2 ? IN_PLACE : SEPARATE),
-                                 .seed = 77 + l.len, .opts = o};
+                                 .mode = (bufmode)((call + j) % 3), .seed = 77 + l.len,
+                                 .opts = o};
                     push_case(&l, k);
                 }
-            }
         }
         run_cases(&l, sp[i], NULL, NULL, "segmented trees");
         free(l.v);
@@ -352,7 +424,9 @@ static void test_segments_pipelined(void **state)
             trd_plan *plan = tu_plan(trd_algo_name(a), &prm);
             int32_t blocks = trd_plan_blocks(plan);
             trd_plan_free(plan);
-            TU_CHECK(blocks > 2, "%s p=%d chose %d segments; expected several",
+            /* (for p = 2 both choose 1 segment: their model charges every
+             * segment a whole transfer-plus-combine stage) */
+            TU_CHECK(sp[i] < 5 || blocks > 2, "%s p=%d chose %d segments; expected several",
                      trd_algo_name(a), (int)sp[i], (int)blocks);
             case_list l = {0};
             trd_coll_opts o;
@@ -361,9 +435,18 @@ static void test_segments_pipelined(void **state)
             o.c = prm.c;
             o.latency = prm.latency;
             add_matrix(&l, a, sp[i], &o, cnt, 2, 5000 + (uint64_t)sp[i]);
-            /* and with explicit small segments */
+            /* and with explicit 64-byte segments: int32 sum of 1031 elements
+             * (65 blocks), matrix2x2 of 515 (129 blocks) */
             o.segment_bytes = 64;
-            add_matrix(&l, a, sp[i], &o, cnt + 1, 1, 6000 + (uint64_t)sp[i]);
+            for (int call = 0; call < 3; call++)
+                for (int j = 0; j < 2; j++) {
+                    rt_case k = {.algo = a, .op = j ? RT_MATRIX : RT_I32_SUM,
+                                 .count = j ? 515 : 1031,
+                                 .root = call == 1 ? sp[i] - 1 : 0, .allreduce = call == 2,
+                                 .mode = (bufmode)((call + j) % 3), .seed = 6000 + l.len,
+                                 .opts = o};
+                    push_case(&l, k);
+                }
             run_cases(&l, sp[i], NULL, NULL, "pipelined");
             free(l.v);
         }
@@ -399,7 +482,8 @@ static void test_segments_exchange(void **state)
 
 /* Every algorithm in turn, with counts, roots, operators and options that
  * change from call to call: a stale plan, slot layout or scratch size
- * would give a wrong result. */
+ * would give a wrong result.  The third round asks for reproducible mode
+ * (dynamic algorithms must refuse it). */
 static void test_repeated_mixed(void **state)
 {
     (void)state;
@@ -428,6 +512,7 @@ static void test_repeated_mixed(void **state)
             bool all = kind == TRD_KIND_EXCHANGE || (kind != TRD_KIND_DYNAMIC && n % 3 == 0);
             /* noncommutative trees can always put the root on 0 or p-1 */
             int32_t root = rt_op_nc(op) ? (n % 2 ? p - 1 : 0) : (int32_t)(n % (size_t)p);
+            o.reproducible = round == 2; /* the dynamic ones must refuse it */
             rt_case k = {.algo = a, .op = op, .count = cnt[n % 8], .root = root,
                          .allreduce = all, .mode = (bufmode)(n % 3), .seed = 31 * n, .opts = o};
             push_case(&l, k);
@@ -435,6 +520,39 @@ static void test_repeated_mixed(void **state)
     run_cases(&l, p, comm, NULL, "mixed sequence");
     free(l.v);
     rt_comms_free(comm, p);
+}
+
+/* opts.algo = "auto" (treduce.h: "registered name, or auto: the algorithm
+ * with the smallest predicted time for this call"): exact results for
+ * reduce and allreduce, commutative or not, several models, alone and
+ * between other algorithms on the same communicators. */
+static void test_auto(void **state)
+{
+    (void)state;
+    const int32_t p = 5;
+    const double model[][3] = {{1e-5, 1e-6, 5e-6}, {1e-3, 1e-3, 1e-5}, {1, 1, 0}};
+    case_list l = {0};
+    for (size_t n = 0; n < 24; n++) {
+        trd_coll_opts o;
+        trd_coll_opts_init(&o);
+        o.d = model[n % 3][0];
+        o.c = model[n % 3][1];
+        o.latency = model[n % 3][2];
+        o.reproducible = n % 5 == 4;
+        rt_opid op = (rt_opid)(n % RT_NOPS);
+        rt_case k = {.name = "auto", .op = op, .count = n % 4 == 3 ? 4099 : (int64_t)((n + 1) % 8),
+                     .root = rt_op_nc(op) ? (n % 2 ? p - 1 : 0) : (int32_t)(n % p),
+                     .allreduce = n % 3 == 1, .mode = (bufmode)(n % 3), .seed = 5 + n, .opts = o};
+        push_case(&l, k);
+        if (n % 6 == 5) { /* another algorithm in between */
+            trd_coll_opts_init(&o);
+            rt_case b = {.algo = rt_algo("greedy"), .op = RT_I32_SUM, .count = 100, .root = 1,
+                         .mode = SEPARATE, .seed = 9 + n, .opts = o};
+            push_case(&l, b);
+        }
+    }
+    run_cases(&l, p, NULL, NULL, "auto");
+    free(l.v);
 }
 
 /* 50 calls in a row of each dynamic algorithm on the same communicators. */
@@ -497,6 +615,163 @@ static void test_random_delays(void **state)
             run_cases(&l, p, NULL, &topts, names[a]);
             free(l.v);
         }
+}
+
+/* ---- A model that asks for very many segments, and a tiny buffer. ----
+ * With latency << d the pipelines' model picks tens of thousands of
+ * segments; the runtime keeps at most one element per block, so a call of
+ * one element must cost what a one-block plan costs.  Run in a child
+ * process under a watchdog, so that a slow planner fails this test instead
+ * of running into ctest's timeout. */
+
+typedef struct many_seg_ctx {
+    trd_op *op;
+    const char *algo;
+    int bad; /* ranks with a wrong result */
+} many_seg_ctx;
+
+static trd_status many_seg_rank(trd_comm *comm, int32_t rank, void *arg)
+{
+    many_seg_ctx *x = arg;
+    trd_coll_opts o;
+    trd_coll_opts_init(&o);
+    o.algo = x->algo;
+    o.d = 1.0;
+    o.c = 1.0;
+    o.latency = 1e-9;
+    int32_t in[3] = {rank + 1, 7, 7}, out[3] = {0, 7, 7};
+    int32_t p = trd_comm_size(comm);
+    trd_status st = trd_reduce(comm, in, out, 1, x->op, p - 1, &o);
+    if (st == TRD_OK && rank == p - 1 && (out[0] != p * (p + 1) / 2 || out[1] != 7))
+        x->bad++;
+    double t = 0;
+    if (st == TRD_OK)
+        st = trd_comm_predict(comm, 1, x->op, p - 1, false, &o, &t);
+    return st;
+}
+
+static void test_many_segments_small_count(void **state)
+{
+    (void)state;
+    for (size_t a = 0; a < trd_algo_count(); a++) {
+        if (trd_algo_kind_of(a) != TRD_KIND_PIPELINED)
+            continue;
+        fflush(NULL);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            many_seg_ctx x = {.op = rt_op_create(RT_I32_SUM), .algo = trd_algo_name(a)};
+            rt_result res;
+            trd_threads_opts topts = rt_topts(TIMEOUT_S);
+            rt_run(4, &topts, many_seg_rank, &x, &res);
+            int rc = x.bad ? 3 : 0;
+            for (int32_t r = 0; r < 4; r++)
+                if (res.status[r] != TRD_OK) {
+                    fprintf(stderr, "%s rank %d: %s\n", x.algo, (int)r, res.msg[r]);
+                    rc = 2;
+                }
+            trd_op_free(x.op);
+            _exit(rc);
+        }
+        const double limit = 10.0;
+        double t0 = rt_now();
+        int status = 0;
+        pid_t done = 0;
+        while ((done = waitpid(pid, &status, WNOHANG)) == 0 && rt_now() - t0 < limit) {
+            struct timespec ts = {0, 10 * 1000 * 1000};
+            nanosleep(&ts, NULL);
+        }
+        if (done == 0) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+        }
+        TU_CHECK(done == pid, "%s: a 1-element reduce (and its prediction) with d = c = 1, "
+                 "latency = 1e-9 on 4 ranks did not finish in %.0f s", trd_algo_name(a), limit);
+        TU_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+                 "%s: the 1-element reduce failed (exit status %d%s)", trd_algo_name(a),
+                 WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+                 WIFEXITED(status) && WEXITSTATUS(status) == 3 ? ": wrong result" : "");
+    }
+}
+
+/* ---- The threads wire's matching rules (white box: wire.h). ----
+ * No plan of the registry ever has two messages with the same (sender,
+ * tag) pending at once (checked by instrumenting the wire), so the
+ * non-overtaking rule cannot be seen through trd_reduce: it is tested on
+ * the wire directly.  One thread plays both ranks: posting never blocks. */
+
+static void wire_wait(trd_wire *w, int32_t want_id, int32_t want_from)
+{
+    int32_t id = -9, from = -9;
+    trd_status st = w->wait(w->ctx, w->now(w->ctx) + 2.0, &id, &from);
+    TU_CHECK(st == TRD_OK && id == want_id && from == want_from,
+             "rank %d: wait gave status %d id %d from %d; expected id %d from %d: %s",
+             (int)w->rank, (int)st, (int)id, (int)from, (int)want_id, (int)want_from,
+             st == TRD_OK ? "" : trd_errmsg());
+}
+
+static void test_wire_threads_order(void **state)
+{
+    (void)state;
+    trd_wire w[3];
+    trd_threads_opts topts = rt_topts(TIMEOUT_S);
+    assert_int_equal(trd_wire_threads_create(w, 3, &topts), TRD_OK);
+    int64_t a[4] = {1, 2, 3, 4}, b[4] = {5, 6, 7, 8}, c[4] = {9, 10, 11, 12};
+    int64_t x[4], y[4], z[4];
+    for (int sends_first = 0; sends_first < 2; sends_first++) {
+        memset(x, 0, sizeof x);
+        memset(y, 0, sizeof y);
+        memset(z, 0, sizeof z);
+        int32_t tag = 5 + sends_first;
+        if (sends_first) { /* three sends of one tag wait in the mailbox */
+            assert_int_equal(w[0].isend(w[0].ctx, 1, tag, a, sizeof a, 1), TRD_OK);
+            assert_int_equal(w[0].isend(w[0].ctx, 1, tag, b, sizeof b, 2), TRD_OK);
+            assert_int_equal(w[0].isend(w[0].ctx, 1, tag, c, sizeof c, 3), TRD_OK);
+        }
+        assert_int_equal(w[1].irecv(w[1].ctx, 0, tag, x, sizeof x, 10), TRD_OK);
+        assert_int_equal(w[1].irecv(w[1].ctx, 0, tag, y, sizeof y, 11), TRD_OK);
+        assert_int_equal(w[1].irecv(w[1].ctx, 0, tag, z, sizeof z, 12), TRD_OK);
+        if (!sends_first) { /* three receives of one tag wait */
+            assert_int_equal(w[0].isend(w[0].ctx, 1, tag, a, sizeof a, 1), TRD_OK);
+            assert_int_equal(w[0].isend(w[0].ctx, 1, tag, b, sizeof b, 2), TRD_OK);
+            assert_int_equal(w[0].isend(w[0].ctx, 1, tag, c, sizeof c, 3), TRD_OK);
+        }
+        TU_CHECK(memcmp(x, a, sizeof a) == 0 && memcmp(y, b, sizeof b) == 0 &&
+                     memcmp(z, c, sizeof c) == 0,
+                 "%s: messages of one sender and tag overtook each other: got %lld %lld %lld",
+                 sends_first ? "sends first" : "receives first", (long long)x[0],
+                 (long long)y[0], (long long)z[0]);
+        for (int32_t i = 0; i < 3; i++)
+            wire_wait(&w[1], 10 + i, 0);
+        for (int32_t i = 0; i < 3; i++)
+            wire_wait(&w[0], 1 + i, -1);
+    }
+    /* tags keep messages apart; TRD_ANY_RANK takes either sender and says which */
+    memset(x, 0, sizeof x);
+    memset(y, 0, sizeof y);
+    assert_int_equal(w[2].isend(w[2].ctx, 1, 8, a, sizeof a, 20), TRD_OK);
+    assert_int_equal(w[0].isend(w[0].ctx, 1, 9, b, sizeof b, 21), TRD_OK);
+    assert_int_equal(w[1].irecv(w[1].ctx, TRD_ANY_RANK, 9, x, sizeof x, 30), TRD_OK);
+    assert_int_equal(w[1].irecv(w[1].ctx, TRD_ANY_RANK, 8, y, sizeof y, 31), TRD_OK);
+    TU_CHECK(memcmp(x, b, sizeof b) == 0 && memcmp(y, a, sizeof a) == 0,
+             "tags mixed up: %lld %lld", (long long)x[0], (long long)y[0]);
+    wire_wait(&w[1], 30, 0);
+    wire_wait(&w[1], 31, 2);
+    wire_wait(&w[2], 20, -1);
+    wire_wait(&w[0], 21, -1);
+    /* nothing posted: the wait times out (no hang) */
+    int32_t id, from;
+    double t0 = rt_now();
+    trd_status st = w[2].wait(w[2].ctx, w[2].now(w[2].ctx) + 0.05, &id, &from);
+    TU_CHECK(st == TRD_ETIMEDOUT && strstr(trd_errmsg(), "deadline") && rt_now() - t0 < 1.0,
+             "empty wait: status %d after %.3f s: %s", (int)st, rt_now() - t0, trd_errmsg());
+    /* a message longer than its receive is an error naming both sizes */
+    assert_int_equal(w[1].irecv(w[1].ctx, 0, 4, x, 8, 40), TRD_OK);
+    st = w[0].isend(w[0].ctx, 1, 4, a, 24, 41);
+    TU_CHECK(st == TRD_EIO && strstr(trd_errmsg(), "24") && strstr(trd_errmsg(), "8"),
+             "24 bytes into 8: status %d: %s", (int)st, trd_errmsg());
+    for (int r = 0; r < 3; r++)
+        w[r].free(w[r].ctx);
 }
 
 /* ---- Calibrate and predict. ---- */
@@ -591,6 +866,7 @@ static void test_calibrate_predict(void **state)
 typedef struct calib_run_ctx {
     trd_op *op;
     rt_log log;
+    atomic_int verified; /* results checked, over all ranks */
 } calib_run_ctx;
 
 static trd_status calibrated_rank(trd_comm *comm, int32_t rank, void *arg)
@@ -622,6 +898,7 @@ static trd_status calibrated_rank(trd_comm *comm, int32_t rank, void *arg)
             if (memcmp(out, want, count * sizeof *out) != 0)
                 rt_failf(&x->log, "calibrated %s p=%d rank %d: wrong result", o.algo, (int)p,
                          (int)rank);
+            atomic_fetch_add(&x->verified, 1);
         }
     }
     free(in);
@@ -641,12 +918,39 @@ static void test_calibrated_runs(void **state)
     for (int32_t r = 0; r < 5; r++)
         TU_CHECK(res.status[r] == TRD_OK, "rank %d: %s", (int)r, res.msg[r]);
     rt_log_check(&x.log, "calibrated runs");
+    int want = 0; /* one result per static reduce (root 2), five per allreduce */
+    for (size_t a = 0; a < trd_algo_count(); a++)
+        want += trd_algo_kind_of(a) == TRD_KIND_EXCHANGE ? 5 : 1;
+    TU_CHECK(atomic_load(&x.verified) == want, "calibrated runs: %d results checked, expected %d",
+             atomic_load(&x.verified), want);
     rt_log_destroy(&x.log);
     trd_op_free(x.op);
 }
 
-int main(void)
+/* Per-test wall time, printed after each test (the report's run times). */
+static double test_t0;
+static int timing_setup(void **state)
 {
+    (void)state;
+    test_t0 = rt_now();
+    return 0;
+}
+static int timing_teardown(void **state)
+{
+    (void)state;
+    printf("  (%.2f s)\n", rt_now() - test_t0);
+    fflush(stdout);
+    return 0;
+}
+
+/* usage: test_runtime [PATTERN [SKIP]]: only the tests matching PATTERN,
+ * except those matching SKIP (cmocka's filters, '*' and '?' wildcards). */
+int main(int argc, char **argv)
+{
+    if (argc > 1)
+        cmocka_set_test_filter(argv[1]);
+    if (argc > 2)
+        cmocka_set_skip_filter(argv[2]);
     size_t n = trd_algo_count();
     if (n > sizeof algo_index / sizeof algo_index[0]) {
         fprintf(stderr, "too many algorithms (%zu)\n", n);
@@ -660,20 +964,32 @@ int main(void)
         kinds[trd_algo_kind_of(i)]++;
         tests[m++] = (struct CMUnitTest){.name = trd_algo_name(i), .test_func = test_matrix,
                                          .initial_state = &algo_index[i]};
+        tests[m - 1].setup_func = timing_setup;
+        tests[m - 1].teardown_func = timing_teardown;
     }
     if (!kinds[TRD_KIND_TREE] || !kinds[TRD_KIND_PIPELINED] || !kinds[TRD_KIND_EXCHANGE] ||
         !kinds[TRD_KIND_DYNAMIC]) {
         fprintf(stderr, "the registry lacks a kind of algorithm\n");
         return 1;
     }
-    tests[m++] = (struct CMUnitTest)cmocka_unit_test(test_segments_trees);
-    tests[m++] = (struct CMUnitTest)cmocka_unit_test(test_segments_pipelined);
-    tests[m++] = (struct CMUnitTest)cmocka_unit_test(test_segments_exchange);
-    tests[m++] = (struct CMUnitTest)cmocka_unit_test(test_repeated_mixed);
-    tests[m++] = (struct CMUnitTest)cmocka_unit_test(test_repeated_dynamic);
-    tests[m++] = (struct CMUnitTest)cmocka_unit_test(test_random_delays);
-    tests[m++] = (struct CMUnitTest)cmocka_unit_test(test_calibrate_predict);
-    tests[m++] = (struct CMUnitTest)cmocka_unit_test(test_calibrated_runs);
+    const struct CMUnitTest more[] = {
+        cmocka_unit_test_setup_teardown(test_segments_trees, timing_setup, timing_teardown),
+        cmocka_unit_test_setup_teardown(test_segments_pipelined, timing_setup, timing_teardown),
+        cmocka_unit_test_setup_teardown(test_segments_exchange, timing_setup, timing_teardown),
+        cmocka_unit_test_setup_teardown(test_repeated_mixed, timing_setup, timing_teardown),
+        cmocka_unit_test_setup_teardown(test_repeated_dynamic, timing_setup, timing_teardown),
+        cmocka_unit_test_setup_teardown(test_auto, timing_setup, timing_teardown),
+        cmocka_unit_test_setup_teardown(test_random_delays, timing_setup, timing_teardown),
+        cmocka_unit_test_setup_teardown(test_many_segments_small_count, timing_setup,
+                                        timing_teardown),
+        cmocka_unit_test_setup_teardown(test_wire_threads_order, timing_setup, timing_teardown),
+        cmocka_unit_test_setup_teardown(test_calibrate_predict, timing_setup, timing_teardown),
+        cmocka_unit_test_setup_teardown(test_calibrated_runs, timing_setup, timing_teardown),
+        /* last: under UBSan a failure here aborts the program */
+        cmocka_unit_test_setup_teardown(test_count_zero_first, timing_setup, timing_teardown),
+    };
+    for (size_t i = 0; i < sizeof more / sizeof more[0]; i++)
+        tests[m++] = more[i];
     int rc = _cmocka_run_group_tests("runtime", tests, m, NULL, NULL);
     free(tests);
     return rc;

@@ -2,6 +2,7 @@
 #include "run.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,10 @@ static void print_text(const trd_run_args *a, int64_t p, size_t bytes, double me
     printf("  model      latency %.3g us, transfer d %.3g us, combine c %.3g us%s\n",
            1e6 * res->model.latency, 1e6 * res->model.d, 1e6 * res->model.c,
            a->model_set ? " (given)" : a->profile_path ? " (from the profile)" : " (measured now)");
-    printf("  predicted  %10.1f us\n", 1e6 * res->predicted);
+    if (isnan(res->predicted))
+        printf("  predicted  n/a (over %d segments: not simulated)\n", TRD_PREDICT_BLOCKS_MAX);
+    else
+        printf("  predicted  %10.1f us\n", 1e6 * res->predicted);
     printf("  measured   %10.1f us median, %.1f us min over %lld iterations\n", 1e6 * med,
            1e6 * min, (long long)a->iters);
     printf("  verified   %s\n", res->verified ? "yes: equals the rank-order fold of the inputs"
@@ -73,13 +77,15 @@ int trd_run_report(const trd_run_args *a, int64_t p, const trd_run_result *res)
     if (!a->json) {
         print_text(a, p, bytes, med, min, res);
     } else {
-        json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:s, s:s, s:I, s:b, s:I, s:f, s:f, s:f, s:b,"
+        json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:s, s:s, s:I, s:b, s:I, s:f, s:f, s:o, s:b,"
                               " s:{s:f, s:f, s:f, s:b}}",
                               "algo", res->model.algo, "transport", a->transport, "p", (json_int_t)p,
                               "count", (json_int_t)a->count, "type", a->type, "op", a->op,
                               "bytes", (json_int_t)bytes, "allreduce", a->allreduce,
                               "iters", (json_int_t)a->iters, "median_us", 1e6 * med,
-                              "min_us", 1e6 * min, "predicted_us", 1e6 * res->predicted,
+                              "min_us", 1e6 * min, "predicted_us",
+                              isnan(res->predicted) ? json_null()
+                                                    : json_real(1e6 * res->predicted),
                               "verified", res->verified, "model", "latency_us",
                               1e6 * res->model.latency, "d_us", 1e6 * res->model.d, "c_us",
                               1e6 * res->model.c, "given", a->model_set);

@@ -147,7 +147,8 @@ const trd_params *trd_plan_params(const trd_plan *plan);
  * segmented plan, an allreduce or an exchange algorithm, the simulator's
  * time with these constant costs, one-port full duplex (a rank may send
  * and receive at once, as pipelines need), until every rank that gets the
- * result has it. */
+ * result has it: simulated on the first call (not thread-safe then), NaN
+ * if the simulation fails. */
 double trd_plan_makespan(const trd_plan *plan);
 /* Lemma 5 lower bound on ANY schedule: ceil(log2 n) * max(d, c). */
 double trd_plan_lower_bound(const trd_plan *plan);
@@ -515,8 +516,10 @@ typedef struct trd_coll_opts {
                                 dynamic algorithms never cut */
 } trd_coll_opts;
 void trd_coll_opts_init(trd_coll_opts *opts);
-/* Default segment size of the non-pipelined algorithms. */
+/* Default segment size of the non-pipelined algorithms, and the most
+ * segments that default makes (larger buffers get larger segments). */
 #define TRD_SEGMENT_BYTES (1 << 20)
+#define TRD_SEGMENTS_DEFAULT 64
 
 /* Reduce to rank `root`.  count >= 0 (0: nothing moves); recvbuf is only
  * read or written at the root (it may be NULL elsewhere); sendbuf may be
@@ -564,7 +567,10 @@ trd_status trd_profile_apply(const trd_profile *profile, int64_t count, size_t e
 /* The time the model predicts for this call (same arguments as the call,
  * opts->d, c, latency as from trd_comm_calibrate): the plan's makespan
  * (evaluator or simulator, plan.c), or for a dynamic algorithm one
- * simulation with constant costs.  Local: no communication. */
+ * simulation with constant costs.  Local: no communication.  A plan of
+ * more than TRD_PREDICT_BLOCKS_MAX blocks is not simulated (that grows
+ * quadratically with the blocks per rank): *seconds is then NaN. */
+#define TRD_PREDICT_BLOCKS_MAX 1024
 trd_status trd_comm_predict(trd_comm *comm, int64_t count, const trd_op *op, int32_t root,
                             bool allreduce, const trd_coll_opts *opts, double *seconds);
 

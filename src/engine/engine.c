@@ -117,10 +117,10 @@ static trd_status compile_start(trd_engine *e)
     return TRD_OK;
 }
 
-/* One message end: the rank that sends, the rank that receives, which end
- * (0 SEND, 1 RECV) and its id. */
+/* One message end: the rank that sends, the rank that receives, its tag
+ * (the step's first block), which end (0 SEND, 1 RECV) and its id. */
 typedef struct msg_end {
-    int32_t from, to, recv, id;
+    int32_t from, to, tag, recv, id;
 } msg_end;
 
 static int by_pair(const void *x, const void *y)
@@ -130,25 +130,39 @@ static int by_pair(const void *x, const void *y)
         return a->from < b->from ? -1 : 1;
     if (a->to != b->to)
         return a->to < b->to ? -1 : 1;
+    if (a->tag != b->tag)
+        return a->tag < b->tag ? -1 : 1;
     if (a->recv != b->recv)
         return a->recv - b->recv;
     return a->id < b->id ? -1 : a->id > b->id;
 }
 
-static bool same_pair(const msg_end *a, const msg_end *b)
+static bool same_channel(const msg_end *a, const msg_end *b)
 {
-    return a->from == b->from && a->to == b->to;
+    return a->from == b->from && a->to == b->to && a->tag == b->tag;
 }
 
-/* Whether ends k and k + 1 (sorted) are the only ones of their pair. */
-static bool only_pair(const msg_end *ends, int32_t m, int32_t k)
+/* Pairs the k-th SEND of the channel starting at ends[g] with its k-th
+ * RECV when both sides have as many; returns the channel's end. */
+static int32_t pair_channel(trd_engine *e, const msg_end *ends, int32_t m, int32_t g)
 {
-    return same_pair(&ends[k], &ends[k + 1]) && (k == 0 || !same_pair(&ends[k - 1], &ends[k]))
-           && (k + 2 == m || !same_pair(&ends[k + 2], &ends[k]));
+    int32_t sends = 0, end = g;
+    while (end < m && same_channel(&ends[g], &ends[end]))
+        sends += !ends[end++].recv;
+    if (2 * sends != end - g)
+        return end; /* unmatched ends: the run will say so (deadlock) */
+    for (int32_t k = 0; k < sends; k++) {
+        e->partner[ends[g + k].id] = ends[g + sends + k].id;
+        e->partner[ends[g + sends + k].id] = ends[g + k].id;
+    }
+    return end;
 }
 
-/* Partners (transport.h): sorted by (sender, receiver), a pair made of one
- * SEND and one RECV, into a rank that never receives from TRD_ANY_RANK. */
+/* Partners (transport.h): the IR matches the messages of one channel
+ * (sender, receiver, tag) in program order, so the k-th SEND of a channel
+ * can only meet its k-th RECV - unless the receiver also receives from
+ * TRD_ANY_RANK.  Sorted by channel, then SENDs before RECVs, each in
+ * program (id) order. */
 static trd_status compile_partners(trd_engine *e)
 {
     int32_t total = total_steps(e), m = 0;
@@ -168,14 +182,12 @@ static trd_status compile_partners(trd_engine *e)
             if (recv && s->peer == TRD_ANY_RANK)
                 any[r] = 1;
             else if ((send || recv) && s->peer >= 0 && s->peer < e->n)
-                ends[m++] = send ? (msg_end){r, s->peer, 0, g} : (msg_end){s->peer, r, 1, g};
+                ends[m++] = send ? (msg_end){r, s->peer, s->block, 0, g}
+                                 : (msg_end){s->peer, r, s->block, 1, g};
         }
     qsort(ends, (size_t)m, sizeof *ends, by_pair);
-    for (int32_t k = 0; k + 1 < m; k++)
-        if (only_pair(ends, m, k) && !ends[k].recv && ends[k + 1].recv && !any[ends[k].to]) {
-            e->partner[ends[k].id] = ends[k + 1].id;
-            e->partner[ends[k + 1].id] = ends[k].id;
-        }
+    for (int32_t g = 0; g < m;)
+        g = any[ends[g].to] ? g + 1 : pair_channel(e, ends, m, g);
     free(ends);
     free(any);
     return TRD_OK;

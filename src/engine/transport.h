@@ -28,10 +28,11 @@
 typedef struct trd_layout {
     int32_t steps; /* ids are 0 .. steps-1 */
     /* NULL, or for every id: the id of the only step that can match it (a
-     * SEND's RECV, a RECV's SEND), or -1.  The engine gives a partner only
-     * when rank a sends exactly one message to rank b, b posts exactly one
-     * RECV from a and none from TRD_ANY_RANK: whatever the order of events
-     * they can only match each other, so a transport may pair them without
+     * SEND's RECV, a RECV's SEND), or -1.  Messages of one channel (sender
+     * a, receiver b, tag = first block) match in program order (treduce.h),
+     * so when a's SENDs and b's RECVs on a channel are as many, and b never
+     * receives from TRD_ANY_RANK, the k-th SEND can only meet the k-th
+     * RECV whatever the order of events: a transport may pair them without
      * searching (an MPI transport could use it as a tag). */
     const int32_t *partner;
     /* NULL (every step moves or combines the whole buffer), or for every

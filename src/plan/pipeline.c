@@ -16,7 +16,7 @@ int64_t trd_segments_clamp(double m)
 {
     if (!(m >= 1.0))
         return 1;
-    return m >= (double)TRD_SEGMENTS_MAX ? TRD_SEGMENTS_MAX : (int64_t)llround(m);
+    return m >= (double)TRD_SEGMENTS_CHOSEN_MAX ? TRD_SEGMENTS_CHOSEN_MAX : (int64_t)llround(m);
 }
 
 double trd_segment_start(const trd_params *p)

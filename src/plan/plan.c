@@ -155,7 +155,8 @@ static trd_status build_plan(trd_plan *plan, bool makespan_only)
     trd_status st = a->build ? build_tree_plan(plan, makespan_only) : build_exchange_plan(plan);
     if (st != TRD_OK || plan->timed)
         return st;
-    return trd_plan_simulate_makespan(plan, &plan->makespan);
+    plan->makespan = NAN; /* simulated on first demand: the runtime never asks */
+    return makespan_only ? trd_plan_simulate_makespan(plan, &plan->makespan) : TRD_OK;
 }
 
 /* The checked path shared by trd_plan_create and trd_makespan. */
@@ -224,7 +225,17 @@ double trd_lower_bound(const trd_params *params)
 
 const char *trd_plan_algo(const trd_plan *plan) { return plan->algo->name; }
 const trd_params *trd_plan_params(const trd_plan *plan) { return &plan->params; }
-double trd_plan_makespan(const trd_plan *plan) { return plan->makespan; }
+/* A plan the evaluator does not cover is simulated the first time its
+ * makespan is asked for (a large segmented plan takes a while, and running
+ * it needs no makespan).  The cached value is the only thing a plan ever
+ * changes after creation: not safe to ask from two threads at once. */
+double trd_plan_makespan(const trd_plan *plan)
+{
+    trd_plan *p = (trd_plan *)plan;
+    if (isnan(p->makespan) && trd_plan_simulate_makespan(p, &p->makespan) != TRD_OK)
+        p->makespan = NAN;
+    return p->makespan;
+}
 double trd_plan_lower_bound(const trd_plan *plan) { return plan->lower_bound; }
 double trd_plan_upper_bound(const trd_plan *plan) { return plan->upper_bound; }
 

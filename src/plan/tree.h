@@ -52,7 +52,11 @@ int64_t trd_segments_fibonacci(const trd_params *params);
  * Sec. 3. */
 double trd_segment_start(const trd_params *params);
 double trd_segment_work(const trd_params *params);
-/* round(m) within 1 .. TRD_SEGMENTS_MAX (NaN and m < 1 give 1). */
+/* The most segments a chooser picks: beyond, a segment's fixed costs
+ * dominate on any real machine, and simulating the plan for a prediction
+ * grows quadratically in segments per rank (src/sim/virtual.c). */
+#define TRD_SEGMENTS_CHOSEN_MAX 256
+/* round(m) within 1 .. TRD_SEGMENTS_CHOSEN_MAX (NaN and m < 1 give 1). */
 int64_t trd_segments_clamp(double m);
 /* What a chooser picks when messages cost no latency: finer would only
  * grow the schedule. */

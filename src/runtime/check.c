@@ -49,8 +49,9 @@ static trd_status check_algo(const trd_algo *a, const trd_op *op, bool allreduce
 
 /* Segments of about segment_bytes, at least one element each.  Without a
  * size: the pipelined algorithms choose from the model; the others cut
- * large buffers into TRD_SEGMENT_BYTES pieces, so that receiving one
- * overlaps combining the previous one. */
+ * large buffers into TRD_SEGMENT_BYTES pieces (at most
+ * TRD_SEGMENTS_DEFAULT of them), so that receiving one overlaps combining
+ * the previous one. */
 static int64_t segments_for(const trd_algo *a, const trd_coll_opts *o, int64_t count,
                             size_t elem)
 {
@@ -63,6 +64,8 @@ static int64_t segments_for(const trd_algo *a, const trd_coll_opts *o, int64_t c
     int64_t m = (bytes + seg - 1) / seg;
     if (m > count)
         m = count;
+    if (o->segment_bytes == 0 && m > TRD_SEGMENTS_DEFAULT)
+        m = TRD_SEGMENTS_DEFAULT; /* huge buffers: larger segments, not more */
     return m > TRD_SEGMENTS_MAX ? TRD_SEGMENTS_MAX : m;
 }
 

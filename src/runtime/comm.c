@@ -49,6 +49,8 @@ trd_status trd_comm_threads_create(trd_comm **comm, int32_t p, const trd_threads
     trd_wire *wires = p > 0 && p <= TRD_THREADS_MAX ? malloc((size_t)p * sizeof *wires) : NULL;
     if (p > 0 && p <= TRD_THREADS_MAX && !wires)
         return trd_fail(TRD_ENOMEM, "threads transport: out of memory");
+    for (int32_t r = 0; wires && r < p; r++)
+        comm[r] = NULL;
     trd_status st = trd_wire_threads_create(wires, p, &o);
     int32_t made = st == TRD_OK ? p : 0; /* on failure it made none */
     for (int32_t r = 0; st == TRD_OK && r < p; r++) {
@@ -179,6 +181,7 @@ static trd_status lay_out_slots(trd_comm *c, unsigned char *acc, size_t bytes)
 {
     trd_comm_cache *k = &c->cache;
     size_t need = bytes * (size_t)k->nslots;
+    need = need > 0 ? need : 1; /* never NULL: slot + 0 must be a valid pointer */
     if (need > c->scratch_size) {
         unsigned char *grown = realloc(c->scratch, need);
         if (!grown)

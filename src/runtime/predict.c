@@ -51,7 +51,7 @@ trd_status trd_comm_predict(trd_comm *c, int64_t count, const trd_op *op, int32_
     trd_plan *plan;
     if ((st = trd_comm_plan(&key, &plan)) != TRD_OK)
         return st;
-    *seconds = trd_plan_makespan(plan);
+    *seconds = trd_plan_blocks(plan) > TRD_PREDICT_BLOCKS_MAX ? NAN : trd_plan_makespan(plan);
     trd_plan_free(plan);
     return TRD_OK;
 }
@@ -95,6 +95,8 @@ trd_status trd_comm_explain(trd_comm *c, int64_t count, const trd_op *op, int32_
         if (out[i].status == TRD_OK)
             out[i].status = trd_comm_predict(c, count, op, root, allreduce, &o,
                                              &out[i].predicted);
+        if (out[i].status == TRD_OK && isnan(out[i].predicted))
+            out[i].predicted = INFINITY; /* not simulated: considered last */
         if (out[i].status != TRD_OK) {
             if (out[i].status == TRD_EINVAL) /* bad arguments: not the algorithm's fault */
                 return out[i].status;

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# cli_run_test.sh: end-to-end checks of `treduce run` (real reductions over
+# the threads transport): one JSON object with the documented keys and a
+# verified result for tree, pipelined, dynamic and exchange algorithms
+# (reduce, --allreduce, --root, --segment, the non-commutative checkers),
+# the text report, and clear errors: exit 2 with a message naming the bad
+# value, exit 1 within a few seconds for a dead rank.
+# usage: cli_run_test.sh PATH/TO/treduce OUTDIR
+set -u
+tool=$1
+out=$2
+# shellcheck source=cli_lib.sh
+. "$(dirname "$0")/cli_lib.sh"
+
+# run NAME ARGS...: `treduce run ARGS --format json` into $out/NAME.json;
+# returns 1 (after a note) when the algorithm is not written yet.
+run() {
+  local name=$1
+  shift
+  timeout 60 "$tool" run "$@" --iters 3 --format json >"$out/$name.json" 2>"$out/$name.err"
+  local status=$?
+  if [ "$status" -ne 0 ] && grep -q 'not yet available' "$out/$name.err"; then
+    echo "note: skipped run $*: $(cat "$out/$name.err")"
+    return 1
+  fi
+  [ "$status" -eq 0 ] || bad "run $* exited $status: $(cat "$out/$name.err")"
+  return 0
+}
+
+# jrun NAME P BYTES ARGS...: run, then the JSON contract for P ranks and BYTES.
+jrun() {
+  local name=$1 p=$2 bytes=$3
+  shift 3
+  run "$name" "$@" -p "$p" || return 0
+  jcheck '.algo and .transport == "threads" and .p == '"$p"' and .bytes == '"$bytes"'
+          and .iters == 3 and .verified == true
+          and (.median_us | type) == "number" and (.min_us | type) == "number"
+          and (.predicted_us | type) == "number"
+          and .min_us > 0 and .min_us <= .median_us and .predicted_us >= 0' "$out/$name.json"
+  # exactly one JSON object on stdout
+  if [ "$(jq -s 'length' "$out/$name.json" 2>/dev/null)" = 1 ]; then ok; else
+    bad "$name: stdout is not one JSON object"; fi
+}
+
+# --- normal use: every kind of algorithm ------------------------------------
+jrun binomial 4 800 --algo binomial --count 100
+jcheck '.algo == "binomial" and .allreduce == false and .count == 100 and .type == "double"
+        and .op == "sum" and .predicted_us > 0' "$out/binomial.json"
+jrun greedy 7 4 --algo greedy --count 1 --type int32
+jrun flat-root 5 2056 --algo flat --count 257 --type uint64 --op bxor --root 4
+jrun chain-prod 3 56 --algo chain --count 7 --type int64 --op prod --root 2
+jrun fib-matrix 6 1600 --algo fibonacci --count 100 --op matrix --root 5
+jcheck '.op == "matrix"' "$out/fib-matrix.json"
+jrun bin-interval 5 1600 --algo binomial-strategy --count 100 --op interval
+jrun gkt 6 400 --algo greedy-k-transfers --K 3 --count 100 --type int32
+jrun pipeline 5 32792 --algo pipeline --count 4099 --d 1e-3 --c 1e-3 --latency 1e-5
+jrun pfib 8 16400 --algo pipelined-fibonacci --count 1025 --op matrix --d 1e-3 --c 1e-3 \
+  --latency 1e-5
+jrun tree-dyn 7 800 --algo tree-dyn --count 100 --root 3
+jrun nc-tree-dyn 7 1600 --algo nc-tree-dyn --count 100 --op matrix --root 2
+jrun p1 1 80 --algo greedy --count 10
+jrun count0 4 0 --algo binomial --count 0
+# --allreduce: trees (reduce + broadcast) and the exchange algorithms
+jrun all-greedy 5 800 --algo greedy --count 100 --allreduce
+jcheck '.allreduce == true' "$out/all-greedy.json"
+jrun all-fib 6 1648 --algo fibonacci --count 103 --op interval --allreduce
+for a in recursive-doubling ring rabenseifner; do
+  jrun "all-$a" 6 8200 --algo "$a" --count 1025 --type uint64 --op bxor --allreduce
+  jrun "all-$a-7" 7 56 --algo "$a" --count 7 --allreduce
+done
+jrun all-rd-matrix 5 1600 --algo recursive-doubling --count 100 --op matrix --allreduce
+# --segment: many blocks
+jrun seg-bin 8 16396 --algo binomial --count 4099 --type int32 --segment 128
+jrun seg-matrix 4 8240 --algo greedy --count 515 --op matrix --segment 64 --root 3
+jrun seg-all 5 16396 --algo fibonacci --count 4099 --type int32 --segment 512 --allreduce
+jrun seg-ring 4 32792 --algo ring --count 4099 --segment 1024 --allreduce
+# a given model is reported as given
+run given --algo binomial -p 4 --count 10 --d 2e-6 --c 1e-7 --latency 1e-6 && \
+  jcheck '.model.given == true and (.model.d_us - 2 | fabs) < 1e-9
+          and (.model.c_us - 0.1 | fabs) < 1e-9' "$out/given.json"
+
+# --- text output -----------------------------------------------------------
+expect 0 'verified +yes' -- "$tool" run --algo binomial -p 4 --count 100
+expect 0 'verified' -- "$tool" run --algo nc-tree-dyn -p 5 --count 30 --op interval --root 4
+expect 0 'allreduce.*ring|ring.*allreduce' -- "$tool" run --algo ring -p 3 --count 9 --allreduce
+expect 0 'usage: treduce run' -- "$tool" run --help
+
+# --- bad usage: exit 2, the message names the value ---------------------------
+expect 2 '-p 0' -- "$tool" run --algo binomial -p 0 --count 4
+expect 2 '-p -3' -- "$tool" run --algo binomial -p -3 --count 4
+expect 2 '4097' -- "$tool" run --algo binomial -p 4097 --count 4
+expect 2 'count -1' -- "$tool" run --algo binomial -p 4 --count -1
+expect 2 "transport 'foo'" -- "$tool" run --algo binomial -p 4 --count 4 --transport foo
+expect 2 "unknown algorithm 'nope'.*valid names: .*tree-dyn" -- \
+  "$tool" run --algo nope -p 4 --count 4
+expect 2 "band.*float|float.*band" -- "$tool" run -p 4 --count 4 --type float --op band
+expect 2 "root = 9" -- "$tool" run --algo binomial -p 4 --count 4 --root 9
+expect 2 "root = -1" -- "$tool" run --algo binomial -p 4 --count 4 --root -1
+expect 2 "tree-dyn.*non-commutative" -- \
+  "$tool" run --algo tree-dyn -p 4 --count 4 --op interval
+expect 2 "tree-dyn.*allreduce|allreduce.*tree-dyn" -- \
+  "$tool" run --algo tree-dyn -p 4 --count 4 --allreduce
+expect 2 "ring.*allreduce" -- "$tool" run --algo ring -p 4 --count 4
+expect 2 "format 'xml'" -- "$tool" run --algo binomial -p 4 --count 4 --format xml
+expect 2 "type 'quad'" -- "$tool" run --algo binomial -p 4 --count 4 --type quad
+expect 2 "'nope'" -- "$tool" run --algo binomial -p 4 --count 4 --op nope
+expect 2 "segment" -- "$tool" run --algo binomial -p 4 --count 4 --segment -8
+expect 2 "timeout" -- "$tool" run --algo binomial -p 4 --count 4 --timeout 0
+# the library takes deadlines up to 1e6 s: a larger one is bad usage, not a crash
+expect 2 "timeout" -- "$tool" run --algo binomial -p 4 --count 4 --timeout 1e7
+expect 2 "unknown option '--bogus'|--bogus" -- "$tool" run --algo binomial -p 4 --count 4 --bogus
+
+# --- a dead rank: exit 1 within a few seconds, naming the deadline --------------
+ms() { echo $(($(date +%s%N) / 1000000)); }
+start=$(ms)
+expect 1 'deadline' -- "$tool" run --algo binomial -p 3 --count 10 --dead-rank 1 --timeout 1
+took=$(($(ms) - start))
+if [ "$took" -lt 5000 ]; then ok; else bad "dead rank took $took ms"; fi
+start=$(ms)
+expect 1 'deadline' -- "$tool" run --algo ring -p 3 --count 10 --allreduce --dead-rank 1 \
+  --timeout 1 --format json
+took=$(($(ms) - start))
+if [ "$took" -lt 5000 ]; then ok; else bad "dead rank (ring) took $took ms"; fi
+
+echo "cli_run: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
