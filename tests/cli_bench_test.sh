@@ -67,16 +67,14 @@ expect 2 "unknown transport 'tcp'" -- "$tool" bench --transport tcp
 expect 0 'usage: treduce bench' -- "$tool" bench --help
 
 # --- MPI: np 2, MPI's own collectives as the baseline ------------------------
+# run_mpi.sh sets what Open MPI needs as root, --oversubscribe, a private
+# TMPDIR and, under ASan, the suppressions of MPI's own leaks.
+launch=("$(dirname "$0")/mpi/run_mpi.sh" mpirun 2)
 if command -v mpirun >/dev/null && ldd "$tool" | grep -q 'libmpi'; then
-  if [ "$(id -u)" -eq 0 ]; then
-    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-  fi
-  expect 0 'ranks, baseline ' -- \
-    mpirun --oversubscribe -np 2 "$tool" bench --transport mpi --sizes 8,1K,64K \
-    --algos binomial,ring --iters 3 --out "$out/mpi"
+  expect 0 'ranks, baseline ' -- "${launch[@]}" "$tool" bench --transport mpi \
+    --sizes 8,1K,64K --algos binomial,ring --iters 3 --out "$out/mpi"
   check_csv "$out/mpi" mpi mpi
-  expect 2 "invalid --iters 0" -- mpirun --oversubscribe -np 2 "$tool" bench \
-    --transport mpi --iters 0
+  expect 2 "invalid --iters 0" -- "${launch[@]}" "$tool" bench --transport mpi --iters 0
 else
   echo "cli_bench: MPI part skipped (no mpirun or no MPI in this build)"
 fi
