@@ -52,8 +52,7 @@ enum { F_POSTED = 1, F_WAKE = 2 };             /* flag[id], cleared at each rese
 #endif
 
 /* A rank with nothing posted, nothing in flight and no mark. */
-static const trd_vrank idle_rank = {.in_head = -1, .out_head = -1, .recv_head = -1,
-                                     .recv_tail = -1};
+static const trd_vrank idle_rank = {.in_head = -1, .out_head = -1, .recv_head = -1};
 
 static uint32_t op_of(int32_t id, int kind)
 {
@@ -173,20 +172,6 @@ static NOINLINE double combine_cost(trd_virtual *v, int32_t id, int32_t rank)
            (v->random ? cost * trd_costs_factor(v->costs, v->rng_c) : cost);
 }
 
-/* Takes listed RECV r of rank `to` out of its list; link is the field that
- * points to r (the head, or the `next` of the RECV before it, which is
- * then the new tail if r was the last). */
-static void unlink_recv(trd_virtual *v, int32_t to, int32_t r, int32_t *link)
-{
-    trd_vrank *rk = &v->ranks[to];
-    *link = v->st[r].next;
-    if (rk->recv_tail == r)
-        rk->recv_tail = link == &rk->recv_head
-                            ? -1
-                            : (int32_t)((trd_vstep *)((char *)link - offsetof(trd_vstep, next)) -
-                                        v->st);
-}
-
 /* Starts send s (already out of its receiver's queue) into RECV r. */
 static void start_transfer(trd_virtual *v, int32_t s, int32_t r, int32_t *rlink)
 {
@@ -204,7 +189,7 @@ static void start_transfer(trd_virtual *v, int32_t s, int32_t r, int32_t *rlink)
     *link = p->next_out;
     p->next_out = r; /* out of every list now: remembers its RECV */
     if (rlink) /* a partner keeps its flag: only its one SEND would look */
-        unlink_recv(v, to, r, rlink);
+        *rlink = v->st[r].next;
 }
 
 /* A wake-up for `to` when send s becomes ready, unless one is queued. */
@@ -285,12 +270,13 @@ static NOINLINE trd_status post_recv(trd_virtual *v, int32_t rank, int32_t id,
         v->flag[id] = F_POSTED;
     } else {
         trd_vstep *p = &v->st[id];
-        trd_vrank *me = &v->ranks[rank];
+        int32_t *link = &v->ranks[rank].recv_head;
+        while (*link >= 0)
+            link = &v->st[*link].next;
         p->peer = s->peer;
         p->next = -1;
         v->tag[id] = s->block;
-        *(me->recv_tail >= 0 ? &v->st[me->recv_tail].next : &me->recv_head) = id;
-        me->recv_tail = id;
+        *link = id;
     }
     mark(v, rank);
     return TRD_OK;

@@ -23,8 +23,11 @@ typedef struct trd_vstep {
 typedef struct trd_vrank {
     int32_t in_head;   /* posted sends waiting for this receiver, by readiness */
     int32_t out_head;  /* this rank's sends not yet started (last posted first) */
-    int32_t recv_head; /* posted receives without a partner, in posting order */
-    int32_t recv_tail; /* the last of them (-1: none): posting appends in O(1) */
+    int32_t recv_head; /* posted receives without a partner, in posting order
+                          (static plans give every receive a partner, so
+                          this short list only holds receives from any
+                          rank: no tail pointer, which would cost the 16-byte
+                          record its power-of-two size) */
     uint8_t busy;      /* port bits in use (trd_virtual.send_bits, recv_bits) */
     uint8_t dirty;     /* in `dirty`: to try once the instant has settled */
 } trd_vrank;
