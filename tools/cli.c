@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -95,4 +96,25 @@ bool cli_make_dir(const char *cmd, const char *dir)
     fprintf(stderr, "treduce %s: cannot create folder %s: %s\n", cmd, dir,
             errno == EEXIST ? "a file has that name" : strerror(errno));
     return false;
+}
+
+int cli_parse_options(const char *cmd, int argc, char **argv, const struct option *opts,
+                      void (*help)(void), int (*take)(int opt, void *ctx), void *ctx)
+{
+    int opt, st;
+    optind = 1;
+    opterr = 0; /* our own messages, naming the option */
+    while ((opt = getopt_long(argc, argv, "p:h", opts, NULL)) != -1) {
+        if (opt == 'h') {
+            help();
+            return -1;
+        }
+        if (opt == '?')
+            return cli_usage_error(cmd, "unknown or incomplete option '%s'", argv[optind - 1]);
+        if ((st = take(opt, ctx)) != CLI_OK)
+            return st;
+    }
+    if (optind < argc)
+        return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    return CLI_OK;
 }

@@ -27,6 +27,14 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
  * usage errors (2), the rest failures (1). */
 int cli_lib_error(const char *cmd, trd_status status);
 
+struct option;
+/* The option loop of a sub-command: getopt_long over argv with opts (and
+ * -p, -h) hands each option to take(opt, ctx); an unknown option, a
+ * missing value or a stray argument is a usage error naming it.  Returns
+ * -1 after --help (help printed), else CLI_OK or take's failing status. */
+int cli_parse_options(const char *cmd, int argc, char **argv, const struct option *opts,
+                      void (*help)(void), int (*take)(int opt, void *ctx), void *ctx);
+
 /* Creates folder dir if missing; prints why and returns false on failure. */
 bool cli_make_dir(const char *cmd, const char *dir);
 

@@ -53,8 +53,10 @@ static void help(void)
            "2 bad usage or input.\n");
 }
 
-static int parse_option(int opt, bench_args *a)
+/* One option (cli_parse_options' take). */
+static int take_option(int opt, void *ctx)
 {
+    bench_args *a = ctx;
     const char *cmd = "bench";
     switch (opt) {
     case 'T': a->transport = optarg; return CLI_OK;
@@ -142,23 +144,8 @@ static int parse_args(int argc, char **argv, bench_args *a)
         {"timeout", required_argument, 0, 'x'},   {"format", required_argument, 0, 'f'},
         {"help", no_argument, 0, 'h'},            {0, 0, 0, 0}};
     defaults(a, argc, argv);
-    int opt, st;
-    optind = 1;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, "p:h", opts, NULL)) != -1) {
-        if (opt == 'h') {
-            help();
-            return -1;
-        }
-        if (opt == '?')
-            return cli_usage_error("bench", "unknown or incomplete option '%s'",
-                                   argv[optind - 1]);
-        if ((st = parse_option(opt, a)) != CLI_OK)
-            return st;
-    }
-    if (optind < argc)
-        return cli_usage_error("bench", "unexpected argument '%s'", argv[optind]);
-    return check_args(a);
+    int st = cli_parse_options("bench", argc, argv, opts, help, take_option, a);
+    return st != CLI_OK ? st : check_args(a);
 }
 
 int cmd_bench(int argc, char **argv)

@@ -62,8 +62,10 @@ static void help(void)
            "Exit status: 0 verified, 1 failure or wrong result, 2 bad usage or input.\n");
 }
 
-static int parse_option(int opt, trd_run_args *a)
+/* One option (cli_parse_options' take). */
+static int take_option(int opt, void *ctx)
 {
+    trd_run_args *a = ctx;
     const char *cmd = "run";
     switch (opt) {
     case 'a': a->algo = optarg; return CLI_OK;
@@ -147,23 +149,8 @@ static int parse_args(int argc, char **argv, trd_run_args *a)
         {"reproducible", no_argument, 0, 'R'},    {"op-cost", required_argument, 0, 'C'},
         {"help", no_argument, 0, 'h'},            {0, 0, 0, 0}};
     trd_run_args_init(a);
-    int opt, st;
-    optind = 1;
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, "p:h", opts, NULL)) != -1) {
-        if (opt == 'h') {
-            help();
-            return -1;
-        }
-        if (opt == '?')
-            return cli_usage_error("run", "unknown or incomplete option '%s'",
-                                   argv[optind - 1]);
-        if ((st = parse_option(opt, a)) != CLI_OK)
-            return st;
-    }
-    if (optind < argc)
-        return cli_usage_error("run", "unexpected argument '%s'", argv[optind]);
-    return check_args(a);
+    int st = cli_parse_options("run", argc, argv, opts, help, take_option, a);
+    return st != CLI_OK ? st : check_args(a);
 }
 
 int cmd_run(int argc, char **argv)

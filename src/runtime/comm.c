@@ -220,8 +220,7 @@ static trd_status execute(trd_comm *c, const trd_op *op, const trd_comm_key *key
     c->exec = (trd_exec){.wire = &c->wire, .op = op, .slot = k->slots, .nslots = k->nslots,
                          .count = key->count, .elem = key->elem,
                          .blocks = k->plan ? trd_plan_blocks(k->plan) : 1,
-                         .timeout_s = c->timeout_s, .local = c->exec.local,
-                         .cap = c->exec.cap};
+                         .timeout_s = c->timeout_s, .local = c->exec.local};
     trd_transport t = trd_exec_transport(&c->exec);
     bool holds = false;
     c->status = TRD_OK;

@@ -22,24 +22,6 @@ void trd_exec_range(const trd_exec *x, int32_t block, int32_t blocks, int64_t *l
     *hi = x->count * (block + nb) / x->blocks;
 }
 
-static trd_status push_local(trd_exec *x, int32_t id)
-{
-    if (x->len == x->cap) {
-        size_t cap = x->cap ? 2 * x->cap : 64;
-        int32_t *grown = malloc(cap * sizeof *grown);
-        if (!grown)
-            return trd_fail(TRD_ENOMEM, "runtime: out of memory");
-        for (size_t i = 0; i < x->len; i++)
-            grown[i] = x->local[(x->head + i) % x->cap];
-        free(x->local);
-        x->local = grown;
-        x->head = 0;
-        x->cap = cap;
-    }
-    x->local[(x->head + x->len++) % x->cap] = id;
-    return TRD_OK;
-}
-
 static trd_status check_slot(const trd_exec *x, int32_t slot)
 {
     if (slot < 0 || slot >= x->nslots)
@@ -59,7 +41,7 @@ static trd_status run_local(trd_exec *x, int32_t id, const trd_step *s, int64_t 
         memcpy(acc, in, (size_t)(hi - lo) * x->elem);
     else if ((st = trd_op_combine(x->op, (trd_side)s->side, acc, in, hi - lo)) != TRD_OK)
         return st;
-    return push_local(x, id);
+    return trd_fifo_push(&x->local, id, -1);
 }
 
 static trd_status post(void *ctx, int32_t rank, int32_t id, const trd_step *s)
@@ -87,12 +69,11 @@ static trd_status post(void *ctx, int32_t rank, int32_t id, const trd_step *s)
 static trd_status wait_any(void *ctx, int32_t *rank, int32_t *id, int32_t *from)
 {
     trd_exec *x = ctx;
+    trd_completion c;
     *rank = x->wire->rank;
-    if (x->len > 0) {
-        *id = x->local[x->head];
-        *from = -1;
-        x->head = (x->head + 1) % x->cap;
-        x->len--;
+    if (trd_fifo_pop(&x->local, &c)) {
+        *id = c.id;
+        *from = c.from;
         return TRD_OK;
     }
     trd_wire *w = x->wire;
@@ -107,14 +88,13 @@ static double now(void *ctx)
 
 trd_transport trd_exec_transport(trd_exec *x)
 {
-    x->head = x->len = 0;
+    x->local.head = x->local.len = 0;
     return (trd_transport){.ctx = x, .post = post, .wait_any = wait_any, .now = now,
                            .attach = NULL};
 }
 
 void trd_exec_free(trd_exec *x)
 {
-    free(x->local);
-    x->local = NULL;
-    x->cap = x->len = x->head = 0;
+    free(x->local.items);
+    x->local = (trd_fifo){0};
 }

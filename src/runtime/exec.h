@@ -3,6 +3,7 @@
 #ifndef TRD_RUNTIME_EXEC_H
 #define TRD_RUNTIME_EXEC_H
 
+#include "core/fifo.h"
 #include "engine/transport.h"
 #include "transport/wire.h"
 
@@ -15,8 +16,7 @@ typedef struct trd_exec {
     size_t elem;          /* bytes per element */
     int32_t blocks;       /* B (trd_plan_blocks; 1 for dynamic) */
     double timeout_s;     /* each wait's deadline, from its start */
-    int32_t *local;       /* completed COMBINE/COPY ids, FIFO */
-    size_t head, len, cap;
+    trd_fifo local;       /* completed COMBINE/COPY steps */
 } trd_exec;
 
 /* The engine's transport over exec (which must outlive it). */

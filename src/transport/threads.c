@@ -24,6 +24,7 @@
 #include <time.h>
 
 #include "core/error.h"
+#include "core/fifo.h"
 
 /* One end of a transfer waiting in a mailbox. */
 typedef struct pending {
@@ -38,16 +39,11 @@ typedef struct queue {
     size_t len, cap;
 } queue;
 
-typedef struct completion {
-    int32_t id, from;
-} completion;
-
 typedef struct mailbox {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     queue sends, recvs;
-    completion *done; /* ring buffer */
-    size_t head, len, cap;
+    trd_fifo done;
 } mailbox;
 
 typedef struct trd_world {
@@ -136,21 +132,9 @@ static long queue_find(const queue *q, int32_t peer, int32_t tag, bool any_ok)
 /* Queues a completion for the rank owning box; the caller holds box->mu. */
 static trd_status complete_locked(mailbox *box, int32_t id, int32_t from)
 {
-    if (box->len == box->cap) {
-        size_t cap = box->cap ? 2 * box->cap : 32;
-        completion *grown = malloc(cap * sizeof *grown);
-        if (!grown)
-            return trd_fail(TRD_ENOMEM, "threads transport: out of memory");
-        for (size_t i = 0; i < box->len; i++)
-            grown[i] = box->done[(box->head + i) % box->cap];
-        free(box->done);
-        box->done = grown;
-        box->head = 0;
-        box->cap = cap;
-    }
-    box->done[(box->head + box->len++) % box->cap] = (completion){id, from};
+    trd_status st = trd_fifo_push(&box->done, id, from);
     pthread_cond_signal(&box->cv);
-    return TRD_OK;
+    return st;
 }
 
 static trd_status complete(mailbox *box, int32_t id, int32_t from)
@@ -236,18 +220,16 @@ static trd_status t_wait(void *ctx, double deadline, int32_t *id, int32_t *from)
     struct timespec until = abs_time(deadline);
     int rc = 0;
     pthread_mutex_lock(&box->mu);
-    while (box->len == 0 && rc != ETIMEDOUT)
+    while (box->done.len == 0 && rc != ETIMEDOUT)
         rc = pthread_cond_timedwait(&box->cv, &box->mu, &until);
-    if (box->len == 0) {
+    trd_completion c;
+    if (!trd_fifo_pop(&box->done, &c)) {
         size_t sends = box->sends.len, recvs = box->recvs.len;
         pthread_mutex_unlock(&box->mu);
         return trd_fail(TRD_ETIMEDOUT, "threads transport: rank %ld got no message before "
                         "its deadline (%zu receives posted, %zu sends to it unmatched): a "
                         "peer is dead or stuck", (long)r->rank, recvs, sends);
     }
-    completion c = box->done[box->head];
-    box->head = (box->head + 1) % box->cap;
-    box->len--;
     pthread_mutex_unlock(&box->mu);
     *id = c.id;
     *from = c.from;
@@ -333,7 +315,7 @@ static void free_world(trd_world *w)
         pthread_cond_destroy(&w->box[r].cv);
         free(w->box[r].sends.items);
         free(w->box[r].recvs.items);
-        free(w->box[r].done);
+        free(w->box[r].done.items);
     }
     free(w->box);
     pthread_mutex_destroy(&w->mu);
