@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # cli_run_mpi.sh LAUNCHER TREDUCE: `treduce run --transport mpi` end to end,
 # each run started by run_mpi.sh (mpirun --oversubscribe, 60 s limit):
-#   - every registered algorithm on 3 and 4 processes, verified against the
-#     rank-order fold (the non-commutative 2x2 matrix checker wherever the
-#     algorithm accepts it, else int32 sum), reduce or allreduce as its kind
-#     allows, with the JSON keys of the contract;
-#   - rank counts 1 to 9 and counts 0, 1, odd and large for a tree, an
-#     exchange and a dynamic algorithm;
+#   - every registered algorithm on 1, 2, 3, 4, 5, 8 and 9 processes,
+#     verified against the rank-order fold (the non-commutative 2x2 matrix
+#     checker wherever the algorithm accepts it, else int32 sum), reduce or
+#     allreduce as its kind allows, with the JSON keys of the contract;
+#   - counts 0, 1, odd and large on 1, 2, 5, 8 and 9 processes for a tree,
+#     an exchange and a dynamic algorithm;
 #   - bad input exits 2 on every rank with one message; a killed process
 #     (--dead-rank) ends the job with a failure, never a hang.
 set -uo pipefail
@@ -44,8 +44,9 @@ for algo in $("$tool" list --format json | jq -r '.[].name'); do
   mode=(); op=(--op matrix)
   [ "$kind" = exchange ] && mode=(--allreduce)
   case "$algo" in tree-dyn | ring) op=(--op sum --type int32) ;; esac
-  for np in 3 4; do
-    run_ok "$np" --algo "$algo" --count 1001 "${op[@]}" "${mode[@]}" --root $((np - 1))
+  for np in 1 2 3 4 5 8 9; do
+    run_ok "$np" --algo "$algo" --count 1001 "${op[@]}" "${mode[@]}" --root $((np - 1)) \
+      --d 1 --c 1
   done
 done
 
