@@ -63,12 +63,6 @@ void bench_progress(bench_rank *br, const bench_point *pt)
             pt->chosen ? " -> " : "", pt->chosen ? pt->chosen : "", 1e6 * pt->median);
 }
 
-static int by_value(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
 /* out = the maximum of v over all ranks (n values), by treduce itself:
  * it runs after the timed calls, so it times nothing. */
 static trd_status agree_max(bench_rank *br, const double *v, double *out, int64_t n)
@@ -98,7 +92,7 @@ static trd_status repeat(bench_rank *br, const bench_runner *run, const bench_ca
 static trd_status keep(bench_rank *br, const bench_case *c, double *all, int64_t iters,
                        bench_point *pt)
 {
-    qsort(all, (size_t)iters, sizeof *all, by_value);
+    cli_sort(all, (size_t)iters);
     pt->median = all[iters / 2];
     pt->min = all[0];
     pt->verified = all[iters] == 0;

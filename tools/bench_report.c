@@ -42,12 +42,6 @@ static bool is_baseline(const bench_point *pt)
     return !strcmp(pt->algo, "mpi") || !strcmp(pt->algo, "bound");
 }
 
-static int by_value(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
 /* Median of |predicted - measured| / measured over treduce's series
  * (every algorithm and auto); NaN when there is none. */
 static double prediction_error(const bench_table *t, size_t *n)
@@ -60,26 +54,17 @@ static double prediction_error(const bench_table *t, size_t *n)
             e[(*n)++] = fabs(pt->predicted - pt->median) / pt->median;
     }
     if (e && *n > 0) {
-        qsort(e, *n, sizeof *e, by_value);
+        cli_sort(e, *n);
         med = *n % 2 ? e[*n / 2] : 0.5 * (e[*n / 2 - 1] + e[*n / 2]);
     }
     free(e);
     return med;
 }
 
-static FILE *open_out(const bench_args *a, const char *name, char *path, size_t size)
-{
-    snprintf(path, size, "%s/%s", a->out, name);
-    FILE *f = fopen(path, "w");
-    if (!f)
-        fprintf(stderr, "treduce bench: cannot write %s\n", path);
-    return f;
-}
-
 static bool write_bench_csv(const bench_args *a, const bench_table *t)
 {
     char path[4096];
-    FILE *f = open_out(a, "bench.csv", path, sizeof path);
+    FILE *f = cli_open_out("bench", a->out, "bench.csv", path, sizeof path);
     if (!f)
         return false;
     fprintf(f, "transport,p,kind,op,bytes,algo,median_us,min_us,predicted_us,verified\n");
@@ -99,7 +84,7 @@ static bool write_ratios_csv(const bench_args *a, const bench_table *t)
 {
     char path[4096];
     const char *base = bench_baseline_name(a);
-    FILE *f = open_out(a, "ratios.csv", path, sizeof path);
+    FILE *f = cli_open_out("bench", a->out, "ratios.csv", path, sizeof path);
     if (!f)
         return false;
     fprintf(f, "transport,p,kind,op,bytes,auto_algo,auto_us,baseline,baseline_us,ratio\n");

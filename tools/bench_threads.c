@@ -27,12 +27,6 @@ typedef struct bound_shared {
     trd_status status;     /* rank 0's, read by all after the second barrier */
 } bound_shared;
 
-static int by_value(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
 /* One timed fold: acc[i] += inputs[r][i] for r = 1..p-1. */
 static double fold_pass(trd_comm *comm, double *acc, const double *const *inputs, int64_t p,
                         int64_t count)
@@ -61,7 +55,7 @@ static trd_status time_bound(bench_rank *br, const bench_case *c, bound_shared *
         return TRD_ENOMEM;
     for (int64_t k = 0; k < iters; k++) /* values grow, but stay exact small integers */
         t[k] = fold_pass(br->comm, sh->acc, sh->inputs, p, c->count);
-    qsort(t, (size_t)iters, sizeof *t, by_value);
+    cli_sort(t, (size_t)iters);
     memcpy(sh->acc, sh->inputs[0], bytes);
     fold_pass(br->comm, sh->acc, sh->inputs, p, c->count);
     bench_point pt = {.op = c->op, .kind = c->kind, .bytes = (int64_t)bytes, .iters = iters,

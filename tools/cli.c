@@ -118,3 +118,23 @@ int cli_parse_options(const char *cmd, int argc, char **argv, const struct optio
         return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
     return CLI_OK;
 }
+
+static int by_value(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+void cli_sort(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, by_value);
+}
+
+FILE *cli_open_out(const char *cmd, const char *dir, const char *name, char *path, size_t size)
+{
+    snprintf(path, size, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        fprintf(stderr, "treduce %s: cannot write %s\n", cmd, path);
+    return f;
+}

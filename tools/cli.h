@@ -4,7 +4,9 @@
 #define TRD_TOOLS_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "treduce/treduce.h"
 
@@ -34,6 +36,14 @@ struct option;
  * -1 after --help (help printed), else CLI_OK or take's failing status. */
 int cli_parse_options(const char *cmd, int argc, char **argv, const struct option *opts,
                       void (*help)(void), int (*take)(int opt, void *ctx), void *ctx);
+
+/* Sorts v[0..n) ascending (medians of timings). */
+void cli_sort(double *v, size_t n);
+
+/* Opens dir/name for writing (path gets it); prints "treduce <cmd>:
+ * cannot write <path>" and returns NULL on failure. */
+FILE *cli_open_out(const char *cmd, const char *dir, const char *name, char *path,
+                   size_t size);
 
 /* Creates folder dir if missing; prints why and returns false on failure. */
 bool cli_make_dir(const char *cmd, const char *dir);

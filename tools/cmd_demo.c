@@ -7,12 +7,6 @@
 
 #include "run.h"
 
-static int by_value(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
 #define DEMO_N 64
 #define DEMO_K 8
 
@@ -149,7 +143,7 @@ static int print_real_runs(void)
             printf("%-14s failed: %s\n", a.algo, res.error[0] ? res.error : trd_errmsg());
             return CLI_FAILED;
         }
-        qsort(times, 5, sizeof *times, by_value);
+        cli_sort(times, 5);
         printf("%-14s %10.2f %10.2f %9s\n", a.algo, 1e3 * res.predicted, 1e3 * times[2],
                res.verified ? "yes" : "NO");
         if (!res.verified)

@@ -50,15 +50,6 @@ static trd_status point(sweep *s, const char *algo, double mean_c, double cv, tr
     return st;
 }
 
-static FILE *open_csv(const sweep *s, const char *name, char *path, size_t size)
-{
-    snprintf(path, size, "%s/%s", s->dir, name);
-    FILE *f = fopen(path, "w");
-    if (!f)
-        fprintf(stderr, "treduce sweep: cannot write %s\n", path);
-    return f;
-}
-
 static int report(trd_status st, const char *path)
 {
     if (st != TRD_OK)
@@ -75,7 +66,7 @@ static int fig4(sweep *s)
 {
     double x[NCV], mean[4 * NCV], lo[4 * NCV], hi[4 * NCV];
     char path[4096];
-    FILE *f = open_csv(s, "fig4.csv", path, sizeof path);
+    FILE *f = cli_open_out("sweep", s->dir, "fig4.csv", path, sizeof path);
     if (!f)
         return CLI_FAILED;
     fprintf(f, "cv,method,mean,std,q10,q50,q90\n");
@@ -164,7 +155,7 @@ static FILE *grid_csv(sweep *s, const char *fig, const char *const *methods, int
         return NULL;
     }
     snprintf(name, sizeof name, "%s.csv", fig);
-    FILE *f = open_csv(s, name, path, size);
+    FILE *f = cli_open_out("sweep", s->dir, name, path, size);
     *status = f ? CLI_OK : CLI_FAILED;
     if (f)
         fprintf(f, "%s\n", header);

@@ -7,12 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int by_value(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
 static void print_text(const trd_run_args *a, int64_t p, size_t bytes, double med, double min,
                        const trd_run_result *res)
 {
@@ -68,7 +62,7 @@ int trd_run_report(const trd_run_args *a, int64_t p, const trd_run_result *res)
         return CLI_FAILED;
     for (int64_t k = 0; k < a->iters; k++)
         t[k] = res->times[k];
-    qsort(t, (size_t)a->iters, sizeof *t, by_value);
+    cli_sort(t, (size_t)a->iters);
     double med = t[a->iters / 2], min = t[0];
     free(t);
     trd_op *op = NULL;
