@@ -14,6 +14,8 @@ packages=(
   libsimgrid-dev g++                # SimGrid baseline of bench/sim (bench/simgrid_binomial.cpp)
   openmpi-bin libopenmpi-dev        # MPI transport (src/transport/mpi.c) and its tests
   libmpich-dev                      # the same built against MPICH (tests/mpi/build_mpich.sh)
+  libqsopt-ex-dev libgmp-dev        # exact rational LP solver and rationals (src/steady)
+  libxml2-dev                       # SimGrid platform XML import (src/model/platform_simgrid.c)
 )
 
 missing=()

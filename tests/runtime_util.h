@@ -21,7 +21,7 @@
 
 #include "testutil.h"
 
-#define RT_MAX_P 64
+#define RT_MAX_P 128
 #define RT_MSG 512
 
 static inline double rt_now(void)
@@ -336,6 +336,26 @@ static inline size_t rt_algo(const char *name)
     size_t i = 0;
     TU_CHECK(trd_algo_find(name, &i) == TRD_OK, "algorithm %s: %s", name, trd_errmsg());
     return i;
+}
+
+/* Whether algorithm a's plan refuses an allreduce on p ranks (with a
+ * non-commutative operator when nc): an exchange algorithm that cannot take
+ * this p or operator (star and star-reduce-bcast need p = n! and a
+ * commutative operator, ring a commutative one for p > 2).  The runtime
+ * must then refuse the call too. */
+static inline bool rt_plan_refuses(size_t a, int32_t p, bool nc)
+{
+    if (trd_algo_kind_of(a) != TRD_KIND_EXCHANGE)
+        return false;
+    trd_params prm;
+    trd_params_init(&prm);
+    prm.n = p;
+    prm.allreduce = true;
+    prm.noncommutative = nc;
+    trd_plan *plan = NULL;
+    trd_status st = trd_plan_create(&plan, trd_algo_name(a), &prm);
+    trd_plan_free(plan);
+    return st == TRD_EUNSUPPORTED;
 }
 
 /* Whether a status and message say the algorithm is not written yet (the

@@ -207,6 +207,29 @@ bool bench_algo_runs(size_t i, int kind)
     return true;
 }
 
+void bench_drop_unfit(bench_args *a, bool say)
+{
+    size_t kept = 0;
+    for (size_t j = 0; j < a->nalgos; j++) {
+        size_t i = a->algos[j];
+        trd_status st = TRD_OK;
+        if (trd_algo_kind_of(i) == TRD_KIND_EXCHANGE) { /* its plan for this p */
+            trd_params prm;
+            trd_params_init(&prm);
+            prm.n = a->p;
+            prm.allreduce = true;
+            trd_plan *plan = NULL;
+            st = trd_plan_create(&plan, trd_algo_name(i), &prm);
+            trd_plan_free(plan);
+        }
+        if (st == TRD_EUNSUPPORTED && say)
+            fprintf(stderr, "treduce bench: skipped %s: %s\n", trd_algo_name(i), trd_errmsg());
+        if (st != TRD_EUNSUPPORTED)
+            a->algos[kept++] = i;
+    }
+    a->nalgos = kept;
+}
+
 int64_t bench_series_total(const bench_args *a, size_t baseline_ops)
 {
     int64_t per_size = 0, kinds = 0;

@@ -137,6 +137,7 @@ int bench_mpi(bench_args *a)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     a->p = size;
+    bench_drop_unfit(a, rank == 0);
     prefix_launcher(a->command, sizeof a->command, size);
     bench_table table = {.p = size};
     char version[MPI_MAX_LIBRARY_VERSION_STRING];

@@ -112,6 +112,10 @@ void bench_fold(double *buf, int64_t count, int64_t p);
 trd_status bench_make_op(const bench_args *a, const char *name, trd_op **op);
 /* Whether registry algorithm i runs calls of this kind. */
 bool bench_algo_runs(size_t i, int kind);
+/* Drops from a->algos the algorithms that cannot run on a->p ranks (their
+ * plan refuses p: star and star-reduce-bcast need p = n!), saying so on
+ * stderr when `say`. */
+void bench_drop_unfit(bench_args *a, bool say);
 /* Series in the whole run: the algorithms of each kind and auto for every
  * operator, and a baseline for baseline_ops of them. */
 int64_t bench_series_total(const bench_args *a, size_t baseline_ops);

@@ -101,10 +101,17 @@ bool cli_make_dir(const char *cmd, const char *dir)
 int cli_parse_options(const char *cmd, int argc, char **argv, const struct option *opts,
                       void (*help)(void), int (*take)(int opt, void *ctx), void *ctx)
 {
+    return cli_parse_options_short(cmd, "p:h", argc, argv, opts, help, take, ctx);
+}
+
+int cli_parse_options_short(const char *cmd, const char *shortopts, int argc, char **argv,
+                            const struct option *opts, void (*help)(void),
+                            int (*take)(int opt, void *ctx), void *ctx)
+{
     int opt, st;
     optind = 1;
     opterr = 0; /* our own messages, naming the option */
-    while ((opt = getopt_long(argc, argv, "p:h", opts, NULL)) != -1) {
+    while ((opt = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
         if (opt == 'h') {
             help();
             return -1;

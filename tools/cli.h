@@ -36,6 +36,11 @@ struct option;
  * -1 after --help (help printed), else CLI_OK or take's failing status. */
 int cli_parse_options(const char *cmd, int argc, char **argv, const struct option *opts,
                       void (*help)(void), int (*take)(int opt, void *ctx), void *ctx);
+/* The same with other short options than "p:h" (getopt's syntax; -h is
+ * help, and must be among them). */
+int cli_parse_options_short(const char *cmd, const char *shortopts, int argc, char **argv,
+                            const struct option *opts, void (*help)(void),
+                            int (*take)(int opt, void *ctx), void *ctx);
 
 /* Sorts v[0..n) ascending (medians of timings). */
 void cli_sort(double *v, size_t n);
@@ -62,5 +67,22 @@ int cmd_sweep(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_star(int argc, char **argv);
+int cmd_platform(int argc, char **argv);
+int cmd_steady(int argc, char **argv);
+
+/* `treduce steady --simulate OPS` and `--run OPS` (tools/steady_series.c):
+ * OPS reductions of the series solved in st (on pf) simulated with the
+ * platform's costs, or run on threads (one per node) with verified
+ * results.  json non-NULL: the figures go into that object under
+ * "simulated" / "run"; else a text summary on stdout.  Return an exit
+ * status (errors printed). */
+struct trd_platform;
+struct trd_steady;
+struct json_t;
+int steady_series_simulate(const struct trd_platform *pf, const struct trd_steady *st,
+                           int64_t ops, struct json_t *json);
+int steady_series_run(const struct trd_platform *pf, const struct trd_steady *st, int64_t ops,
+                      struct json_t *json);
 
 #endif

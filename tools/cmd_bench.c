@@ -114,6 +114,8 @@ static int check_args(bench_args *a)
         if (n == 0 || a->sizes[i] != a->sizes[n - 1])
             a->sizes[n++] = a->sizes[i];
     a->nsizes = n;
+    if (!strcmp(a->transport, "threads"))
+        bench_drop_unfit(a, true); /* MPI: once the size is known (bench_mpi.c) */
     return CLI_OK;
 }
 

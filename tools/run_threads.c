@@ -4,6 +4,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct rank_job {
     const trd_run_args *args;
@@ -30,7 +31,11 @@ static void merge(const trd_run_args *a, rank_job *jobs, int64_t p)
         res->verified = res->verified && o->verified;
         if (res->status == TRD_OK && o->status != TRD_OK) {
             res->status = o->status;
-            snprintf(res->error, sizeof res->error, "rank %lld: %s", (long long)r, o->error);
+            /* Through a local copy: gcc -O0 cannot tell jobs[0] from jobs[r]
+             * (-Wrestrict) and wants room for the prefix (-Wformat-truncation). */
+            char why[sizeof o->error];
+            memcpy(why, o->error, sizeof why);
+            snprintf(res->error, sizeof res->error, "rank %lld: %.480s", (long long)r, why);
         }
     }
 }

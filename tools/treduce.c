@@ -18,7 +18,10 @@ static const struct {
     {"run", cmd_run, "run a real reduce or allreduce over threads or MPI and check it"},
     {"calibrate", cmd_calibrate, "measure this platform's cost profile (latency, bandwidth, combine)"},
     {"bench", cmd_bench, "benchmark every algorithm and auto against MPI or the memory bound"},
+    {"star", cmd_star, "all-reduce on the n-star graph (Oh-Choi-Primeaux): verify, count, simulate"},
     {"demo", cmd_demo, "compare every planner on 64 ranks and draw a Gantt chart"},
+    {"platform", cmd_platform, "generate, check and print platform graphs (JSON, SimGrid XML)"},
+    {"steady", cmd_steady, "best steady-state throughput of series of scatters, gossips, reduces"},
 };
 
 static void usage(FILE *out)

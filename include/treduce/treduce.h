@@ -507,8 +507,9 @@ typedef struct trd_coll_opts {
                                 static plans only (a fixed combine order;
                                 allreduce results computed once per block
                                 or by commutative pairs); dynamic
-                                algorithms are refused, and `auto` skips
-                                them */
+                                algorithms and star (every rank adds in
+                                its own order) are refused, and `auto`
+                                skips them */
     int64_t segment_bytes;   /* cut the buffer into segments of about this
                                 size (> 0); 0 = the algorithm's choice:
                                 pipeline and pipelined-fibonacci from the
@@ -534,6 +535,18 @@ trd_status trd_reduce(trd_comm *comm, const void *sendbuf, void *recvbuf, int64_
  * (TRD_EUNSUPPORTED). */
 trd_status trd_allreduce(trd_comm *comm, const void *sendbuf, void *recvbuf, int64_t count,
                          const trd_op *op, const trd_coll_opts *opts);
+/* Runs any plan (collective: every rank calls it with the same plan,
+ * count and op): this rank's program on buf, which is its slot 0 - its
+ * input at the start, and at trd_plan_result_rank its result at the end
+ * (e.g. the series of treduce/steady_series.h, one operation per block).
+ * count elements of op, cut into trd_plan_blocks(plan) blocks; scratch
+ * slots come from the communicator.  TRD_EINVAL for a NULL argument, a
+ * plan for another number of ranks than the communicator's, or count
+ * below the number of blocks (each needs an element) or too large; then
+ * as trd_reduce.  The plan must outlive the call; the communicator's
+ * cached plan for trd_reduce and trd_allreduce is dropped. */
+trd_status trd_comm_run_plan(trd_comm *comm, const trd_plan *plan, void *buf, int64_t count,
+                             const trd_op *op);
 
 /* Measures this platform for a call of `count` elements of op (collective:
  * every rank calls it): the latency of a message and the time per byte

@@ -63,7 +63,13 @@ static trd_step step(int32_t kind, int32_t peer, int32_t buf, int32_t src, trd_x
 
 int32_t trd_xb_send(trd_xbuild *x, int32_t peer, trd_xrange r, int32_t dep0, int32_t dep1)
 {
-    return emit(x, step(TRD_STEP_SEND, peer, 0, -1, r, dep0, dep1));
+    return trd_xb_send_slot(x, peer, 0, r, dep0, dep1);
+}
+
+int32_t trd_xb_send_slot(trd_xbuild *x, int32_t peer, int32_t slot, trd_xrange r, int32_t dep0,
+                         int32_t dep1)
+{
+    return emit(x, step(TRD_STEP_SEND, peer, slot, -1, r, dep0, dep1));
 }
 
 int32_t trd_xb_recv(trd_xbuild *x, int32_t peer, int32_t slot, trd_xrange r, int32_t dep0,
@@ -74,7 +80,13 @@ int32_t trd_xb_recv(trd_xbuild *x, int32_t peer, int32_t slot, trd_xrange r, int
 
 int32_t trd_xb_combine(trd_xbuild *x, trd_side side, trd_xrange r, int32_t dep0, int32_t dep1)
 {
-    trd_step s = step(TRD_STEP_COMBINE, -1, 0, 1, r, dep0, dep1);
+    return trd_xb_combine_from(x, side, 1, r, dep0, dep1);
+}
+
+int32_t trd_xb_combine_from(trd_xbuild *x, trd_side side, int32_t src, trd_xrange r,
+                            int32_t dep0, int32_t dep1)
+{
+    trd_step s = step(TRD_STEP_COMBINE, -1, 0, src, r, dep0, dep1);
     s.side = side;
     return emit(x, s);
 }

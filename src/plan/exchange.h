@@ -36,6 +36,12 @@ int32_t trd_xb_send(trd_xbuild *x, int32_t peer, trd_xrange r, int32_t dep0, int
 int32_t trd_xb_recv(trd_xbuild *x, int32_t peer, int32_t slot, trd_xrange r, int32_t dep0,
                     int32_t dep1);
 int32_t trd_xb_combine(trd_xbuild *x, trd_side side, trd_xrange r, int32_t dep0, int32_t dep1);
+/* The same with other slots: SEND reads `slot`; COMBINE is slot 0 = slot
+ * src (+) slot 0 (LEFT) or slot 0 (+) slot src (RIGHT, clobbering src). */
+int32_t trd_xb_send_slot(trd_xbuild *x, int32_t peer, int32_t slot, trd_xrange r, int32_t dep0,
+                         int32_t dep1);
+int32_t trd_xb_combine_from(trd_xbuild *x, trd_side side, int32_t src, trd_xrange r,
+                            int32_t dep0, int32_t dep1);
 /* Hands the steps to the plan (plan->steps, step_first[n]), or frees them
  * and returns the failure. */
 trd_status trd_xb_end(trd_xbuild *x);

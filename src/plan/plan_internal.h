@@ -41,4 +41,18 @@ trd_status trd_step_push(trd_step_list *list, trd_step step);
 trd_status trd_schedule_build(trd_plan *plan, const trd_timing *timing,
                               const int32_t *rank);
 
+/* A plan of programs written by the caller (src/plan/custom.c), named by
+ * `algo`: a static entry outside registry.def, whose name and
+ * bound_source must be set (the rest may be NULL).  params gives n, root
+ * (the rank that ends with the result), segments (the blocks B, 1 to
+ * TRD_SEGMENTS_MAX) and the flags; rank r's program is
+ * steps[step_first[r] .. step_first[r + 1]).  step_first and steps
+ * (malloc'd) are taken over, even on failure.  Every step is checked
+ * (kind, peer another rank, slots, side, blocks inside B, deps earlier,
+ * release on SENDs only): TRD_EINVAL names the first bad one.  makespan is
+ * the model's prediction (NaN: simulated with params' d and c on demand);
+ * no tree, no bounds (NaN). */
+trd_status trd_plan_custom(trd_plan **out, const trd_algo *algo, const trd_params *params,
+                           size_t *step_first, trd_step *steps, double makespan);
+
 #endif

@@ -11,6 +11,8 @@ typedef trd_status (*trd_schedule_fn)(trd_plan *plan);
 trd_status trd_schedule_recursive_doubling(trd_plan *plan);
 trd_status trd_schedule_ring(trd_plan *plan);
 trd_status trd_schedule_rabenseifner(trd_plan *plan);
+trd_status trd_schedule_star(trd_plan *plan);
+trd_status trd_schedule_star_reduce_bcast(trd_plan *plan);
 /* Segment count chosen by a pipelined algorithm from params (d, c,
  * latency, n): reduce-parallel-pattern Sec. 3 and 4. */
 typedef int64_t (*trd_segments_fn)(const trd_params *params);

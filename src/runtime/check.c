@@ -44,6 +44,10 @@ static trd_status check_algo(const trd_algo *a, const trd_op *op, bool allreduce
     if (a->policy == trd_policy_tree_dyn && !trd_op_is_commutative(op))
         return trd_fail(TRD_EUNSUPPORTED, "tree-dyn pairs any two ranks: it cannot honour a "
                         "non-commutative operator (use nc-tree-dyn)");
+    if (a->schedule == trd_schedule_star && reproducible)
+        return trd_fail(TRD_EUNSUPPORTED, "star adds the partial sums in a different order on "
+                        "every rank, so a floating-point result differs between ranks "
+                        "(reproducible mode: use star-reduce-bcast)");
     return TRD_OK;
 }
 

@@ -308,3 +308,56 @@ trd_status trd_allreduce(trd_comm *comm, const void *sendbuf, void *recvbuf, int
 {
     return trd_comm_collective(comm, sendbuf, recvbuf, count, op, 0, true, opts);
 }
+
+static trd_status check_run_plan(const trd_comm *c, const trd_plan *plan, const void *buf,
+                                 int64_t count, const trd_op *op)
+{
+    if (!c || !plan || !op || (!buf && count > 0))
+        return trd_fail(TRD_EINVAL, "trd_comm_run_plan: NULL %s",
+                        !c ? "communicator" : !plan ? "plan" : !op ? "operator" : "buffer");
+    int64_t n = trd_plan_params(plan)->n, blocks = trd_plan_blocks(plan);
+    size_t elem = trd_op_elem_size(op);
+    if (n != c->wire.size)
+        return trd_fail(TRD_EINVAL, "trd_comm_run_plan: the plan is for %lld ranks, the "
+                        "communicator has %ld", (long long)n, (long)c->wire.size);
+    if (count < blocks)
+        return trd_fail(TRD_EINVAL, "trd_comm_run_plan: count = %lld is below the plan's %lld "
+                        "blocks (each needs an element)", (long long)count, (long long)blocks);
+    /* block boundaries count * b / B in 64 bits; every slot's bytes in size_t */
+    uint64_t slots = (uint64_t)trd_plan_scratch_slots(plan, c->wire.rank) + 1;
+    if (count > INT64_MAX / blocks || (uint64_t)count > SIZE_MAX / elem / slots)
+        return trd_fail(TRD_EINVAL, "trd_comm_run_plan: count = %lld elements of %zu bytes is "
+                        "too large", (long long)count, elem);
+    if (c->dead)
+        return trd_fail(TRD_EIO, "rank %ld is marked dead (test hook): it takes no part",
+                        (long)c->wire.rank);
+    return TRD_OK;
+}
+
+/* The caller's plan goes through execute() as a cached one would, but
+ * borrowed: it is taken out of the cache before anything frees it. */
+trd_status trd_comm_run_plan(trd_comm *c, const trd_plan *plan, void *buf, int64_t count,
+                             const trd_op *op)
+{
+    trd_status st = check_run_plan(c, plan, buf, count, op);
+    if (st != TRD_OK)
+        return st;
+    trd_comm_cache *k = &c->cache;
+    trd_comm_key key = {.params = *trd_plan_params(plan), .count = count,
+                        .elem = trd_op_elem_size(op)};
+    drop_cache(k);
+    k->nslots = trd_plan_scratch_slots(plan, c->wire.rank) + 1;
+    st = trd_engine_create(&k->engine, plan, c->wire.size, NULL);
+    k->slots = st == TRD_OK ? calloc((size_t)k->nslots, sizeof *k->slots) : NULL;
+    if (st == TRD_OK && !k->slots)
+        st = trd_fail(TRD_ENOMEM, "runtime: out of memory");
+    if (st == TRD_OK)
+        st = lay_out_slots(c, buf, (size_t)count * key.elem);
+    if (st == TRD_OK) {
+        k->plan = (trd_plan *)plan; /* read only: execute() asks for its blocks */
+        st = execute(c, op, &key);
+        k->plan = NULL;
+    }
+    drop_cache(k);
+    return st;
+}

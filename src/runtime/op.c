@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/splitmix.h"
 
 typedef void (*kernel_fn)(const void *restrict in, void *restrict inout, int64_t count);
 
@@ -318,12 +319,6 @@ trd_status trd_op_combine(const trd_op *op, trd_side side, void *acc, void *in,
 
 /* ---- Checker: 2x2 matrices mod p = 2^31 - 1 ---- */
 
-static uint64_t mix64(uint64_t z) /* splitmix64's finaliser */
-{
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
 
 /* x (*) y: entries < 2^31, so each sum of two products is < 2^63. */
 static trd_matrix2x2 mat_mul(trd_matrix2x2 x, trd_matrix2x2 y)
@@ -350,9 +345,9 @@ static void matrix_fn(const void *in_, void *inout_, int64_t count, void *ctx)
 static trd_matrix2x2 rank_matrix(int64_t rank, int64_t i)
 {
     const uint64_t p = TRD_MATRIX_P;
-    const uint64_t golden = 0x9e3779b97f4a7c15u; /* keeps mix64 away from mix64(0) = 0 */
-    uint64_t h = mix64(mix64((uint64_t)rank + golden) + (2 * (uint64_t)i + 1) * golden);
-    uint64_t x = 1 + h % (p - 1), y = 1 + mix64(h + golden) % (p - 1);
+    const uint64_t golden = TRD_GOLDEN64; /* keeps trd_mix64 away from trd_mix64(0) = 0 */
+    uint64_t h = trd_mix64(trd_mix64((uint64_t)rank + golden) + (2 * (uint64_t)i + 1) * golden);
+    uint64_t x = 1 + h % (p - 1), y = 1 + trd_mix64(h + golden) % (p - 1);
     return (trd_matrix2x2){(uint32_t)((1 + x * y) % p), (uint32_t)x, (uint32_t)y, 1};
 }
 

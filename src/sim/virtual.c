@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/splitmix.h"
 
 enum { EV_TRANSFER, EV_COMBINE, EV_WAKE };    /* event op: id << 2 | kind */
 enum { LANE_TRANSFER = 0, LANE_COMBINE = 1 };  /* each is pushed mostly in time order */
@@ -473,14 +474,9 @@ void trd_virtual_destroy(trd_virtual *v)
     *v = (trd_virtual){0};
 }
 
-/* splitmix64: decorrelated seeds for (seed, run, stream). */
-static uint64_t mix(uint64_t x)
-{
-    x += 0x9e3779b97f4a7c15ULL;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-    return x ^ (x >> 31);
-}
+/* splitmix64's first output from state x: decorrelated seeds for (seed,
+ * run, stream). */
+static uint64_t mix(uint64_t x) { return trd_splitmix64(&x); }
 
 /* Cheaper than tracking what a run left behind (an error may stop it
  * anywhere): every table is cleared. */

@@ -1,0 +1,263 @@
+/* platform.c: the platform graph of Legrand, Marchal and Robert (Sec. 2):
+ * building it node by node and link by link with every check the loaders
+ * and the generator rely on, the accessors of include/treduce/platform.h,
+ * and trd_platform_load, which picks the loader from the file's content.
+ * Lookups are linear scans: platforms have tens to a few thousand nodes,
+ * and the LPs built on them cost far more than the scans. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/error.h"
+#include "model/platform_io.h"
+
+trd_status trd_platform_create(trd_platform **out)
+{
+    if (out == NULL)
+        return trd_fail(TRD_EINVAL, "trd_platform_create: out is NULL");
+    *out = calloc(1, sizeof **out);
+    return *out ? TRD_OK : trd_fail(TRD_ENOMEM, "no memory for a platform");
+}
+
+void trd_platform_free(trd_platform *pf)
+{
+    if (pf == NULL)
+        return;
+    for (int32_t i = 0; i < pf->n_nodes; i++) {
+        free(pf->nodes[i].name);
+        mpq_clear(pf->nodes[i].speed);
+    }
+    for (int32_t i = 0; i < pf->n_links; i++)
+        mpq_clear(pf->links[i].cost);
+    free(pf->nodes);
+    free(pf->links);
+    free(pf);
+}
+
+/* Makes room for one more element in *array (count used of *cap). */
+static trd_status reserve(void **array, int32_t count, int32_t *cap, size_t elem_size,
+                          const char *what)
+{
+    if (count < *cap)
+        return TRD_OK;
+    if (*cap > INT32_MAX / 2)
+        return trd_fail(TRD_ENOMEM, "too many %s (%d)", what, (int)count);
+    int32_t grown = *cap ? 2 * *cap : 8;
+    void *bigger = realloc(*array, (size_t)grown * elem_size);
+    if (bigger == NULL)
+        return trd_fail(TRD_ENOMEM, "no memory for %d %s", (int)grown, what);
+    *array = bigger;
+    *cap = grown;
+    return TRD_OK;
+}
+
+trd_status trd_platform_add_node(trd_platform *pf, const char *name, bool router,
+                                 const mpq_t speed, int32_t *id)
+{
+    if (name == NULL || *name == '\0')
+        return trd_fail(TRD_EINVAL, "a node has an empty name");
+    if (trd_platform_find(pf, name) >= 0)
+        return trd_fail(TRD_EINVAL, "node name '%s' is used twice", name);
+    if (!router && mpq_sgn(speed) <= 0)
+        return trd_fail(TRD_EINVAL, "speed of node '%s' must be > 0 (a node that computes "
+                        "nothing is a router)", name);
+    trd_status st = reserve((void **)&pf->nodes, pf->n_nodes, &pf->cap_nodes,
+                            sizeof *pf->nodes, "nodes");
+    if (st != TRD_OK)
+        return st;
+    char *copy = strdup(name);
+    if (copy == NULL)
+        return trd_fail(TRD_ENOMEM, "no memory for node name '%s'", name);
+    trd_pnode *node = &pf->nodes[pf->n_nodes];
+    node->name = copy;
+    node->router = router;
+    mpq_init(node->speed);
+    if (!router)
+        mpq_set(node->speed, speed);
+    if (id != NULL)
+        *id = pf->n_nodes;
+    pf->n_nodes++;
+    return TRD_OK;
+}
+
+trd_status trd_platform_add_link(trd_platform *pf, int32_t from, int32_t to, const mpq_t cost)
+{
+    if (from < 0 || from >= pf->n_nodes || to < 0 || to >= pf->n_nodes)
+        return trd_fail(TRD_EINVAL, "link %d -> %d: no such node (the platform has %d)",
+                        (int)from, (int)to, (int)pf->n_nodes);
+    const char *a = pf->nodes[from].name, *b = pf->nodes[to].name;
+    if (from == to)
+        return trd_fail(TRD_EINVAL, "link %s -> %s goes nowhere (from = to)", a, b);
+    if (mpq_sgn(cost) <= 0)
+        return trd_fail(TRD_EINVAL, "cost of link %s -> %s must be > 0", a, b);
+    if (trd_platform_link(pf, from, to) >= 0)
+        return trd_fail(TRD_EINVAL, "link %s -> %s is given twice", a, b);
+    trd_status st = reserve((void **)&pf->links, pf->n_links, &pf->cap_links,
+                            sizeof *pf->links, "links");
+    if (st != TRD_OK)
+        return st;
+    trd_plink *link = &pf->links[pf->n_links++];
+    link->from = from;
+    link->to = to;
+    mpq_init(link->cost);
+    mpq_set(link->cost, cost);
+    return TRD_OK;
+}
+
+trd_status trd_platform_add_links(trd_platform *pf, int32_t from, int32_t to, const mpq_t cost,
+                                  bool both, const char *where)
+{
+    trd_status st = trd_platform_add_link(pf, from, to, cost);
+    if (st == TRD_OK && both)
+        st = trd_platform_add_link(pf, to, from, cost);
+    return st == TRD_OK || where == NULL ? st : trd_fail_within(st, where);
+}
+
+int32_t trd_platform_link(const trd_platform *pf, int32_t from, int32_t to)
+{
+    for (int32_t i = 0; i < pf->n_links; i++)
+        if (pf->links[i].from == from && pf->links[i].to == to)
+            return i;
+    return -1;
+}
+
+int32_t trd_platform_find(const trd_platform *pf, const char *name)
+{
+    for (int32_t i = 0; i < pf->n_nodes; i++)
+        if (strcmp(pf->nodes[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+int32_t trd_platform_node_count(const trd_platform *pf)
+{
+    return pf->n_nodes;
+}
+
+int32_t trd_platform_link_count(const trd_platform *pf)
+{
+    return pf->n_links;
+}
+
+const char *trd_platform_node_name(const trd_platform *pf, int32_t node)
+{
+    return node >= 0 && node < pf->n_nodes ? pf->nodes[node].name : NULL;
+}
+
+int trd_platform_node_is_router(const trd_platform *pf, int32_t node)
+{
+    return node >= 0 && node < pf->n_nodes && pf->nodes[node].router;
+}
+
+int32_t trd_platform_link_from(const trd_platform *pf, int32_t link)
+{
+    return link >= 0 && link < pf->n_links ? pf->links[link].from : -1;
+}
+
+int32_t trd_platform_link_to(const trd_platform *pf, int32_t link)
+{
+    return link >= 0 && link < pf->n_links ? pf->links[link].to : -1;
+}
+
+static trd_status exact_text(const mpq_t q, char **text)
+{
+    *text = trd_rational_text(q);
+    return *text ? TRD_OK : trd_fail(TRD_ENOMEM, "no memory to print a number");
+}
+
+trd_status trd_platform_node_speed(const trd_platform *pf, int32_t node, char **text)
+{
+    if (node < 0 || node >= pf->n_nodes)
+        return trd_fail(TRD_EINVAL, "node %d: out of range (%d nodes)", (int)node,
+                        (int)pf->n_nodes);
+    return exact_text(pf->nodes[node].speed, text);
+}
+
+trd_status trd_platform_link_cost(const trd_platform *pf, int32_t link, char **text)
+{
+    if (link < 0 || link >= pf->n_links)
+        return trd_fail(TRD_EINVAL, "link %d: out of range (%d links)", (int)link,
+                        (int)pf->n_links);
+    return exact_text(pf->links[link].cost, text);
+}
+
+trd_status trd_fail_within(trd_status st, const char *where)
+{
+    char reason[1024]; /* trd_errmsg() is overwritten by the new message */
+    snprintf(reason, sizeof reason, "%s", trd_errmsg());
+    return trd_fail(st, "%s: %s", where, reason);
+}
+
+/* Appends the rest of f to *text (of *len bytes, room for *cap). */
+static trd_status read_all(FILE *f, const char *path, char **text, size_t *len, size_t *cap)
+{
+    for (;;) {
+        if (*cap - *len < 2) {
+            size_t grown = *cap ? 2 * *cap : 4096;
+            char *bigger = grown < (size_t)INT32_MAX ? realloc(*text, grown) : NULL;
+            if (bigger == NULL)
+                return trd_fail(TRD_ENOMEM, "%s: cannot hold the file in memory (%zu bytes "
+                                "read)", path, *len);
+            *text = bigger;
+            *cap = grown;
+        }
+        size_t n = fread(*text + *len, 1, *cap - *len - 1, f);
+        *len += n;
+        (*text)[*len] = '\0';
+        if (n == 0)
+            return ferror(f) ? trd_fail(TRD_EIO, "%s: cannot read: %s", path, strerror(errno))
+                             : TRD_OK;
+    }
+}
+
+trd_status trd_read_file(const char *path, char **text, size_t *len)
+{
+    struct stat sb;
+    size_t cap = 0;
+    *text = NULL;
+    *len = 0;
+    if (path == NULL)
+        return trd_fail(TRD_EINVAL, "platform file name is NULL");
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return trd_fail(TRD_EIO, "%s: cannot read: %s", path, strerror(errno));
+    trd_status st = fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)
+                        ? trd_fail(TRD_EIO, "%s: cannot read: is a folder", path)
+                        : read_all(f, path, text, len, &cap);
+    fclose(f);
+    if (st != TRD_OK) {
+        free(*text);
+        *text = NULL;
+    }
+    return st;
+}
+
+/* Either format, chosen by content: XML starts with '<' (declaration,
+ * comment or element), which JSON cannot. */
+static trd_status parse_any(const char *text, size_t len, const char *path, trd_platform **out)
+{
+    size_t blank = strspn(text, " \t\r\n");
+    return text[blank] == '<' ? trd_platform_parse_simgrid(text, len, path, out)
+                              : trd_platform_parse_json(text, len, path, out);
+}
+
+trd_status trd_platform_load_with(const char *path, trd_platform_parser parse,
+                                  trd_platform **out)
+{
+    if (out == NULL)
+        return trd_fail(TRD_EINVAL, "loading a platform: out is NULL");
+    *out = NULL;
+    char *text;
+    size_t len;
+    trd_status st = trd_read_file(path, &text, &len);
+    if (st == TRD_OK)
+        st = parse(text, len, path, out);
+    free(text);
+    return st;
+}
+
+trd_status trd_platform_load(const char *path, trd_platform **out)
+{
+    return trd_platform_load_with(path, parse_any, out);
+}
