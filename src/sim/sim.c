@@ -12,7 +12,8 @@
 /* Rough memory of a dynamic simulation per rank: two steps and counters in
  * the engine (~120 bytes), the policy's tables (~16), and in the transport
  * two step records, flags and partners (~80), room for four events in the
- * heap and in each of two lanes (~200) and the rank's lists (~20). */
+ * heap and in each of two lanes (~200) and the rank's lists and their idle
+ * copy (~36). */
 #define SIM_BYTES_PER_RANK 450.0
 
 static trd_status check_inputs(const trd_algo *a, const trd_params *p, const trd_costs *k,

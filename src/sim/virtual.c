@@ -261,40 +261,57 @@ static NOINLINE trd_status post_send(trd_virtual *v, int32_t rank, int32_t id,
     return TRD_OK;
 }
 
-/* A RECV with a partner is only flagged; others are listed, to be matched
- * in posting order.  (A RECV's rank is never read back: its completion
- * comes from its SEND's record.) */
-static NOINLINE trd_status post_recv(trd_virtual *v, int32_t rank, int32_t id,
-                                     const trd_step *s)
+/* A RECV without a partner is listed, to be matched in posting order. */
+static NOINLINE trd_status post_recv_listed(trd_virtual *v, int32_t rank, int32_t id,
+                                            const trd_step *s)
 {
-    if (v->partner[id] >= 0) {
-        v->flag[id] = F_POSTED;
-    } else {
-        trd_vstep *p = &v->st[id];
-        int32_t *link = &v->ranks[rank].recv_head;
-        while (*link >= 0)
-            link = &v->st[*link].next;
-        p->peer = s->peer;
-        p->next = -1;
-        v->tag[id] = s->block;
-        *link = id;
-    }
+    trd_vstep *p = &v->st[id];
+    int32_t *link = &v->ranks[rank].recv_head;
+    while (*link >= 0)
+        link = &v->st[*link].next;
+    p->peer = s->peer;
+    p->next = -1;
+    v->tag[id] = s->block;
+    *link = id;
     mark(v, rank);
     return TRD_OK;
 }
 
-/* A COMBINE (or COPY, free) ends after its cost. */
-static NOINLINE trd_status post_local(trd_virtual *v, int32_t rank, int32_t id,
-                                      const trd_step *s)
+/* A RECV with a partner is only flagged; others go to post_recv_listed by
+ * a tail call, so that this common path saves no registers.  (A RECV's
+ * rank is never read back: its completion comes from its SEND's record.) */
+static NOINLINE trd_status post_recv(trd_virtual *v, int32_t rank, int32_t id,
+                                     const trd_step *s)
 {
-    double cost = s->kind == TRD_STEP_COMBINE ? v->mean_c : 0.0;
-    v->st[id].rank = rank;
-    if (v->plain)
-        trd_eq_push(&v->events, LANE_COMBINE, v->now + cost, op_of(id, EV_COMBINE));
-    else if (s->kind == TRD_STEP_COMBINE)
+    if (v->partner[id] < 0)
+        return post_recv_listed(v, rank, id, s);
+    v->flag[id] = F_POSTED;
+    mark(v, rank);
+    return TRD_OK;
+}
+
+/* A COMBINE (or COPY, free) ends after its cost: drawn, or read from the
+ * cost model's tables. */
+static NOINLINE trd_status post_local_drawn(trd_virtual *v, int32_t rank, int32_t id,
+                                            const trd_step *s)
+{
+    if (s->kind == TRD_STEP_COMBINE)
         push_event(v, LANE_COMBINE, v->now + combine_cost(v, id, rank), op_of(id, EV_COMBINE));
     else
         push_event(v, LANE_COMBINE, v->now, op_of(id, EV_COMBINE));
+    return TRD_OK;
+}
+
+/* The same under plain costs (mean_c); other models go to post_local_drawn
+ * by a tail call, so that this common path saves no registers. */
+static NOINLINE trd_status post_local(trd_virtual *v, int32_t rank, int32_t id,
+                                      const trd_step *s)
+{
+    v->st[id].rank = rank;
+    if (!v->plain)
+        return post_local_drawn(v, rank, id, s);
+    double cost = s->kind == TRD_STEP_COMBINE ? v->mean_c : 0.0;
+    trd_eq_push(&v->events, LANE_COMBINE, v->now + cost, op_of(id, EV_COMBINE));
     return TRD_OK;
 }
 
@@ -445,22 +462,25 @@ trd_status trd_virtual_init(trd_virtual *v, int32_t n, trd_port port, const trd_
         return trd_fail(TRD_EINVAL, "simulator: n = %ld is out of range", (long)n);
     size_t nn = (size_t)n + 1;
     v->ranks = malloc(nn * sizeof *v->ranks);
+    v->idle = malloc(nn * sizeof *v->idle);
     v->dirty = malloc(nn * sizeof *v->dirty);
     v->rng_d = gsl_rng_alloc(gsl_rng_taus2);
     v->rng_c = gsl_rng_alloc(gsl_rng_taus2);
-    if (!v->ranks || !v->dirty || !v->rng_d || !v->rng_c ||
+    if (!v->ranks || !v->idle || !v->dirty || !v->rng_d || !v->rng_c ||
         !trd_eq_reserve(&v->events, 2 * (uint32_t)n + 16)) {
         trd_virtual_destroy(v);
         return trd_fail(TRD_ENOMEM, "simulator: out of memory for n = %ld", (long)n);
     }
     for (int32_t r = 0; r < n; r++)
-        v->ranks[r] = idle_rank;
+        v->idle[r] = idle_rank;
+    memcpy(v->ranks, v->idle, (size_t)n * sizeof *v->ranks);
     return TRD_OK;
 }
 
 void trd_virtual_destroy(trd_virtual *v)
 {
     free(v->ranks);
+    free(v->idle);
     free(v->dirty);
     free(v->st);
     free(v->flag);
@@ -482,8 +502,7 @@ static uint64_t mix(uint64_t x) { return trd_splitmix64(&x); }
  * anywhere): every table is cleared. */
 void trd_virtual_reset(trd_virtual *v, uint64_t seed, int64_t run)
 {
-    for (int32_t r = 0; r < v->n; r++)
-        v->ranks[r] = idle_rank;
+    memcpy(v->ranks, v->idle, (size_t)v->n * sizeof *v->ranks); /* a block copy: no loop */
     if (v->cap > 0)
         memset(v->flag, 0, (size_t)v->cap * sizeof *v->flag);
     v->mean_d = v->costs->mean_d; /* a cost file may have been loaded since init */
