@@ -135,6 +135,12 @@ expect 2 'unknown key "defaults"' -- "$tool" steady --problem reduce -p "$f2" --
   --sizes "$out/sizes-key.json"
 expect 1 '' -- "$tool" steady --problem reduce -p "$out/missing.json" --target P0
 
+# An LP too large to solve in reasonable time is refused up front (47
+# participants: millions of task variables), not left running for hours.
+"$tool" platform generate --seed 2 --lans 20 --out "$out/pf-big.json" || bad "generate --lans 20"
+expect 2 'more than 60000 variables: 47 participants on 78 nodes.*--participants' -- \
+  "$tool" steady --problem reduce -p "$out/pf-big.json" --target P0
+
 # --simulate / --run: the periodic schedule in the simulator reaches TP in
 # its steady state (never more), the threads run verifies every result.
 steady fig6-series --problem reduce -p "$data/fig6-reduce.json" --target P0 \

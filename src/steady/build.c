@@ -273,6 +273,22 @@ static trd_status write_lp(trd_sd_build *b)
     return b->st->problem == TRD_STEADY_REDUCE ? trd_sd_reduce_columns(b) : TRD_OK;
 }
 
+/* write_lp, with what to do when the LP is too large to solve. */
+static trd_status written(const trd_steady *st, trd_sd_build *b)
+{
+    trd_status s = write_lp(b);
+    if (s != TRD_EUNSUPPORTED)
+        return s;
+    bool scatter = st->problem == TRD_STEADY_SCATTER;
+    return trd_fail(s, "the linear program needs more than %d variables: %d %s on %d nodes "
+                    "are too many to solve exactly in reasonable time%s; choose fewer with "
+                    "--%s", TRD_LP_MAX_COLUMNS, (int)st->n_members,
+                    scatter ? "targets" : "participants", (int)b->pf->n_nodes,
+                    st->problem == TRD_STEADY_REDUCE ? " (a reduce has O(N^3) tasks per node)"
+                                                     : "",
+                    scatter ? "targets" : "participants");
+}
+
 /* Solves the written LP and stores its solution in st. */
 static trd_status solve(trd_steady *st, trd_sd_build *b)
 {
@@ -303,7 +319,7 @@ trd_status trd_sd_solve_lp(trd_steady *st, const trd_platform *pf)
     trd_status s;
     if ((s = compute_reach(&b)) == TRD_OK && (s = compute_holds(&b)) == TRD_OK &&
         (s = find_unreachable(st, &b)) == TRD_OK && st->reachable &&
-        (s = write_lp(&b)) == TRD_OK) {
+        (s = written(st, &b)) == TRD_OK) {
         st->lp_rows = b.lp.n_rows;
         st->lp_cols = b.lp.n_cols;
         s = solve(st, &b);

@@ -71,6 +71,9 @@ trd_status trd_lp_add_row(trd_lp *lp, char sense, long rhs, int32_t *row)
 
 trd_status trd_lp_add_col(trd_lp *lp, long obj)
 {
+    if (lp->n_cols >= TRD_LP_MAX_COLUMNS)
+        return trd_fail(TRD_EUNSUPPORTED, "the linear program needs more than %d variables",
+                        TRD_LP_MAX_COLUMNS);
     int32_t cap = 0;
     trd_status st = next_cap(lp->n_cols, lp->cap_cols, &cap);
     if (st == TRD_OK && cap != lp->cap_cols) {
