@@ -11,32 +11,8 @@
 #   - bad input exits 2 on every rank with one message; a killed process
 #     (--dead-rank) ends the job with a failure, never a hang.
 set -uo pipefail
-launcher=$1
-tool=$2
-here=$(cd "$(dirname "$0")" && pwd)
-out=${TMPDIR:-/tmp}/treduce-cli-run-mpi.$$
-# shellcheck source=../cli_lib.sh
-source "$here/../cli_lib.sh"
-trap 'rm -rf "$out"' EXIT
-if [ -z "$launcher" ] || ! command -v "$launcher" >/dev/null 2>&1; then
-  echo "SKIP: mpirun not found"
-  exit 77
-fi
-mpi() { local np=$1; shift; "$here/run_mpi.sh" "$launcher" "$np" "$tool" run --transport mpi "$@"; }
-
-# run_ok NP ARGS...: verified JSON with the contract's keys.
-run_ok() {
-  local np=$1; shift
-  local f="$out/run.json"
-  if ! mpi "$np" "$@" --iters 2 --format json >"$f" 2>"$out/err"; then
-    bad "np=$np $*: exit $?: $(tail -3 "$out/err")"
-    return
-  fi
-  jcheck ".verified == true and .transport == \"mpi\" and .p == $np and
-          (.median_us | type) == \"number\" and (.min_us | type) == \"number\" and
-          (.predicted_us | type) == \"number\" and has(\"bytes\") and has(\"iters\") and
-          has(\"algo\")" "$f"
-}
+# shellcheck source=SCRIPTDIR/mpi_lib.sh
+source "$(dirname "$0")/mpi_lib.sh" "$@"
 
 kind_of() { "$tool" list --format json | jq -r ".[] | select(.name == \"$1\") | .kind"; }
 
@@ -64,7 +40,6 @@ run_ok 4 --algo binomial --count 300000 --type int64 --op bxor --segment 65536
 run_ok 5 --algo pipeline --count 100000 --type uint64 --op prod --allreduce
 
 # bad input: exit 2, the message once (rank 0), no hang
-launch=("$here/run_mpi.sh" "$launcher")
 expect 2 "band.*double|double.*band" -- "${launch[@]}" 3 "$tool" run --transport mpi \
   --algo binomial --count 10 --op band
 expect 2 "non-commutative" -- "${launch[@]}" 3 "$tool" run --transport mpi \

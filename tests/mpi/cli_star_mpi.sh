@@ -9,36 +9,13 @@
 #   - a process count that is no n! and a non-commutative operator: exit 2
 #     with one message saying why.
 set -uo pipefail
-launcher=$1
-tool=$2
-here=$(cd "$(dirname "$0")" && pwd)
-out=${TMPDIR:-/tmp}/treduce-cli-star-mpi.$$
-# shellcheck source=../cli_lib.sh
-source "$here/../cli_lib.sh"
-trap 'rm -rf "$out"' EXIT
-if [ -z "$launcher" ] || ! command -v "$launcher" >/dev/null 2>&1; then
-  echo "SKIP: mpirun not found"
-  exit 77
-fi
-launch=("$here/run_mpi.sh" "$launcher")
-
-# run_ok NP ARGS...: a verified allreduce, the contract's JSON keys.
-run_ok() {
-  local np=$1; shift
-  local f="$out/run.json"
-  if ! "${launch[@]}" "$np" "$tool" run --transport mpi --allreduce "$@" --iters 3 \
-       --format json >"$f" 2>"$out/err"; then
-    bad "np=$np $*: exit $?: $(tail -3 "$out/err")"
-    return
-  fi
-  jcheck ".verified == true and .transport == \"mpi\" and .p == $np and .allreduce == true
-          and (.median_us | type) == \"number\" and (.predicted_us | type) == \"number\"" "$f"
-}
+# shellcheck source=SCRIPTDIR/mpi_lib.sh
+source "$(dirname "$0")/mpi_lib.sh" "$@"
 
 for np in 6 24; do
   for algo in star star-reduce-bcast; do
-    run_ok "$np" --algo "$algo" --count 1001 --type int32
-    run_ok "$np" --algo "$algo" --count 100000 --segment 65536
+    run_ok "$np" --allreduce --algo "$algo" --count 1001 --type int32
+    run_ok "$np" --allreduce --algo "$algo" --count 100000 --segment 65536
   done
 done
 

@@ -1,0 +1,39 @@
+# shellcheck shell=bash
+# mpi_lib.sh: what cli_run_mpi.sh and cli_star_mpi.sh share.  Sourced with
+# the script's own arguments LAUNCHER TREDUCE: sets launcher, tool, here
+# and out (emptied, removed at exit), sources ../cli_lib.sh, skips (exit 77)
+# without a launcher, and defines
+#   "${launch[@]}" NP PROGRAM ARGS...  one run through run_mpi.sh (mpirun
+#                              --oversubscribe, 60 s limit; an array, so that
+#                              cli_lib.sh's expect can run it);
+#   mpi NP ARGS...             `treduce run --transport mpi ARGS` on NP;
+#   run_ok NP ARGS...          a verified run with the contract's JSON keys
+#                              (allreduce true exactly when ARGS ask for it).
+launcher=$1
+tool=$2
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+out=${TMPDIR:-/tmp}/treduce-$(basename "$0" .sh).$$
+# shellcheck source=SCRIPTDIR/../cli_lib.sh
+source "$here/../cli_lib.sh"
+trap 'rm -rf "$out"' EXIT
+if [ -z "$launcher" ] || ! command -v "$launcher" >/dev/null 2>&1; then
+  echo "SKIP: mpirun not found"
+  exit 77
+fi
+launch=("$here/run_mpi.sh" "$launcher")
+mpi() { local np=$1; shift; "${launch[@]}" "$np" "$tool" run --transport mpi "$@"; }
+
+run_ok() {
+  local np=$1; shift
+  local f="$out/run.json" all=false arg
+  for arg in "$@"; do [ "$arg" = --allreduce ] && all=true; done
+  if ! mpi "$np" "$@" --iters 2 --format json >"$f" 2>"$out/err"; then
+    bad "np=$np $*: exit $?: $(tail -3 "$out/err")"
+    return
+  fi
+  jcheck ".verified == true and .transport == \"mpi\" and .p == $np and
+          .allreduce == $all and
+          (.median_us | type) == \"number\" and (.min_us | type) == \"number\" and
+          (.predicted_us | type) == \"number\" and has(\"bytes\") and has(\"iters\") and
+          has(\"algo\")" "$f"
+}
