@@ -298,6 +298,8 @@ void trd_engine_free(trd_engine *e)
 
 int64_t trd_engine_send_count(const trd_engine *e) { return e->sends; }
 
+int32_t trd_engine_first_id(const trd_engine *e, int32_t rank) { return e->first[rank]; }
+
 /* Gives idle rank r its next program from the policy; *done when r holds
  * the final result. */
 static trd_status ask_policy(trd_engine *e, const trd_transport *t, int32_t r, bool *done)

@@ -34,6 +34,10 @@ trd_status trd_engine_run(trd_engine *engine, const trd_transport *transport,
 trd_status trd_engine_run_rank(trd_engine *engine, const trd_transport *transport,
                                int32_t rank, bool *holds_result);
 
+/* The id (transport.h) of step 0 of rank's static program: step i of it
+ * is posted as id first + i. */
+int32_t trd_engine_first_id(const trd_engine *engine, int32_t rank);
+
 /* Number of SEND steps of the static programs (0 for a policy). */
 int64_t trd_engine_send_count(const trd_engine *engine);
 

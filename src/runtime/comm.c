@@ -77,6 +77,8 @@ static void drop_cache(trd_comm_cache *k)
     if (k->policy.state)
         k->policy.destroy(k->policy.state);
     free(k->slots);
+    free(k->fresh);
+    trd_fusion_free(&k->fusion);
     *k = (trd_comm_cache){0};
 }
 
@@ -149,9 +151,12 @@ static trd_status build_cache(trd_comm *c, const trd_comm_key *key)
             return st;
         k->nslots = trd_plan_scratch_slots(k->plan, c->wire.rank) + 1;
         st = trd_engine_create(&k->engine, k->plan, c->wire.size, NULL);
+        if (st == TRD_OK && c->wire.irecv_consume)
+            st = trd_fusion_init(&k->fusion, k->plan, c->wire.rank);
     }
     k->slots = st == TRD_OK ? calloc((size_t)k->nslots, sizeof *k->slots) : NULL;
-    if (st == TRD_OK && !k->slots)
+    k->fresh = k->slots ? malloc(k->plan ? (size_t)trd_plan_blocks(k->plan) : 1) : NULL;
+    if (st == TRD_OK && (!k->slots || !k->fresh))
         st = trd_fail(TRD_ENOMEM, "runtime: out of memory");
     k->valid = st == TRD_OK;
     return st;
@@ -213,20 +218,35 @@ static trd_status move_result(trd_comm *c, bool holds, int32_t root, size_t byte
     return st;
 }
 
-/* Runs this rank's part of the cached plan or policy. */
-static trd_status execute(trd_comm *c, const trd_op *op, const trd_comm_key *key)
+/* Runs this rank's part of the cached plan or policy.  input: the
+ * caller's sendbuf when slot 0 does not hold it yet (trd_exec.input), or
+ * NULL. */
+static trd_status execute(trd_comm *c, const trd_op *op, const trd_comm_key *key,
+                          const void *input)
 {
     trd_comm_cache *k = &c->cache;
     c->exec = (trd_exec){.wire = &c->wire, .op = op, .slot = k->slots, .nslots = k->nslots,
                          .count = key->count, .elem = key->elem,
                          .blocks = k->plan ? trd_plan_blocks(k->plan) : 1,
-                         .timeout_s = c->timeout_s, .local = c->exec.local};
+                         .timeout_s = c->timeout_s, .input = input, .fresh = k->fresh,
+                         .local = c->exec.local};
+    if (input)
+        memset(k->fresh, 1, (size_t)c->exec.blocks);
+    if (k->fusion.consumer) {
+        memset(k->fusion.state, 0, (size_t)k->fusion.steps);
+        c->exec.fusion = &k->fusion;
+        c->exec.plan = k->plan;
+        c->exec.rank = c->wire.rank;
+        c->exec.base = trd_engine_first_id(k->engine, c->wire.rank);
+    }
     trd_transport t = trd_exec_transport(&c->exec);
     bool holds = false;
     c->status = TRD_OK;
     trd_status st = trd_engine_run_rank(k->engine, &t, c->wire.rank, &holds);
     if (st != TRD_OK && c->status != TRD_OK)
         st = c->status; /* the wire's own code for a failed decision */
+    if (st == TRD_OK && (holds || key->params.allreduce))
+        trd_exec_fill_slot0(&c->exec); /* blocks no step wrote (p = 1, ...) */
     if (st == TRD_OK && !k->plan)
         st = move_result(c, holds, (int32_t)key->params.root,
                          (size_t)key->count * key->elem);
@@ -292,9 +312,8 @@ trd_status trd_comm_collective(trd_comm *c, const void *sendbuf, void *recvbuf, 
     size_t bytes = (size_t)count * key.elem;
     if ((st = cached_plan(c, &key)) != TRD_OK || (st = lay_out_slots(c, acc, bytes)) != TRD_OK)
         return st;
-    if (sendbuf != TRD_IN_PLACE && sendbuf != c->cache.slots[0] && bytes > 0)
-        memcpy(c->cache.slots[0], sendbuf, bytes);
-    return execute(c, op, &key);
+    bool copy = sendbuf != TRD_IN_PLACE && sendbuf != c->cache.slots[0] && bytes > 0;
+    return execute(c, op, &key, copy ? sendbuf : NULL); /* copied lazily (trd_exec.input) */
 }
 
 trd_status trd_reduce(trd_comm *comm, const void *sendbuf, void *recvbuf, int64_t count,
@@ -355,7 +374,7 @@ trd_status trd_comm_run_plan(trd_comm *c, const trd_plan *plan, void *buf, int64
         st = lay_out_slots(c, buf, (size_t)count * key.elem);
     if (st == TRD_OK) {
         k->plan = (trd_plan *)plan; /* read only: execute() asks for its blocks */
-        st = execute(c, op, &key);
+        st = execute(c, op, &key, NULL);
         k->plan = NULL;
     }
     drop_cache(k);

@@ -25,6 +25,8 @@ typedef struct trd_comm_cache {
     trd_engine *engine;
     int32_t nslots;       /* this rank's slots, slot 0 included */
     unsigned char **slots;
+    uint8_t *fresh;       /* trd_exec.fresh: one per block */
+    trd_fusion fusion;    /* trd_exec.fusion of a plan (steps 0: none) */
 } trd_comm_cache;
 
 struct trd_comm {

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "runtime/op.h"
 
 void trd_exec_range(const trd_exec *x, int32_t block, int32_t blocks, int64_t *lo,
                     int64_t *hi)
@@ -30,39 +31,158 @@ static trd_status check_slot(const trd_exec *x, int32_t slot)
     return TRD_OK;
 }
 
-static trd_status run_local(trd_exec *x, int32_t id, const trd_step *s, int64_t lo, int64_t hi)
+/* Copies the input into the fresh blocks among [b, b + nb) of slot 0. */
+static void fill(trd_exec *x, int32_t b, int32_t nb)
+{
+    for (int32_t k = b; k < b + nb; k++)
+        if (x->fresh[k]) {
+            int64_t lo, hi;
+            trd_exec_range(x, k, 1, &lo, &hi);
+            memcpy(x->slot[0] + (size_t)lo * x->elem, x->input + (size_t)lo * x->elem,
+                   (size_t)(hi - lo) * x->elem);
+            x->fresh[k] = 0;
+        }
+}
+
+void trd_exec_fill_slot0(trd_exec *x)
+{
+    if (x->input)
+        fill(x, 0, x->blocks > 1 ? x->blocks : 1);
+}
+
+/* Where step s reads slot 0's blocks: the input while they are all fresh
+ * (blocks partly fresh are filled first; a COMBINE reading slot 0 as its
+ * `in` may clobber it, so it always gets them filled).  A step writing
+ * slot 0 whole (RECV, COPY) makes its blocks not fresh. */
+static const unsigned char *input_for(trd_exec *x, const trd_step *s)
+{
+    int32_t b = s->block, nb = s->blocks > 1 ? s->blocks : 1, k = b;
+    bool reads = s->kind == TRD_STEP_SEND ? s->buf == 0
+                 : s->kind == TRD_STEP_RECV ? false
+                 : s->kind == TRD_STEP_COMBINE ? s->buf == 0 || s->src == 0
+                                               : s->src == 0;
+    bool writes = s->buf == 0 && (s->kind == TRD_STEP_RECV || s->kind == TRD_STEP_COPY);
+    if (writes && s->src != 0) {
+        memset(x->fresh + b, 0, (size_t)nb);
+        return NULL;
+    }
+    if (!reads)
+        return NULL;
+    while (k < b + nb && x->fresh[k])
+        k++;
+    if (k == b + nb && !(s->kind == TRD_STEP_COMBINE && s->src == 0))
+        return x->input;
+    fill(x, b, nb);
+    return NULL;
+}
+
+/* A COMBINE into fresh blocks of slot 0 (input_for gave the input): they
+ * hold their own value from now on. */
+static void filled(trd_exec *x, const trd_step *s)
+{
+    if (s->buf == 0)
+        memset(x->fresh + s->block, 0, (size_t)(s->blocks > 1 ? s->blocks : 1));
+}
+
+static trd_status run_local(trd_exec *x, int32_t id, const trd_step *s, int64_t lo, int64_t hi,
+                            const unsigned char *input)
 {
     trd_status st = check_slot(x, s->src);
     if (st != TRD_OK)
         return st;
-    unsigned char *acc = x->slot[s->buf] + (size_t)lo * x->elem;
-    unsigned char *in = x->slot[s->src] + (size_t)lo * x->elem;
+    size_t off = (size_t)lo * x->elem;
+    unsigned char *acc = x->slot[s->buf] + off, *in = x->slot[s->src] + off;
     if (s->kind == TRD_STEP_COPY)
-        memcpy(acc, in, (size_t)(hi - lo) * x->elem);
-    else if ((st = trd_op_combine(x->op, (trd_side)s->side, acc, in, hi - lo)) != TRD_OK)
+        memcpy(acc, input ? input + off : in, (size_t)(hi - lo) * x->elem);
+    else if ((st = trd_op_combine_into(x->op, (trd_side)s->side, acc, input ? input + off : acc,
+                                       in, hi - lo)) != TRD_OK)
         return st;
+    if (input)
+        filled(x, s);
     return trd_fifo_push(&x->local, id, -1);
+}
+
+/* trd_fusion.state: completed; combined on arrival; a SEND that reads
+ * the input, not slot 0 (a later write of slot 0 need not wait for it). */
+enum { STEP_DONE = 1, STEP_ABSORBED = 2, STEP_FROM_INPUT = 4 };
+
+/* A consumed message (wire.h) is combined from where the sender keeps
+ * it: `in` is only read (post_fused takes left or commutative combines
+ * only), and the wire checked its size. */
+static trd_status consume(void *arg, const void *data, size_t bytes)
+{
+    trd_fused *f = arg;
+    trd_exec *x = f->exec;
+    (void)bytes;
+    return trd_op_combine_into(x->op, (trd_side)f->side, f->out, f->acc, (void *)data, f->count);
+}
+
+/* RECV s (program step i) combined on arrival by its consumer (fuse.c)
+ * when the consumer's other dependency is done already: the consumer's
+ * accumulator is then untouched by anything still running (the IR is
+ * race-free), so the message can be combined into it as it arrives, and
+ * the consumer completes at once when posted.  A SEND that reads the
+ * input counts as done: it does not read the accumulator it precedes.
+ * *posted: whether it was. */
+static trd_status post_fused(trd_exec *x, int32_t id, const trd_step *s, size_t bytes,
+                             bool *posted)
+{
+    trd_fusion *f = x->fusion;
+    int32_t i = id - x->base, c = f->consumer[i];
+    *posted = false;
+    if (c < 0 || !x->wire->irecv_consume)
+        return TRD_OK;
+    const trd_step *cs = trd_plan_step(x->plan, x->rank, (size_t)c);
+    int32_t other = cs->dep[0] == i ? cs->dep[1] : cs->dep[0];
+    if ((other >= 0 && !(f->state[other] & (STEP_DONE | STEP_FROM_INPUT))) ||
+        (cs->side != TRD_SIDE_LEFT && !trd_op_is_commutative(x->op)))
+        return TRD_OK;
+    trd_status st = check_slot(x, cs->buf);
+    if (st != TRD_OK)
+        return st;
+    int64_t lo, hi;
+    trd_exec_range(x, cs->block, cs->blocks, &lo, &hi);
+    size_t off = (size_t)lo * x->elem;
+    const unsigned char *input = x->input ? input_for(x, cs) : NULL;
+    unsigned char *out = x->slot[cs->buf] + off;
+    f->pending[i] = (trd_fused){.exec = x, .out = out, .acc = input ? input + off : out,
+                                .count = hi - lo, .side = cs->side};
+    if (input)
+        filled(x, cs);
+    f->state[c] |= STEP_ABSORBED;
+    *posted = true;
+    trd_wire *w = x->wire;
+    return w->irecv_consume(w->ctx, s->peer, s->block, bytes, id, consume, &f->pending[i]);
 }
 
 static trd_status post(void *ctx, int32_t rank, int32_t id, const trd_step *s)
 {
     trd_exec *x = ctx;
     int64_t lo, hi;
+    bool posted;
     (void)rank; /* a wire serves one rank */
     trd_status st = check_slot(x, s->buf);
     if (st != TRD_OK)
         return st;
+    if (x->fusion && (x->fusion->state[id - x->base] & STEP_ABSORBED))
+        return trd_fifo_push(&x->local, id, -1); /* a COMBINE done on arrival */
     trd_exec_range(x, s->block, s->blocks, &lo, &hi);
+    const unsigned char *input = x->input ? input_for(x, s) : NULL;
     unsigned char *at = x->slot[s->buf] + (size_t)lo * x->elem;
     size_t bytes = (size_t)(hi - lo) * x->elem;
     trd_wire *w = x->wire;
     switch (s->kind) {
     case TRD_STEP_SEND:
-        return w->isend(w->ctx, s->peer, s->block, at, bytes, id);
+        if (x->fusion && input)
+            x->fusion->state[id - x->base] |= STEP_FROM_INPUT;
+        return w->isend(w->ctx, s->peer, s->block, input ? input + (size_t)lo * x->elem : at,
+                        bytes, id);
     case TRD_STEP_RECV:
+        if (x->fusion && ((st = post_fused(x, id, s, bytes, &posted)) != TRD_OK || posted))
+            return st;
         return w->irecv(w->ctx, s->peer, s->block, at, bytes, id);
     default:
-        return run_local(x, id, s, lo, hi);
+        return run_local(x, id, s, lo, hi, input);
     }
 }
 
@@ -70,14 +190,18 @@ static trd_status wait_any(void *ctx, int32_t *rank, int32_t *id, int32_t *from)
 {
     trd_exec *x = ctx;
     trd_completion c;
+    trd_status st = TRD_OK;
     *rank = x->wire->rank;
     if (trd_fifo_pop(&x->local, &c)) {
         *id = c.id;
         *from = c.from;
-        return TRD_OK;
+    } else {
+        trd_wire *w = x->wire;
+        st = w->wait(w->ctx, w->now(w->ctx) + x->timeout_s, id, from);
     }
-    trd_wire *w = x->wire;
-    return w->wait(w->ctx, w->now(w->ctx) + x->timeout_s, id, from);
+    if (st == TRD_OK && x->fusion)
+        x->fusion->state[*id - x->base] |= STEP_DONE;
+    return st;
 }
 
 static double now(void *ctx)

@@ -19,6 +19,7 @@
 
 #include "core/error.h"
 #include "core/splitmix.h"
+#include "runtime/op.h"
 
 typedef void (*kernel_fn)(const void *restrict in, void *restrict inout, int64_t count);
 
@@ -283,38 +284,70 @@ trd_status trd_op_apply(const trd_op *op, const void *in, void *inout, int64_t c
     return st;
 }
 
-/* Bytes per chunk of a right combine: in = acc (+) in then acc = in, chunk
- * by chunk, so the copy reads what the operator just wrote (in cache). */
-#define RIGHT_CHUNK_BYTES ((size_t)32 * 1024)
+/* Bytes per chunk of a combine that needs a copy (right side, or out !=
+ * acc): copy and operator alternate chunk by chunk, so the second of them
+ * reads what the first just wrote (in cache). */
+#define CHUNK_BYTES ((size_t)32 * 1024)
+
+/* out = in (+) acc (left) or acc (+) in (right), chunk by chunk; acc is
+ * only read (it may be out), in is clobbered on the right. */
+static void combine_into(const trd_op *op, trd_side side, char *out, const char *acc, char *in,
+                         int64_t count)
+{
+    bool left = side == TRD_SIDE_LEFT || op->commutative;
+    if (left && out == acc) {
+        run(op, in, out, count); /* acc = in (+) acc (= acc (+) in if commutative) */
+        return;
+    }
+    size_t es = op->elem_size;
+    int64_t chunk = (int64_t)(CHUNK_BYTES / es);
+    if (chunk < 1)
+        chunk = 1;
+    for (int64_t off = 0; off < count; off += chunk) {
+        int64_t n = count - off < chunk ? count - off : chunk;
+        size_t at = (size_t)off * es;
+        if (left) { /* out = acc, then out = in (+) out: the copy is in cache */
+            memcpy(out + at, acc + at, (size_t)n * es);
+            run(op, in + at, out + at, n);
+        } else {    /* in = acc (+) in, then out = in */
+            run(op, acc + at, in + at, n);
+            memcpy(out + at, in + at, (size_t)n * es);
+        }
+    }
+}
+
+static trd_status check_side(const char *fn, trd_side side)
+{
+    if (side != TRD_SIDE_LEFT && side != TRD_SIDE_RIGHT)
+        return trd_fail(TRD_EINVAL, "%s: side = %d is neither LEFT (%d) nor RIGHT (%d)", fn,
+                        (int)side, TRD_SIDE_LEFT, TRD_SIDE_RIGHT);
+    return TRD_OK;
+}
 
 trd_status trd_op_combine(const trd_op *op, trd_side side, void *acc, void *in,
                           int64_t count)
 {
     static const char *const name[2] = {"in", "acc"};
     trd_status st = check_args("trd_op_combine", name, op, in, acc, count);
-    if (st != TRD_OK)
-        return st;
-    if (side != TRD_SIDE_LEFT && side != TRD_SIDE_RIGHT)
-        return trd_fail(TRD_EINVAL, "trd_op_combine: side = %d is neither LEFT (%d) nor "
-                        "RIGHT (%d)", (int)side, TRD_SIDE_LEFT, TRD_SIDE_RIGHT);
-    if (count == 0)
-        return TRD_OK;
-    if (side == TRD_SIDE_LEFT || op->commutative) {
-        run(op, in, acc, count); /* acc = in (+) acc (= acc (+) in if commutative) */
-        return TRD_OK;
-    }
-    size_t es = op->elem_size;
-    int64_t chunk = (int64_t)(RIGHT_CHUNK_BYTES / es);
-    if (chunk < 1)
-        chunk = 1;
-    char *a = acc, *b = in;
-    for (int64_t off = 0; off < count; off += chunk) {
-        int64_t n = count - off < chunk ? count - off : chunk;
-        size_t at = (size_t)off * es;
-        run(op, a + at, b + at, n); /* in = acc (+) in */
-        memcpy(a + at, b + at, (size_t)n * es);
-    }
-    return TRD_OK;
+    if (st == TRD_OK)
+        st = check_side("trd_op_combine", side);
+    if (st == TRD_OK && count > 0)
+        combine_into(op, side, acc, acc, in, count);
+    return st;
+}
+
+trd_status trd_op_combine_into(const trd_op *op, trd_side side, void *out, const void *acc,
+                               void *in, int64_t count)
+{
+    static const char *const name_in[2] = {"in", "out"}, *const name_acc[2] = {"acc", "out"};
+    trd_status st = check_args("trd_op_combine_into", name_in, op, in, out, count);
+    if (st == TRD_OK && acc != out)
+        st = check_args("trd_op_combine_into", name_acc, op, acc, out, count);
+    if (st == TRD_OK)
+        st = check_side("trd_op_combine_into", side);
+    if (st == TRD_OK && count > 0)
+        combine_into(op, side, out, acc, in, count);
+    return st;
 }
 
 /* ---- Checker: 2x2 matrices mod p = 2^31 - 1 ---- */

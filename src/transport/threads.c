@@ -3,12 +3,17 @@
  *
  * Every rank has a mailbox guarded by one mutex: the sends posted to it
  * that no receive has taken yet, its posted receives that no send has
- * matched yet, and its queue of completed steps.  A send is a rendezvous:
- * whoever arrives second (the sender finding a posted receive, or the
- * receiver finding a waiting send) takes the pair out of the mailbox under
- * the lock, copies the bytes outside it (one memcpy, no intermediate
- * buffer), then completes both ends.  So a send completes once its bytes
- * are in the receiver's buffer, the receive at the same moment.
+ * matched yet, the matched pairs it has still to copy, and its queue of
+ * completed steps.  A send is a rendezvous: whoever arrives second (the
+ * sender finding a posted receive, or the receiver finding a waiting send)
+ * takes the pair out of the mailbox under the lock; the receiving rank's
+ * thread copies the bytes outside it (one memcpy, no intermediate buffer:
+ * at once in irecv, or in its next wait when the sender came second), then
+ * completes both ends.  So a send completes once its bytes are in the
+ * receiver's buffer, the receive at the same moment, and every rank copies
+ * its own receives: two ranks exchanging large buffers copy in parallel.
+ * A consuming receive (wire.h irecv_consume) runs its function on the
+ * sender's buffer in place of the copy.
  *
  * Dynamic policies share one state for the whole world, behind a mutex
  * (decide).  Barriers are counted under a mutex with a generation, so a
@@ -32,6 +37,8 @@ typedef struct pending {
     int32_t tag, id;
     void *buf;
     size_t bytes;
+    trd_consume_fn consume; /* receives only: takes the bytes instead of buf */
+    void *arg;
 } pending;
 
 typedef struct queue {
@@ -39,10 +46,18 @@ typedef struct queue {
     size_t len, cap;
 } queue;
 
+/* A send matched with a receive whose rank has not copied it yet. */
+typedef struct match {
+    int32_t from;
+    pending send, recv;
+} match;
+
 typedef struct mailbox {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     queue sends, recvs;
+    match *matched; /* a ring: the pairs its receiver must copy */
+    size_t mhead, mlen, mcap;
     trd_fifo done;
 } mailbox;
 
@@ -116,6 +131,25 @@ static pending queue_take(queue *q, size_t i)
     return p;
 }
 
+/* Appends a matched pair for the box's rank to copy; box->mu held. */
+static trd_status match_push(mailbox *box, match m)
+{
+    if (box->mhead + box->mlen == box->mcap && box->mhead > 0) {
+        memmove(box->matched, box->matched + box->mhead, box->mlen * sizeof *box->matched);
+        box->mhead = 0;
+    }
+    if (box->mlen == box->mcap) {
+        size_t cap = box->mcap ? 2 * box->mcap : 16;
+        match *grown = realloc(box->matched, cap * sizeof *grown);
+        if (!grown)
+            return trd_fail(TRD_ENOMEM, "threads transport: out of memory");
+        box->matched = grown;
+        box->mcap = cap;
+    }
+    box->matched[box->mhead + box->mlen++] = m;
+    return TRD_OK;
+}
+
 /* Index of the first entry matching (peer, tag), or -1.  Receives may
  * accept any sender. */
 static long queue_find(const queue *q, int32_t peer, int32_t tag, bool any_ok)
@@ -145,17 +179,30 @@ static trd_status complete(mailbox *box, int32_t id, int32_t from)
     return st;
 }
 
+/* A message must fit its receive (a consuming one: exactly). */
+static trd_status check_sizes(int32_t from, int32_t to, const pending *send, const pending *recv)
+{
+    if (send->bytes > recv->bytes || (recv->consume && send->bytes != recv->bytes))
+        return trd_fail(TRD_EIO, "threads transport: rank %ld sent %zu bytes to rank %ld, "
+                        "which expected %s%zu", (long)from, send->bytes, (long)to,
+                        recv->consume ? "exactly " : "at most ", recv->bytes);
+    return TRD_OK;
+}
+
 /* Moves the bytes of a matched pair and completes both ends. */
 static trd_status deliver(trd_world *w, int32_t from, int32_t to, const pending *send,
                           const pending *recv)
 {
-    if (send->bytes > recv->bytes)
-        return trd_fail(TRD_EIO, "threads transport: rank %ld sent %zu bytes to rank %ld, "
-                        "which expected at most %zu", (long)from, send->bytes, (long)to,
-                        recv->bytes);
-    if (send->bytes > 0)
+    trd_status st = check_sizes(from, to, send, recv);
+    if (st != TRD_OK)
+        return st;
+    if (recv->consume)
+        st = recv->consume(recv->arg, send->buf, send->bytes);
+    else if (send->bytes > 0)
         memcpy(recv->buf, send->buf, send->bytes);
-    trd_status st = complete(&w->box[to], recv->id, from);
+    if (st != TRD_OK)
+        return st;
+    st = complete(&w->box[to], recv->id, from);
     return st != TRD_OK ? st : complete(&w->box[from], send->id, -1);
 }
 
@@ -189,18 +236,23 @@ static trd_status t_isend(void *ctx, int32_t peer, int32_t tag, const void *buf,
         pthread_mutex_unlock(&box->mu);
         return st;
     }
+    /* The receiver copies (t_wait), so that ranks copy their own receives
+     * in parallel instead of the later-arriving one copying for both. */
     pending recv = queue_take(&box->recvs, (size_t)i);
+    trd_status st = check_sizes(r->rank, peer, &me, &recv);
+    if (st == TRD_OK)
+        st = match_push(box, (match){.from = r->rank, .send = me, .recv = recv});
+    pthread_cond_signal(&box->cv);
     pthread_mutex_unlock(&box->mu);
-    return deliver(w, r->rank, peer, &me, &recv);
+    return st;
 }
 
-static trd_status t_irecv(void *ctx, int32_t peer, int32_t tag, void *buf, size_t bytes,
-                          int32_t id)
+/* Posts receive `me` of rank r, or takes the waiting send it matches. */
+static trd_status post_recv(rank_ctx *r, pending me)
 {
-    rank_ctx *r = ctx;
     trd_world *w = r->world;
     mailbox *box = &w->box[r->rank];
-    pending me = {.peer = peer, .tag = tag, .id = id, .buf = buf, .bytes = bytes};
+    int32_t peer = me.peer, tag = me.tag;
     pthread_mutex_lock(&box->mu);
     long i = queue_find(&box->sends, peer, tag, true);
     if (i < 0) {
@@ -213,6 +265,20 @@ static trd_status t_irecv(void *ctx, int32_t peer, int32_t tag, void *buf, size_
     return deliver(w, send.peer, r->rank, &send, &me);
 }
 
+static trd_status t_irecv(void *ctx, int32_t peer, int32_t tag, void *buf, size_t bytes,
+                          int32_t id)
+{
+    return post_recv(ctx, (pending){.peer = peer, .tag = tag, .id = id, .buf = buf,
+                                    .bytes = bytes});
+}
+
+static trd_status t_irecv_consume(void *ctx, int32_t peer, int32_t tag, size_t bytes,
+                                  int32_t id, trd_consume_fn consume, void *arg)
+{
+    return post_recv(ctx, (pending){.peer = peer, .tag = tag, .id = id, .bytes = bytes,
+                                    .consume = consume, .arg = arg});
+}
+
 static trd_status t_wait(void *ctx, double deadline, int32_t *id, int32_t *from)
 {
     rank_ctx *r = ctx;
@@ -220,8 +286,19 @@ static trd_status t_wait(void *ctx, double deadline, int32_t *id, int32_t *from)
     struct timespec until = abs_time(deadline);
     int rc = 0;
     pthread_mutex_lock(&box->mu);
-    while (box->done.len == 0 && rc != ETIMEDOUT)
-        rc = pthread_cond_timedwait(&box->cv, &box->mu, &until);
+    for (;;) {
+        while (box->done.len == 0 && box->mlen == 0 && rc != ETIMEDOUT)
+            rc = pthread_cond_timedwait(&box->cv, &box->mu, &until);
+        if (box->mlen == 0)
+            break;
+        match m = box->matched[box->mhead++]; /* a send matched our receive: copy it */
+        box->mlen--;
+        pthread_mutex_unlock(&box->mu);
+        trd_status st = deliver(r->world, m.from, r->rank, &m.send, &m.recv);
+        if (st != TRD_OK)
+            return st;
+        pthread_mutex_lock(&box->mu);
+    }
     trd_completion c;
     if (!trd_fifo_pop(&box->done, &c)) {
         size_t sends = box->sends.len, recvs = box->recvs.len;
@@ -315,6 +392,7 @@ static void free_world(trd_world *w)
         pthread_cond_destroy(&w->box[r].cv);
         free(w->box[r].sends.items);
         free(w->box[r].recvs.items);
+        free(w->box[r].matched);
         free(w->box[r].done.items);
     }
     free(w->box);
@@ -380,7 +458,8 @@ static trd_status new_world(trd_world **out, int32_t p, const trd_threads_opts *
 static trd_wire wire_of(rank_ctx *r)
 {
     return (trd_wire){.ctx = r, .rank = r->rank, .size = r->world->size, .name = "threads",
-                      .isend = t_isend, .irecv = t_irecv, .wait = t_wait, .now = t_now,
+                      .isend = t_isend, .irecv = t_irecv, .irecv_consume = t_irecv_consume,
+                      .wait = t_wait, .now = t_now,
                       .decide = t_decide, .end_dynamic = t_end_dynamic,
                       .barrier = t_barrier, .free = t_free};
 }

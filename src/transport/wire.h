@@ -28,6 +28,9 @@
 
 typedef struct trd_wire trd_wire;
 
+/* Takes the bytes of a message where they lie (wire.irecv_consume). */
+typedef trd_status (*trd_consume_fn)(void *arg, const void *data, size_t bytes);
+
 struct trd_wire {
     void *ctx;
     int32_t rank, size;
@@ -40,6 +43,15 @@ struct trd_wire {
      * TRD_ANY_RANK. */
     trd_status (*irecv)(void *ctx, int32_t peer, int32_t tag, void *buf, size_t bytes,
                         int32_t id);
+    /* Optional (NULL: this wire cannot): a receive of exactly `bytes`
+     * bytes that are not stored anywhere but handed to consume(arg, data,
+     * bytes) on this rank's thread, straight from the sender's buffer,
+     * before the receive completes.  The runtime combines such a message
+     * into its accumulator without copying it into scratch first
+     * (src/runtime/fuse.c).  A consume that fails fails the call or the
+     * wait that ran it. */
+    trd_status (*irecv_consume)(void *ctx, int32_t peer, int32_t tag, size_t bytes,
+                                int32_t id, trd_consume_fn consume, void *arg);
     /* Blocks until one posted send or receive completes: its id, and for a
      * receive the rank it came from (-1 for a send).  Fails with
      * TRD_ETIMEDOUT when nothing completes before `deadline` (a time of
