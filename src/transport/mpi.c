@@ -44,8 +44,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define CTRL_TAG 0x100000       /* first tag of the wire's own messages */
+#define SPIN_POLLS 200          /* empty polls spent spinning when every rank has a core */
 #define YIELD_POLLS 1000        /* empty polls before sleeping instead of yielding */
 #define SLEEP_NS 50000L         /* one back-off sleep: short next to a transfer */
 
@@ -79,6 +81,7 @@ typedef struct mpi_wire {
     double timeout;
     bool broken;      /* a failure made the wire unusable (wire.h) */
     long empty_polls; /* back-off state */
+    long spin_polls;  /* SPIN_POLLS, or 0 when this node has more ranks than cores */
     /* Posted sends and receives (MPI_Testsome wants the requests contiguous). */
     int n, cap;
     MPI_Request *reqs;
@@ -176,14 +179,19 @@ static double wire_now(void *ctx)
 
 /* Called after each poll: a poll that found nothing yields the CPU (other
  * ranks may share it), and after many such polls sleeps briefly, so an
- * oversubscribed run does not spin. */
+ * oversubscribed run does not spin.  When this node has a core per rank,
+ * the first SPIN_POLLS empty polls just poll again: a small message then
+ * arrives without a system call in its way (8 B reduce, np 2: see
+ * docs/BENCHMARKS.md). */
 static void back_off(mpi_wire *w, bool progress)
 {
     if (progress) {
         w->empty_polls = 0;
         return;
     }
-    if (++w->empty_polls < YIELD_POLLS) {
+    if (++w->empty_polls <= w->spin_polls)
+        return; /* a core of our own: a yield would only add a system call */
+    if (w->empty_polls < w->spin_polls + YIELD_POLLS) {
         sched_yield();
         return;
     }
@@ -861,6 +869,21 @@ static trd_status alloc_root(mpi_wire *w)
     return s != TRD_OK ? s : post_standing(w, C_ARRIVE_IN);
 }
 
+/* Spinning pays only when no other rank of this node waits for our core. */
+static int count_spin_polls(mpi_wire *w)
+{
+    MPI_Comm node;
+    int local = 0, rc = MPI_Comm_split_type(w->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
+                                            &node);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = MPI_Comm_size(node, &local);
+    MPI_Comm_free(&node);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    w->spin_polls = cores > 0 && local <= cores ? SPIN_POLLS : 0;
+    return rc;
+}
+
 static trd_status setup(mpi_wire *w, MPI_Comm comm)
 {
     int rc = MPI_Comm_dup(comm, &w->comm);
@@ -875,6 +898,10 @@ static trd_status setup(mpi_wire *w, MPI_Comm comm)
         rc = MPI_Comm_size(w->comm, &w->size);
     if (rc != MPI_SUCCESS)
         return mpi_fail(TRD_EBACKEND, rc, "setting up the communicator", -1);
+    if (rc == MPI_SUCCESS)
+        rc = count_spin_polls(w);
+    if (rc != MPI_SUCCESS)
+        return mpi_fail(TRD_EBACKEND, rc, "counting the ranks on this node", -1);
     trd_status s = pick_ctrl_tag(w);
     if (s != TRD_OK || w->rank != 0)
         return s;
