@@ -110,6 +110,35 @@ expect 2 "timeout" -- "$tool" run --algo binomial -p 4 --count 4 --timeout 0
 expect 2 "timeout" -- "$tool" run --algo binomial -p 4 --count 4 --timeout 1e7
 expect 2 "unknown option '--bogus'|--bogus" -- "$tool" run --algo binomial -p 4 --count 4 --bogus
 
+# --- calibrate: the profile, its flight time, and run --profile ------------------
+prof=$out/profile.json
+expect 0 'in flight' -- "$tool" calibrate -p 2 --out "$prof"
+jcheck '.treduce_profile == 1 and (.latency_s | type) == "number"
+        and (.flight_s | type) == "number" and .flight_s >= 0 and .flight_s <= .latency_s
+        and .seconds_per_byte >= 0 and .combine_seconds_per_element >= 0' "$prof"
+if run from-profile --algo binomial -p 2 --count 100 --profile "$prof"; then
+  jcheck '.verified == true and .model.flight_us >= 0
+          and .model.flight_us <= .model.latency_us' "$out/from-profile.json"
+fi
+# a profile written before flight_s existed still loads (flight 0)
+jq 'del(.flight_s)' "$prof" >"$out/old-profile.json"
+if run run-old-profile --algo binomial -p 2 --count 100 --profile "$out/old-profile.json"; then
+  jcheck '.model.flight_us == 0' "$out/run-old-profile.json"
+fi
+jq '.flight_s = -1' "$prof" >"$out/bad-profile.json"
+expect 2 "flight_s" -- "$tool" run --algo binomial -p 2 --count 4 --profile "$out/bad-profile.json"
+expect 2 "flight" -- "$tool" run --algo binomial -p 2 --count 4 --d 1e-5 --c 1e-7 \
+  --latency 1e-5 --flight 2e-5
+# the model: with most of the latency in flight and free combines, eight
+# ranks reduce fastest with one level (flat); without flight, not
+if run flight-auto --algo auto -p 8 --count 1 --d 1e-5 --c 1e-9 --latency 1e-5 \
+  --flight 9e-6 --explain; then
+  jcheck '.algo == "flat" and .model.flight_us == 9' "$out/flight-auto.json"
+fi
+if run noflight-auto --algo auto -p 8 --count 1 --d 1e-5 --c 1e-9 --latency 1e-5 --explain; then
+  jcheck '.algo != "flat"' "$out/noflight-auto.json"
+fi
+
 # --- a dead rank: exit 1 within a few seconds, naming the deadline --------------
 ms() { echo $(($(date +%s%N) / 1000000)); }
 start=$(ms)

@@ -84,6 +84,14 @@ static void bad_costs(void **state)
     expect_failure("binomial", &p, TRD_EINVAL, "c =");
     p = tu_params(10, 1, NAN, 0);
     expect_failure("flat", &p, TRD_EINVAL, "c =");
+    p = tu_params(10, 1, 1, 0);
+    p.latency = 0.5;
+    p.flight = -0.1;
+    expect_failure("flat", &p, TRD_EINVAL, "flight =");
+    p.flight = NAN;
+    expect_failure("binomial", &p, TRD_EINVAL, "flight =");
+    p.flight = 0.75; /* above the latency it is part of */
+    expect_failure("greedy", &p, TRD_EINVAL, "above latency");
 }
 
 static void k_zero(void **state)

@@ -80,7 +80,7 @@ typedef struct bad_call {
     int32_t root;
     const char *algo;
     int64_t segment_bytes;
-    double d, latency;
+    double d, latency, flight;
     bool null_op;
     enum send_kind send;
     enum recv_kind recv;
@@ -121,6 +121,7 @@ static trd_status bad_rank(trd_comm *comm, int32_t rank, void *arg)
         if (b->d != 0) {
             o.d = b->d;
             o.latency = b->latency;
+            o.flight = b->flight;
         }
         const void *sb = b->send == S_NULL       ? NULL
                          : b->send == S_IN_PLACE ? TRD_IN_PLACE
@@ -265,6 +266,8 @@ static void test_bad_algo(void **state)
     BAD(.what = "negative d", .d = -1, .want = TRD_EINVAL, .key = {"-1"});
     BAD(.what = "latency above d", .d = 1, .latency = 2, .allreduce = true, .want = TRD_EINVAL,
         .key = {"latency"});
+    BAD(.what = "flight above latency", .d = 1, .latency = 0.5, .flight = 0.6,
+        .want = TRD_EINVAL, .key = {"flight"});
 }
 
 static void test_band_on_double(void **state)

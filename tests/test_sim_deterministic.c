@@ -16,7 +16,10 @@
  *   - port models on the flat tree (c = 0, d = 1): half- and full-port take
  *     n - 1 (the root receives one at a time), multi-port takes 1 (all
  *     transfers at once); with c = 1 multi-port takes d + (n-1) c (combines
- *     stay sequential on the root). */
+ *     stay sequential on the root);
+ *   - a flight time (LogP's L inside the latency): the flat tree's root
+ *     takes its next message while the last is in flight (closed form),
+ *     the binomial tree on 2^k ranks still takes k. */
 #include "testutil.h"
 
 #include "sim/sim.h"
@@ -157,12 +160,43 @@ static void flat_tree_port_models(void **state)
     }
 }
 
+/* A flight time f (trd_params.flight): a transfer of d = latency = 1
+ * holds its ports for 1 - f and arrives f later.  The flat tree's root
+ * then takes message k at k (1 - f) and has it at k (1 - f) + f; with c
+ * its combines follow in arrival order, one at a time (computed here as
+ * the recurrence t = max(t, arrival) + c).  The binomial tree on n = 2^k
+ * ranks sends on only what has arrived: k whatever f. */
+static void flight_lets_a_rank_take_its_next_message(void **state)
+{
+    (void)state;
+    static const double flights[] = {0.0, 0.25, 0.5, 0.9, 1.0};
+    for (int64_t n = 1; n <= 24; n++)
+        for (size_t i = 0; i < sizeof flights / sizeof flights[0]; i++)
+            for (int withc = 0; withc < 2; withc++) {
+                double f = flights[i], c = withc ? 0.5 : 0.0, t = 0.0, m = NAN;
+                trd_params p = tu_params(n, 1, c, 0);
+                p.latency = 1;
+                p.flight = f;
+                for (int64_t k = 1; k < n; k++)
+                    t = fmax(t, (double)k * (1 - f) + f) + c;
+                assert_int_equal(trd_makespan("flat", &p, &m), TRD_OK);
+                TU_CHECK(tu_close(m, t), "flat n=%lld f=%g c=%g: %.17g, want %.17g",
+                         (long long)n, f, c, m, t);
+                if (withc || (n & (n - 1)))
+                    continue;
+                assert_int_equal(trd_makespan("binomial", &p, &m), TRD_OK);
+                TU_CHECK(m == ceil_log2(n), "binomial n=%lld f=%g: %.17g, want %d",
+                         (long long)n, f, m, ceil_log2(n));
+            }
+}
+
 int main(void)
 {
     static const struct CMUnitTest after[] = {
         cmocka_unit_test(binomial_and_tree_dyn_take_ceil_log2),
         cmocka_unit_test(fibonacci_takes_k_plus_1),
         cmocka_unit_test(flat_tree_port_models),
+        cmocka_unit_test(flight_lets_a_rank_take_its_next_message),
     };
     return tu_run_per_planner(&(struct tu_per_planner){
         .group = "sim_deterministic",

@@ -17,7 +17,10 @@ static void help(void)
            "                         [--out FILE] [--format text|json]\n\n"
            "Measures the cost model of this platform: one-way message times from 0 B to\n"
            "8 MiB between ranks 0 and 1 (median of ping-pongs, buffers cycled so large\n"
-           "messages come from memory) fitted to latency + bytes x time per byte, and\n"
+           "messages come from memory) fitted to latency + bytes x time per byte; the\n"
+           "time rank 0 spends per message of a burst from rank 1 (the rest of the\n"
+           "latency is in flight: flight_s, which lets a rank take its next message\n"
+           "while the last is on its way); and\n"
            "combines of 1 Ki to 1 Mi elements of OP fitted to fixed + elements x time per\n"
            "element (least squares).  Under MPI: mpirun -np P treduce calibrate\n"
            "--transport mpi.\n\n"
@@ -49,9 +52,10 @@ static void measure(trd_comm *comm, void *arg)
 
 static json_t *profile_json(const trd_run_args *a, int64_t p, const trd_profile *pr)
 {
-    return json_pack("{s:i, s:s, s:I, s:s, s:s, s:f, s:f, s:f, s:f, s:f}", "treduce_profile", 1,
-                     "transport", a->transport, "p", (json_int_t)p, "op", a->op, "type",
-                     a->type, "latency_s", pr->latency, "seconds_per_byte", pr->per_byte,
+    return json_pack("{s:i, s:s, s:I, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f}",
+                     "treduce_profile", 1, "transport", a->transport, "p", (json_int_t)p, "op",
+                     a->op, "type", a->type, "latency_s", pr->latency, "flight_s", pr->flight,
+                     "seconds_per_byte", pr->per_byte,
                      "bandwidth_GBps", pr->per_byte > 0 ? 1e-9 / pr->per_byte : 0.0,
                      "combine_fixed_s", pr->combine_fixed, "combine_seconds_per_element",
                      pr->per_element);
@@ -74,6 +78,8 @@ static int report(const trd_run_args *a, int64_t p, const trd_profile *pr, const
         printf("  transfer  latency %.3g us + %.3g ns per byte (%.2f GB/s)\n",
                1e6 * pr->latency, 1e9 * pr->per_byte,
                pr->per_byte > 0 ? 1e-9 / pr->per_byte : 0.0);
+        printf("            of the latency, %.3g us in flight (a rank spends %.3g us per "
+               "message)\n", 1e6 * pr->flight, 1e6 * (pr->latency - pr->flight));
         printf("  combine   %.3g us + %.3g ns per element\n", 1e6 * pr->combine_fixed,
                1e9 * pr->per_element);
         if (out)
@@ -182,6 +188,12 @@ int trd_run_load_profile(const char *path, trd_profile *p)
                                        "combine_seconds_per_element"};
     double *fields[] = {&p->latency, &p->per_byte, &p->combine_fixed, &p->per_element};
     int rc = CLI_OK;
+    json_t *flight = json_object_get(j, "flight_s"); /* optional: older profiles lack it */
+    p->flight = 0.0;
+    if (flight && (!json_is_number(flight) || json_number_value(flight) < 0))
+        rc = cli_usage_error("run", "profile %s: 'flight_s' is not a number >= 0", path);
+    else if (flight)
+        p->flight = json_number_value(flight);
     for (int i = 0; i < 4 && rc == CLI_OK; i++) {
         json_t *v = json_object_get(j, keys[i]);
         if (!json_is_number(v) || json_number_value(v) < 0)

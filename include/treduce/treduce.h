@@ -89,6 +89,13 @@ typedef struct trd_params {
     bool allreduce;      /* every rank ends with the result (tree
                             algorithms: reduce then broadcast over the same
                             tree; exchange algorithms are allreduce only) */
+    double flight;       /* the part of latency spent in flight (LogP's L:
+                            0 <= flight <= latency): a transfer holds its
+                            two ports for d - flight only and is received
+                            flight later, so a rank may take its next
+                            message while the last one is still on its way.
+                            Simulated (plans' makespans are then simulated,
+                            never closed forms); the planners ignore it */
 } trd_params;
 
 /* Defaults: n = 1, d = 1, c = 1, K unset, root 0, commutative, segments
@@ -501,6 +508,8 @@ typedef struct trd_coll_opts {
                                 to the tree shapes) */
     double combine_fixed;    /* the part of c paid per combine call
                                 (trd_params; default 0) */
+    double flight;           /* the part of latency in flight (trd_params;
+                                default 0) */
     int64_t K;               /* greedy-k-*: the limit (default 2) */
     bool reproducible;       /* bitwise the same result on every run and
                                 every rank whatever the arrival order:
@@ -552,7 +561,9 @@ trd_status trd_comm_run_plan(trd_comm *comm, const trd_plan *plan, void *buf, in
  * every rank calls it): the latency of a message and the time per byte
  * (ping-pong between ranks 0 and 1), and the time of one combine of count
  * elements (on every rank, the slowest kept), then sets opts->latency,
- * opts->d = latency + bytes * time per byte and opts->c, the same on every
+ * opts->flight (latency minus the time rank 0 takes per message of a burst
+ * from rank 1), opts->d = latency + bytes * time per byte and opts->c, the
+ * same on every
  * rank (combine_fixed 0: one size cannot tell the per-call part).  Takes a
  * few milliseconds plus a few combines. */
 trd_status trd_comm_calibrate(trd_comm *comm, const trd_op *op, int64_t count,
@@ -565,6 +576,9 @@ typedef struct trd_profile {
     double per_byte;      /* seconds per byte moved */
     double combine_fixed; /* seconds per combine call */
     double per_element;   /* seconds per element combined */
+    double flight;        /* the part of latency in flight (trd_params.flight):
+                             latency minus the time a rank spends per message
+                             when many arrive at once */
 } trd_profile;
 /* Measures a profile (collective): ping-pongs of 0 B to 8 MiB between
  * ranks 0 and 1 and combines of 1 Ki to 1 Mi elements of op on every rank
@@ -572,7 +586,7 @@ typedef struct trd_profile {
  * rank gets the same values.  A few tens of milliseconds plus the
  * operator's own time. */
 trd_status trd_comm_profile(trd_comm *comm, const trd_op *op, trd_profile *profile);
-/* Sets opts->latency, d, c and combine_fixed for a call of count elements
+/* Sets opts->latency, flight, d, c and combine_fixed for a call of count elements
  * of elem_size bytes under profile.  TRD_EINVAL for negative or non-finite values. */
 trd_status trd_profile_apply(const trd_profile *profile, int64_t count, size_t elem_size,
                              trd_coll_opts *opts);

@@ -23,7 +23,7 @@ void trd_params_init(trd_params *p)
     *p = (trd_params){.n = 1, .d = 1.0, .c = 1.0, .K = 0, .root = 0,
                       .noncommutative = false, .segments = 0, .latency = 0.0,
                       .combine_fixed = 0.0,
-                      .allreduce = false};
+                      .allreduce = false, .flight = 0.0};
 }
 
 static trd_status check_cost(const char *name, double v)
@@ -56,6 +56,11 @@ static trd_status check_params(const trd_algo *algo, const trd_params *p)
     if (p->latency > p->d)
         return trd_fail(TRD_EINVAL, "latency = %g is above d = %g: it is the part of a "
                         "transfer paid per message", p->latency, p->d);
+    if ((st = check_cost("flight", p->flight)) != TRD_OK)
+        return st;
+    if (p->flight > p->latency)
+        return trd_fail(TRD_EINVAL, "flight = %g is above latency = %g: it is the part of "
+                        "the latency a message spends in flight", p->flight, p->latency);
     if ((st = check_cost("combine_fixed", p->combine_fixed)) != TRD_OK)
         return st;
     if (p->combine_fixed > p->c)
@@ -110,8 +115,8 @@ static trd_status build_tree_plan(trd_plan *plan, bool makespan_only)
         (st = trd_evaluate(&tree, plan->params.d, plan->params.c, &timing)) != TRD_OK)
         goto done;
     plan->makespan = timing.makespan;
-    if (makespan_only && plan->timed)
-        goto done;
+    if (makespan_only && plan->timed && plan->params.flight == 0)
+        goto done; /* the evaluator's makespan is the plan's: no programs needed */
     if ((st = trd_number_ranks(&timing, plan->params.root, plan->params.noncommutative,
                                rank)) != TRD_OK)
         goto done;
@@ -143,7 +148,8 @@ static trd_status build_exchange_plan(trd_plan *plan)
 
 /* The segment count (params.segments, else the algorithm's choice), the
  * programs, and the makespan: the tree evaluator's for an unsegmented tree
- * reduce, the simulator's (same engine, constant costs) otherwise. */
+ * reduce without flight, the simulator's (same engine, constant costs)
+ * otherwise. */
 static trd_status build_plan(trd_plan *plan, bool makespan_only)
 {
     trd_params *p = &plan->params;
@@ -153,7 +159,7 @@ static trd_status build_plan(trd_plan *plan, bool makespan_only)
     plan->blocks = (int32_t)p->segments;
     plan->timed = a->build && plan->blocks == 1 && !p->allreduce;
     trd_status st = a->build ? build_tree_plan(plan, makespan_only) : build_exchange_plan(plan);
-    if (st != TRD_OK || plan->timed)
+    if (st != TRD_OK || (plan->timed && p->flight == 0))
         return st;
     plan->makespan = NAN; /* simulated on first demand: the runtime never asks */
     return makespan_only ? trd_plan_simulate_makespan(plan, &plan->makespan) : TRD_OK;

@@ -1,6 +1,8 @@
 /* calibrate.c: the size-aware cost model of DESIGN.md measured on the
  * running transport: one-way times of messages (ping-pong between ranks 0
- * and 1), times of combines with the actual operator, and an agreement on
+ * and 1), the time a rank spends per message of a burst (the rest of the
+ * latency is in flight: LogP's L against its o), times of combines with
+ * the actual operator, and an agreement on
  * the values (a max-allreduce of our own) so that every rank builds the
  * same plans.  trd_comm_calibrate measures at the size of one call;
  * trd_comm_profile (profile.c) at several sizes, fitted to lines. */
@@ -21,6 +23,8 @@
  * from a cache the same buffer keeps warm. */
 #define COLD_SPAN (32 * 1024 * 1024)
 #define COLD_BUFFERS 16
+#define BURST 16  /* messages per burst (trd_calibrate_gap) */
+#define BURSTS 5  /* bursts, the median kept */
 
 static int by_value(const void *x, const void *y)
 {
@@ -66,6 +70,44 @@ trd_status trd_calibrate_one_way(trd_comm *c, size_t bytes, double *seconds)
     if (st == TRD_OK) {
         qsort(t, (size_t)reps, sizeof *t, by_value);
         *seconds = t[reps / 2] / 2;
+    }
+    return st;
+}
+
+/* One burst: rank 1 posts BURST sends, everyone passes a barrier, then
+ * rank 0 receives them all; rank 0's time per message. */
+static trd_status burst(trd_comm *c, double *seconds)
+{
+    trd_wire *w = &c->wire;
+    int32_t me = w->rank, id, from;
+    double deadline = w->now(w->ctx) + c->timeout_s, t0 = 0;
+    trd_status st = TRD_OK;
+    for (int32_t i = 0; i < BURST && me == 1 && st == TRD_OK; i++)
+        st = w->isend(w->ctx, 0, 0, NULL, 0, i);
+    if (st == TRD_OK)
+        st = trd_comm_barrier(c);
+    if (me == 0)
+        t0 = w->now(w->ctx);
+    for (int32_t i = 0; i < BURST && me == 0 && st == TRD_OK; i++)
+        st = w->irecv(w->ctx, 1, 0, NULL, 0, i);
+    for (int32_t i = 0; i < BURST && me <= 1 && st == TRD_OK; i++)
+        st = w->wait(w->ctx, deadline, &id, &from);
+    *seconds = me == 0 ? (w->now(w->ctx) - t0) / BURST : 0.0;
+    return st;
+}
+
+trd_status trd_calibrate_gap(trd_comm *c, double *seconds)
+{
+    double t[BURSTS];
+    trd_status st = TRD_OK;
+    *seconds = 0.0;
+    if (c->wire.size < 2)
+        return TRD_OK;
+    for (int i = 0; i < BURSTS && st == TRD_OK; i++)
+        st = burst(c, &t[i]);
+    if (st == TRD_OK && c->wire.rank == 0) {
+        qsort(t, BURSTS, sizeof *t, by_value);
+        *seconds = t[BURSTS / 2];
     }
     return st;
 }
@@ -125,7 +167,7 @@ trd_status trd_comm_calibrate(trd_comm *c, const trd_op *op, int64_t count, trd_
         return trd_fail(TRD_EINVAL, "calibrate: NULL argument or count < 0");
     size_t bytes = (size_t)count * trd_op_elem_size(op);
     size_t probe = bytes < PROBE_MIN ? PROBE_MIN : bytes > PROBE_MAX ? PROBE_MAX : bytes;
-    double v[3], m[3], big = 0.0;
+    double v[4], m[4], big = 0.0;
     trd_status st = trd_calibrate_one_way(c, 0, &v[0]);
     if (st == TRD_OK)
         st = trd_calibrate_one_way(c, probe, &big);
@@ -133,10 +175,13 @@ trd_status trd_comm_calibrate(trd_comm *c, const trd_op *op, int64_t count, trd_
     if (st == TRD_OK)
         st = trd_calibrate_combine(c, op, count, &v[2]);
     if (st == TRD_OK)
-        st = trd_calibrate_agree(c, v, m, 3);
+        st = trd_calibrate_gap(c, &v[3]);
+    if (st == TRD_OK)
+        st = trd_calibrate_agree(c, v, m, 4);
     if (st != TRD_OK)
         return st;
     o->latency = m[0];
+    o->flight = m[0] > m[3] ? m[0] - m[3] : 0.0;
     o->combine_fixed = 0.0;
     o->d = m[0] + (double)bytes * m[1];
     o->c = m[2];

@@ -8,6 +8,11 @@
 /* Median one-way time of a `bytes` message between ranks 0 and 1
  * (collective; 0 on the other ranks and when p = 1). */
 trd_status trd_calibrate_one_way(trd_comm *c, size_t bytes, double *seconds);
+/* Median time rank 0 spends per message when a burst of empty messages
+ * from rank 1 is already waiting for it (collective; 0 on the other ranks
+ * and when p = 1): what a rank pays per message, as opposed to the time a
+ * message takes to arrive (trd_params.flight = latency minus this). */
+trd_status trd_calibrate_gap(trd_comm *c, double *seconds);
 /* Best of three combines of count elements of op on this rank, the ranks
  * taking turns (collective). */
 trd_status trd_calibrate_combine(trd_comm *c, const trd_op *op, int64_t count,

@@ -118,6 +118,7 @@ trd_status trd_comm_check(const trd_comm *c, const void *sendbuf, void *recvbuf,
     p.c = o->c;
     p.latency = o->latency;
     p.combine_fixed = o->combine_fixed;
+    p.flight = o->flight;
     p.K = trd_algo_uses_k(index) ? o->K : 0;
     p.root = root;
     p.allreduce = allreduce;

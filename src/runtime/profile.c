@@ -1,5 +1,6 @@
 /* profile.c: a platform profile (DESIGN.md "size-aware" cost model):
- * transfers cost latency + bytes * per_byte, combines combine_fixed +
+ * transfers cost latency + bytes * per_byte (flight of the latency spent
+ * in flight, trd_calibrate_gap), combines combine_fixed +
  * elements * per_element, each line fitted by least squares (GSL's
  * gsl_fit_wlinear) to medians measured at several sizes.  The measuring
  * itself (round trips, timed combines, agreeing on the values) is shared
@@ -30,7 +31,7 @@ static void fit(const double *x, const double *y, size_t n, double *c0, double *
 
 trd_status trd_comm_profile(trd_comm *c, const trd_op *op, trd_profile *out)
 {
-    double x[NT], t[NT], xc[NC], tc[NC], v[NT + NC], agreed[NT + NC];
+    double x[NT], t[NT], xc[NC], tc[NC], v[NT + NC + 1], agreed[NT + NC + 1];
     trd_status st = c && op && out ? TRD_OK : trd_fail(TRD_EINVAL, "profile: NULL argument");
     for (size_t i = 0; i < NT && st == TRD_OK; i++) {
         x[i] = (double)transfer_sizes[i];
@@ -41,7 +42,9 @@ trd_status trd_comm_profile(trd_comm *c, const trd_op *op, trd_profile *out)
         st = trd_calibrate_combine(c, op, combine_counts[i], &v[NT + i]);
     }
     if (st == TRD_OK)
-        st = trd_calibrate_agree(c, v, agreed, NT + NC);
+        st = trd_calibrate_gap(c, &v[NT + NC]);
+    if (st == TRD_OK)
+        st = trd_calibrate_agree(c, v, agreed, NT + NC + 1);
     if (st != TRD_OK)
         return st;
     for (size_t i = 0; i < NT; i++)
@@ -50,6 +53,7 @@ trd_status trd_comm_profile(trd_comm *c, const trd_op *op, trd_profile *out)
         tc[i] = agreed[NT + i];
     fit(x, t, NT, &out->latency, &out->per_byte);
     fit(xc, tc, NC, &out->combine_fixed, &out->per_element);
+    out->flight = out->latency > agreed[NT + NC] ? out->latency - agreed[NT + NC] : 0.0;
     return TRD_OK;
 }
 
@@ -63,11 +67,12 @@ trd_status trd_profile_apply(const trd_profile *p, int64_t count, size_t elem, t
     if (!p || !o || count < 0)
         return trd_fail(TRD_EINVAL, "profile: NULL argument or count < 0");
     if (!valid(p->latency) || !valid(p->per_byte) || !valid(p->combine_fixed) ||
-        !valid(p->per_element))
+        !valid(p->per_element) || !valid(p->flight))
         return trd_fail(TRD_EINVAL, "profile: every value must be finite and >= 0 (latency "
-                        "%g, per_byte %g, combine_fixed %g, per_element %g)", p->latency,
-                        p->per_byte, p->combine_fixed, p->per_element);
+                        "%g, per_byte %g, combine_fixed %g, per_element %g, flight %g)",
+                        p->latency, p->per_byte, p->combine_fixed, p->per_element, p->flight);
     o->latency = p->latency;
+    o->flight = p->flight < p->latency ? p->flight : p->latency;
     o->d = p->latency + (double)count * (double)elem * p->per_byte;
     o->c = count > 0 ? p->combine_fixed + (double)count * p->per_element : 0.0;
     o->combine_fixed = count > 0 ? p->combine_fixed : 0.0;

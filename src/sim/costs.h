@@ -20,6 +20,8 @@ struct trd_costs {
     trd_dist dist;
     double mean_d, mean_c, cv;
     double latency; /* added to every transfer, never scaled or drawn */
+    double flight;  /* of that latency, the part after the ports are free
+                       (trd_params.flight): 0 <= flight <= latency */
     double combine_fixed; /* added to every combine, likewise */
     double *dmat; /* n*n transfer bases (i sends to j at [i*n+j]), or NULL */
     double *cvec; /* n combine bases, or NULL */

@@ -38,10 +38,14 @@
 #include "core/error.h"
 #include "core/splitmix.h"
 
-enum { EV_TRANSFER, EV_COMBINE, EV_WAKE };    /* event op: id << 2 | kind */
+/* Event op: id << 2 | kind.  A transfer with a flight time (costs.flight)
+ * ends in two EV_FLIGHT events, out of the hot path: its ports are freed
+ * (id << 3 | 0 << 2 | EV_FLIGHT), then it arrives (id << 3 | 1 << 2 |
+ * EV_FLIGHT); without, one EV_TRANSFER does both. */
+enum { EV_TRANSFER, EV_COMBINE, EV_WAKE, EV_FLIGHT };
 enum { LANE_TRANSFER = 0, LANE_COMBINE = 1 };  /* each is pushed mostly in time order */
 enum { F_POSTED = 1, F_WAKE = 2 };             /* flag[id], cleared at each reset */
-#define IDS_MAX (1 << 29) /* ids and ranks shifted left by 2 stay in 32 bits */
+#define IDS_MAX (1 << 29) /* ids and ranks shifted left by 3 stay in 32 bits */
 
 /* Keeps rare paths out of the hot functions (fewer registers to save). */
 #if defined(__GNUC__)
@@ -173,6 +177,20 @@ static NOINLINE double combine_cost(trd_virtual *v, int32_t id, int32_t rank)
            (v->random ? cost * trd_costs_factor(v->costs, v->rng_c) : cost);
 }
 
+/* The end of a transfer of send s costing `cost`: one event, or with a
+ * flight time the ports' release and then the arrival. */
+static NOINLINE void push_transfer_end(trd_virtual *v, int32_t s, double cost)
+{
+    double flight = v->costs->flight;
+    if (flight <= 0) {
+        push_event(v, LANE_TRANSFER, v->now + cost, op_of(s, EV_TRANSFER));
+        return;
+    }
+    uint32_t op = (uint32_t)s << 3 | EV_FLIGHT;
+    push_event(v, LANE_TRANSFER, v->now + cost - flight, op);
+    push_event(v, LANE_TRANSFER, v->now + cost, op | 1u << 2);
+}
+
 /* Starts send s (already out of its receiver's queue) into RECV r. */
 static void start_transfer(trd_virtual *v, int32_t s, int32_t r, int32_t *rlink)
 {
@@ -182,8 +200,7 @@ static void start_transfer(trd_virtual *v, int32_t s, int32_t r, int32_t *rlink)
     if (v->plain)
         trd_eq_push(&v->events, LANE_TRANSFER, v->now + v->mean_d, op_of(s, EV_TRANSFER));
     else
-        push_event(v, LANE_TRANSFER, v->now + transfer_cost(v, s, from, to),
-                   op_of(s, EV_TRANSFER));
+        push_transfer_end(v, s, transfer_cost(v, s, from, to));
     int32_t *link = &v->ranks[from].out_head;
     while (*link != s)
         link = &v->st[*link].next_out;
@@ -364,6 +381,15 @@ static void wake(trd_virtual *v, int32_t rank)
     mark(v, rank);
 }
 
+/* Holds the RECV end of send g (rank r) for the next wait_any. */
+static void hold_recv(trd_virtual *v, int32_t g, int32_t r)
+{
+    v->held[0] = v->st[g].peer;
+    v->held[1] = v->st[g].next_out;
+    v->held[2] = r;
+    v->holding = true;
+}
+
 /* Hands out the step that event ev (from `lane`, due now) ends: a COMBINE
  * or COPY, or a transfer's SEND end, its RECV end held for the next call. */
 static inline trd_status deliver(trd_virtual *v, const trd_event *ev, trd_event_lane *lane,
@@ -378,15 +404,32 @@ static inline trd_status deliver(trd_virtual *v, const trd_event *ev, trd_event_
     if ((op & 3) == EV_TRANSFER) {
         int32_t to = v->st[g].peer;
         set_free(v, r, to);
-        v->held[0] = to;
-        v->held[1] = v->st[g].next_out;
-        v->held[2] = r;
-        v->holding = true;
+        hold_recv(v, g, r);
         mark(v, to);
         mark(v, r);
     }
     trd_eq_take(&v->events, lane); /* last: nothing is live across its call */
     return TRD_OK;
+}
+
+/* An EV_FLIGHT event: the ports of send g are free (the receiver may take
+ * its next message), or the message has arrived: hands out the SEND end
+ * and holds the RECV end, as deliver does; whether a step ended. */
+static COLD bool flight_event(trd_virtual *v, uint32_t op, int32_t *rank, int32_t *id,
+                              int32_t *from)
+{
+    int32_t g = (int32_t)(op >> 3), r = v->st[g].rank;
+    if (!(op >> 2 & 1)) {
+        set_free(v, r, v->st[g].peer);
+        mark(v, v->st[g].peer);
+        mark(v, r);
+        return false;
+    }
+    *id = g;
+    *rank = r;
+    *from = -1;
+    hold_recv(v, g, r);
+    return true;
 }
 
 /* The next event does not end a step now: flushes the settled instant or
@@ -404,12 +447,15 @@ static NOINLINE trd_status settle(trd_virtual *v, int32_t *rank, int32_t *id, in
         if (!ev)
             return trd_fail(TRD_EINVAL, "simulator: deadlock at time %g: steps are waiting "
                             "for transfers that can never happen", v->now);
-        if ((ev->op & 3) != EV_WAKE)
+        uint32_t op = ev->op;
+        if ((op & 3) < EV_WAKE)
             return deliver(v, ev, lane, rank, id, from);
-        int32_t r = (int32_t)(ev->op >> 2);
         v->now = ev->time;
         trd_eq_take(&v->events, lane);
-        wake(v, r);
+        if ((op & 3) == EV_WAKE)
+            wake(v, (int32_t)(op >> 2));
+        else if (flight_event(v, op, rank, id, from))
+            return TRD_OK;
     }
 }
 
@@ -425,7 +471,7 @@ static trd_status wait_any(void *ctx, int32_t *rank, int32_t *id, int32_t *from)
     }
     trd_event_lane *lane;
     const trd_event *ev = trd_eq_peek(&v->events, &lane);
-    if (!ev || (v->ndirty > 0 && ev->time > v->now) || (ev->op & 3) == EV_WAKE)
+    if (!ev || (v->ndirty > 0 && ev->time > v->now) || (ev->op & 3) >= EV_WAKE)
         return settle(v, rank, id, from);
     return deliver(v, ev, lane, rank, id, from);
 }
@@ -508,7 +554,7 @@ void trd_virtual_reset(trd_virtual *v, uint64_t seed, int64_t run)
     v->mean_d = v->costs->mean_d; /* a cost file may have been loaded since init */
     v->mean_c = v->costs->mean_c;
     v->plain = !v->random && !v->costs->dmat && !v->costs->cvec && v->costs->latency == 0 &&
-               v->costs->combine_fixed == 0;
+               v->costs->combine_fixed == 0 && v->costs->flight == 0;
     v->scale = NULL; /* until attach */
     v->now = 0.0;
     trd_eq_clear(&v->events);
