@@ -5,6 +5,8 @@
  * ranks and a misplaced segment; bad arguments give TRD_EINVAL, no crash. */
 #include "testutil.h"
 
+#include "runtime/op.h"
+
 #define P ((uint64_t)TRD_MATRIX_P)
 
 static bool is_int(trd_type t) { return t <= TRD_UINT64; }
@@ -427,6 +429,54 @@ static void interval_semantics(void **state)
                  "message '%s' (want '%s')", #call, st_, trd_errmsg(), needle);        \
     } while (0)
 
+/* A user operator is called once per combine, whatever the size and the
+ * side, also when the accumulator is read from another buffer
+ * (trd_op_combine_into: the runtime's lazy input): an operator may cost
+ * per call (an offloaded combine; the bench's sleep-sum). */
+typedef struct counting {
+    int64_t calls;
+} counting;
+
+static void counted_sub(const void *in, void *inout, int64_t count, void *ctx)
+{
+    const double *a = in;
+    double *b = inout;
+    ((counting *)ctx)->calls++;
+    for (int64_t i = 0; i < count; i++)
+        b[i] = a[i] - b[i]; /* non-commutative: in (+) inout = in - inout */
+}
+
+static void user_op_one_call_per_combine(void **state)
+{
+    (void)state;
+    enum { N = 100000 }; /* 800 KB: many built-in chunks */
+    static double acc[N], in[N], out[N];
+    counting k = {0};
+    trd_op *op = NULL;
+    assert_int_equal(trd_op_user(&op, counted_sub, sizeof(double), false, &k), TRD_OK);
+    for (int side = TRD_SIDE_LEFT; side <= TRD_SIDE_RIGHT; side++)
+        for (int into = 0; into < 2; into++) {
+            for (int i = 0; i < N; i++) {
+                acc[i] = 3.0 * i;
+                in[i] = 1.0 * i;
+            }
+            k.calls = 0;
+            if (into)
+                assert_int_equal(trd_op_combine_into(op, (trd_side)side, out, acc, in, N), TRD_OK);
+            else
+                assert_int_equal(trd_op_combine(op, (trd_side)side, acc, in, N), TRD_OK);
+            const double *res = into ? out : acc;
+            /* left: in (+) acc = i - 3i; right: acc (+) in = 3i - i */
+            double sign = side == TRD_SIDE_LEFT ? -1.0 : 1.0;
+            TU_CHECK(k.calls == 1, "side %d into %d: %lld calls", side, into,
+                     (long long)k.calls);
+            TU_CHECK(res[N - 1] == sign * 2.0 * (N - 1) && res[7] == sign * 14.0,
+                     "side %d into %d: wrong value %g", side, into, res[N - 1]);
+            TU_CHECK(!into || acc[N - 1] == 3.0 * (N - 1), "combine_into wrote acc");
+        }
+    trd_op_free(op);
+}
+
 static void bad_arguments(void **state)
 {
     (void)state;
@@ -490,6 +540,7 @@ int main(void)
         cmocka_unit_test(matrix_checker),
         cmocka_unit_test(interval_checker),
         cmocka_unit_test(interval_semantics),
+        cmocka_unit_test(user_op_one_call_per_combine),
         cmocka_unit_test(bad_arguments),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -284,9 +284,10 @@ trd_status trd_op_apply(const trd_op *op, const void *in, void *inout, int64_t c
     return st;
 }
 
-/* Bytes per chunk of a combine that needs a copy (right side, or out !=
- * acc): copy and operator alternate chunk by chunk, so the second of them
- * reads what the first just wrote (in cache). */
+/* Bytes per chunk of a built-in combine that needs a copy (right side, or
+ * out != acc): copy and operator alternate chunk by chunk, so the second
+ * of them reads what the first just wrote (in cache).  User operators get
+ * one call per combine. */
 #define CHUNK_BYTES ((size_t)32 * 1024)
 
 /* out = in (+) acc (left) or acc (+) in (right), chunk by chunk; acc is
@@ -300,7 +301,8 @@ static void combine_into(const trd_op *op, trd_side side, char *out, const char 
         return;
     }
     size_t es = op->elem_size;
-    int64_t chunk = (int64_t)(CHUNK_BYTES / es);
+    /* a user operator may cost per call (offloaded, or a sleep): one call */
+    int64_t chunk = op->kernel ? (int64_t)(CHUNK_BYTES / es) : count;
     if (chunk < 1)
         chunk = 1;
     for (int64_t off = 0; off < count; off += chunk) {
