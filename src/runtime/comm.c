@@ -151,7 +151,7 @@ static trd_status build_cache(trd_comm *c, const trd_comm_key *key)
             return st;
         k->nslots = trd_plan_scratch_slots(k->plan, c->wire.rank) + 1;
         st = trd_engine_create(&k->engine, k->plan, c->wire.size, NULL);
-        if (st == TRD_OK && c->wire.irecv_consume)
+        if (st == TRD_OK)
             st = trd_fusion_init(&k->fusion, k->plan, c->wire.rank);
     }
     k->slots = st == TRD_OK ? calloc((size_t)k->nslots, sizeof *k->slots) : NULL;

@@ -102,9 +102,10 @@ static trd_status run_local(trd_exec *x, int32_t id, const trd_step *s, int64_t 
     return trd_fifo_push(&x->local, id, -1);
 }
 
-/* trd_fusion.state: completed; combined on arrival; a SEND that reads
- * the input, not slot 0 (a later write of slot 0 need not wait for it). */
-enum { STEP_DONE = 1, STEP_ABSORBED = 2, STEP_FROM_INPUT = 4 };
+/* trd_fusion.state: completed; combined on arrival; received straight
+ * into slot 0 (its COMBINE then folds the input in); a SEND that reads the
+ * input, not slot 0 (a later write of slot 0 need not wait for it). */
+enum { STEP_DONE = 1, STEP_ABSORBED = 2, STEP_REDIRECTED = 4, STEP_FROM_INPUT = 8 };
 
 /* A consumed message (wire.h) is combined from where the sender keeps
  * it: `in` is only read (post_fused takes left or commutative combines
@@ -117,29 +118,19 @@ static trd_status consume(void *arg, const void *data, size_t bytes)
     return trd_op_combine_into(x->op, (trd_side)f->side, f->out, f->acc, (void *)data, f->count);
 }
 
-/* RECV s (program step i) combined on arrival by its consumer (fuse.c)
- * when the consumer's other dependency is done already: the consumer's
- * accumulator is then untouched by anything still running (the IR is
- * race-free), so the message can be combined into it as it arrives, and
- * the consumer completes at once when posted.  A SEND that reads the
- * input counts as done: it does not read the accumulator it precedes.
- * *posted: whether it was. */
-static trd_status post_fused(trd_exec *x, int32_t id, const trd_step *s, size_t bytes,
-                             bool *posted)
+static bool all_fresh(const trd_exec *x, const trd_step *s)
+{
+    for (int32_t k = s->block; k < s->block + (s->blocks > 1 ? s->blocks : 1); k++)
+        if (!x->fresh[k])
+            return false;
+    return true;
+}
+
+/* Consumer cs of RECV i combines on arrival (wire.h irecv_consume). */
+static trd_status post_consumed(trd_exec *x, int32_t id, int32_t i, const trd_step *s,
+                                size_t bytes, int32_t c, const trd_step *cs)
 {
     trd_fusion *f = x->fusion;
-    int32_t i = id - x->base, c = f->consumer[i];
-    *posted = false;
-    if (c < 0 || !x->wire->irecv_consume)
-        return TRD_OK;
-    const trd_step *cs = trd_plan_step(x->plan, x->rank, (size_t)c);
-    int32_t other = cs->dep[0] == i ? cs->dep[1] : cs->dep[0];
-    if ((other >= 0 && !(f->state[other] & (STEP_DONE | STEP_FROM_INPUT))) ||
-        (cs->side != TRD_SIDE_LEFT && !trd_op_is_commutative(x->op)))
-        return TRD_OK;
-    trd_status st = check_slot(x, cs->buf);
-    if (st != TRD_OK)
-        return st;
     int64_t lo, hi;
     trd_exec_range(x, cs->block, cs->blocks, &lo, &hi);
     size_t off = (size_t)lo * x->elem;
@@ -150,9 +141,64 @@ static trd_status post_fused(trd_exec *x, int32_t id, const trd_step *s, size_t 
     if (input)
         filled(x, cs);
     f->state[c] |= STEP_ABSORBED;
-    *posted = true;
     trd_wire *w = x->wire;
     return w->irecv_consume(w->ctx, s->peer, s->block, bytes, id, consume, &f->pending[i]);
+}
+
+/* RECV s (program step i) handled with its consumer cs (fuse.c) when the
+ * consumer's other dependency is done already: the consumer's accumulator
+ * is then untouched by anything still running (the IR is race-free).  A
+ * SEND that reads the input counts as done: it does not read the
+ * accumulator it precedes.  Where the wire can, the message is combined as
+ * it arrives (post_consumed) and the consumer completes at once when
+ * posted.  Otherwise, when the consumer folds it into fresh blocks of
+ * slot 0 (their value is the input, exec.h), it is received straight into
+ * slot 0 and the consumer computes input (+) slot 0 in place: one buffer
+ * less to stream than receiving into scratch and writing input (+)
+ * scratch (MPI, docs/BENCHMARKS.md).  *posted: whether it was. */
+static trd_status post_fused(trd_exec *x, int32_t id, const trd_step *s, size_t bytes,
+                             bool *posted)
+{
+    trd_fusion *f = x->fusion;
+    int32_t i = id - x->base, c = f->consumer[i];
+    *posted = false;
+    if (c < 0)
+        return TRD_OK;
+    const trd_step *cs = trd_plan_step(x->plan, x->rank, (size_t)c);
+    int32_t other = cs->dep[0] == i ? cs->dep[1] : cs->dep[0];
+    bool comm = trd_op_is_commutative(x->op);
+    if (other >= 0 && !(f->state[other] & (STEP_DONE | STEP_FROM_INPUT)))
+        return TRD_OK;
+    trd_status st = check_slot(x, cs->buf);
+    if (st != TRD_OK)
+        return st;
+    if (x->wire->irecv_consume && (cs->side == TRD_SIDE_LEFT || comm)) {
+        *posted = true;
+        return post_consumed(x, id, i, s, bytes, c, cs);
+    }
+    if (cs->buf != 0 || !x->input || !all_fresh(x, cs) || (cs->side == TRD_SIDE_LEFT && !comm))
+        return TRD_OK;
+    int64_t lo, hi;
+    trd_exec_range(x, cs->block, cs->blocks, &lo, &hi);
+    f->state[c] |= STEP_REDIRECTED;
+    *posted = true;
+    trd_wire *w = x->wire;
+    return w->irecv(w->ctx, s->peer, s->block, x->slot[0] + (size_t)lo * x->elem, bytes, id);
+}
+
+/* The consumer of a RECV redirected into slot 0: slot 0 = input (+) slot
+ * 0 (the input is only read: the left side of trd_op_combine). */
+static trd_status run_redirected(trd_exec *x, int32_t id, const trd_step *s)
+{
+    int64_t lo, hi;
+    trd_exec_range(x, s->block, s->blocks, &lo, &hi);
+    size_t off = (size_t)lo * x->elem;
+    trd_status st = trd_op_combine(x->op, TRD_SIDE_LEFT, x->slot[0] + off,
+                                   (void *)(x->input + off), hi - lo);
+    if (st != TRD_OK)
+        return st;
+    filled(x, s);
+    return trd_fifo_push(&x->local, id, -1);
 }
 
 static trd_status post(void *ctx, int32_t rank, int32_t id, const trd_step *s)
@@ -166,6 +212,8 @@ static trd_status post(void *ctx, int32_t rank, int32_t id, const trd_step *s)
         return st;
     if (x->fusion && (x->fusion->state[id - x->base] & STEP_ABSORBED))
         return trd_fifo_push(&x->local, id, -1); /* a COMBINE done on arrival */
+    if (x->fusion && (x->fusion->state[id - x->base] & STEP_REDIRECTED))
+        return run_redirected(x, id, s);
     trd_exec_range(x, s->block, s->blocks, &lo, &hi);
     const unsigned char *input = x->input ? input_for(x, s) : NULL;
     unsigned char *at = x->slot[s->buf] + (size_t)lo * x->elem;

@@ -22,9 +22,12 @@
 #include "runtime/op.h"
 
 typedef void (*kernel_fn)(const void *restrict in, void *restrict inout, int64_t count);
+typedef void (*kernel3_fn)(const void *restrict in, const void *restrict acc,
+                           void *restrict out, int64_t count);
 
 struct trd_op {
     kernel_fn kernel; /* built-in operators */
+    kernel3_fn kernel3; /* ...the same into another buffer */
     trd_user_fn user; /* user operators (kernel == NULL) */
     void *ctx;
     size_t elem_size;
@@ -79,9 +82,28 @@ struct trd_op {
         for (; i < count; i++)                                                  \
             io[i] = expr(T, U, in[i], io[i]);                                   \
     }
+/* The same with the accumulator read from one buffer and the result
+ * written to another, out[i] = in[i] (+) acc[i]: the runtime's combine of
+ * a received block with the caller's sendbuf into the result buffer
+ * (trd_op_combine_into) streams three buffers once instead of copying
+ * acc first. */
+#define KERNEL3(type, T, U, kind, expr)                                          \
+    static void k3_##kind##_##type(const void *restrict in_, const void *restrict acc_, \
+                                   void *restrict out_, int64_t count)           \
+    {                                                                            \
+        const T *restrict in = in_, *restrict acc = acc_;                        \
+        T *restrict out = out_;                                                  \
+        int64_t i = 0;                                                           \
+        for (; i + KERNEL_BLOCK <= count; i += KERNEL_BLOCK)                     \
+            for (int j = 0; j < KERNEL_BLOCK; j++)                               \
+                out[i + j] = expr(T, U, in[i + j], acc[i + j]);                  \
+        for (; i < count; i++)                                                   \
+            out[i] = expr(T, U, in[i], acc[i]);                                  \
+    }
 #define KERNELS_ANY(kind, expr) \
-    INT_TYPES(KERNEL, kind, expr) FLOAT_TYPES(KERNEL, kind, expr)
-#define KERNELS_INT(kind, expr) INT_TYPES(KERNEL, kind, expr)
+    INT_TYPES(KERNEL, kind, expr) FLOAT_TYPES(KERNEL, kind, expr) \
+    INT_TYPES(KERNEL3, kind, expr) FLOAT_TYPES(KERNEL3, kind, expr)
+#define KERNELS_INT(kind, expr) INT_TYPES(KERNEL, kind, expr) INT_TYPES(KERNEL3, kind, expr)
 ANY_OPS(KERNELS_ANY)
 INT_OPS(KERNELS_INT)
 
@@ -90,6 +112,11 @@ INT_OPS(KERNELS_INT)
 #define ENTRIES_INT(kind, expr) INT_TYPES(ENTRY, kind, expr)
 static const kernel_fn kernels[TRD_OP_KIND_COUNT][TRD_TYPE_COUNT] = {
     ANY_OPS(ENTRIES_ANY) INT_OPS(ENTRIES_INT)};
+#define ENTRY3(type, T, U, kind, expr) [kind][type] = k3_##kind##_##type,
+#define ENTRIES3_ANY(kind, expr) INT_TYPES(ENTRY3, kind, expr) FLOAT_TYPES(ENTRY3, kind, expr)
+#define ENTRIES3_INT(kind, expr) INT_TYPES(ENTRY3, kind, expr)
+static const kernel3_fn kernels3[TRD_OP_KIND_COUNT][TRD_TYPE_COUNT] = {
+    ANY_OPS(ENTRIES3_ANY) INT_OPS(ENTRIES3_INT)};
 
 #define SIZE_ENTRY(type, T, U, kind, expr) [type] = sizeof(T),
 static const size_t type_sizes[TRD_TYPE_COUNT] = {
@@ -178,7 +205,8 @@ static trd_status new_op(trd_op **out, kernel_fn kernel, trd_user_fn user, void 
     trd_op *op = malloc(sizeof *op);
     if (!op)
         return trd_fail(TRD_ENOMEM, "out of memory allocating an operator");
-    *op = (trd_op){kernel, user, ctx, elem_size, commutative};
+    *op = (trd_op){.kernel = kernel, .user = user, .ctx = ctx, .elem_size = elem_size,
+                   .commutative = commutative};
     *out = op;
     return TRD_OK;
 }
@@ -218,7 +246,10 @@ trd_status trd_op_builtin(trd_op **out, trd_op_kind kind, trd_type type)
                         TRD_TYPE_COUNT);
     if (!kernels[kind][type])
         return mismatch(kind, type);
-    return new_op(out, kernels[kind][type], NULL, NULL, type_sizes[type], true);
+    trd_status st = new_op(out, kernels[kind][type], NULL, NULL, type_sizes[type], true);
+    if (st == TRD_OK)
+        (*out)->kernel3 = kernels3[kind][type];
+    return st;
 }
 
 trd_status trd_op_user(trd_op **out, trd_user_fn fn, size_t elem_size, bool commutative,
@@ -298,6 +329,10 @@ static void combine_into(const trd_op *op, trd_side side, char *out, const char 
     bool left = side == TRD_SIDE_LEFT || op->commutative;
     if (left && out == acc) {
         run(op, in, out, count); /* acc = in (+) acc (= acc (+) in if commutative) */
+        return;
+    }
+    if (left && op->kernel3) {
+        op->kernel3(in, acc, out, count);
         return;
     }
     size_t es = op->elem_size;
