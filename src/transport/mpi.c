@@ -27,8 +27,9 @@
  * disagree on which barrier they are in.
  *
  * Nothing blocks inside MPI: every loop tests, checks its deadline and
- * backs off (sched_yield, then short sleeps), so a run with more ranks than
- * cores leaves the CPU to the rank that has work, and a dead peer ends in
+ * backs off (a short spin, sched_yield, then short sleeps), so a run with
+ * more ranks than cores leaves the CPU to the rank that has work, and a
+ * dead peer ends in
  * TRD_ETIMEDOUT instead of a hang. */
 #include "transport/mpi_wire.h"
 
@@ -44,10 +45,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #define CTRL_TAG 0x100000       /* first tag of the wire's own messages */
-#define SPIN_POLLS 200          /* empty polls spent spinning when every rank has a core */
+#define SPIN_POLLS 200          /* empty polls spent spinning before yielding */
 #define DEADLINE_POLLS 32       /* ...reading the clock once in this many */
 #define YIELD_POLLS 1000        /* empty polls before sleeping instead of yielding */
 #define SLEEP_NS 50000L         /* one back-off sleep: short next to a transfer */
@@ -82,7 +82,6 @@ typedef struct mpi_wire {
     double timeout;
     bool broken;      /* a failure made the wire unusable (wire.h) */
     long empty_polls; /* back-off state */
-    long spin_polls;  /* SPIN_POLLS, or 0 when this node has more ranks than cores */
     /* Posted sends and receives (MPI_Testsome wants the requests contiguous). */
     int n, cap;
     MPI_Request *reqs;
@@ -178,21 +177,21 @@ static double wire_now(void *ctx)
     return MPI_Wtime();
 }
 
-/* Called after each poll: a poll that found nothing yields the CPU (other
- * ranks may share it), and after many such polls sleeps briefly, so an
- * oversubscribed run does not spin.  When this node has a core per rank,
- * the first SPIN_POLLS empty polls just poll again: a small message then
- * arrives without a system call in its way (8 B reduce, np 2: see
- * docs/BENCHMARKS.md). */
+/* Called after each poll: the first SPIN_POLLS empty polls (~10 us) just
+ * poll again, since a small message is often about to arrive and a yield
+ * costs a system call and a trip through the scheduler; then a poll that
+ * found nothing yields the CPU (other ranks may share it), and after many
+ * such polls sleeps briefly, so an oversubscribed run does not spin.
+ * Spinning first helped even 8 ranks on 2 cores (docs/BENCHMARKS.md). */
 static void back_off(mpi_wire *w, bool progress)
 {
     if (progress) {
         w->empty_polls = 0;
         return;
     }
-    if (++w->empty_polls <= w->spin_polls)
-        return; /* a core of our own: a yield would only add a system call */
-    if (w->empty_polls < w->spin_polls + YIELD_POLLS) {
+    if (++w->empty_polls <= SPIN_POLLS)
+        return; /* the message is often about to come: no system call yet */
+    if (w->empty_polls < SPIN_POLLS + YIELD_POLLS) {
         sched_yield();
         return;
     }
@@ -205,7 +204,7 @@ static void back_off(mpi_wire *w, bool progress)
  * once the wire yields or sleeps, every time). */
 static bool past(mpi_wire *w, double deadline)
 {
-    if (w->empty_polls < w->spin_polls && w->empty_polls % DEADLINE_POLLS != 0)
+    if (w->empty_polls < SPIN_POLLS && w->empty_polls % DEADLINE_POLLS != 0)
         return false;
     return MPI_Wtime() > deadline;
 }
@@ -880,21 +879,6 @@ static trd_status alloc_root(mpi_wire *w)
     return s != TRD_OK ? s : post_standing(w, C_ARRIVE_IN);
 }
 
-/* Spinning pays only when no other rank of this node waits for our core. */
-static int count_spin_polls(mpi_wire *w)
-{
-    MPI_Comm node;
-    int local = 0, rc = MPI_Comm_split_type(w->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL,
-                                            &node);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    rc = MPI_Comm_size(node, &local);
-    MPI_Comm_free(&node);
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    w->spin_polls = cores > 0 && local <= cores ? SPIN_POLLS : 0;
-    return rc;
-}
-
 static trd_status setup(mpi_wire *w, MPI_Comm comm)
 {
     int rc = MPI_Comm_dup(comm, &w->comm);
@@ -909,10 +893,6 @@ static trd_status setup(mpi_wire *w, MPI_Comm comm)
         rc = MPI_Comm_size(w->comm, &w->size);
     if (rc != MPI_SUCCESS)
         return mpi_fail(TRD_EBACKEND, rc, "setting up the communicator", -1);
-    if (rc == MPI_SUCCESS)
-        rc = count_spin_polls(w);
-    if (rc != MPI_SUCCESS)
-        return mpi_fail(TRD_EBACKEND, rc, "counting the ranks on this node", -1);
     trd_status s = pick_ctrl_tag(w);
     if (s != TRD_OK || w->rank != 0)
         return s;
