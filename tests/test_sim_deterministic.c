@@ -19,7 +19,12 @@
  *     stay sequential on the root);
  *   - a flight time (LogP's L inside the latency): the flat tree's root
  *     takes its next message while the last is in flight (closed form),
- *     the binomial tree on 2^k ranks still takes k. */
+ *     the binomial tree on 2^k ranks still takes k;
+ *   - the two ways of running a static plan in virtual time, trd_sim_run
+ *     (the engine's loop with the transport inlined, run_static.h) and
+ *     trd_engine_run over the transport's vtable: the same makespan and
+ *     result rank, bitwise, for every registered algorithm, every port
+ *     model, constant and gamma costs. */
 #include "testutil.h"
 
 #include "sim/sim.h"
@@ -190,6 +195,46 @@ static void flight_lets_a_rank_take_its_next_message(void **state)
             }
 }
 
+/* One run of sim both ways (the same seed and run: the same draws). */
+static void check_both_ways(trd_sim *sim, const char *algo, int64_t n, int port, int64_t run)
+{
+    double inlined = NAN;
+    int32_t rank_inlined = -1, rank_vtable = -1;
+    assert_int_equal(trd_sim_run(sim, 5, run, &inlined, &rank_inlined), TRD_OK);
+    trd_virtual_reset(&sim->virt, 5, run);
+    trd_transport t = trd_virtual_transport(&sim->virt);
+    assert_int_equal(trd_engine_run(sim->engine, &t, &rank_vtable), TRD_OK);
+    TU_CHECK(inlined == sim->virt.now && rank_inlined == rank_vtable,
+             "%s n=%lld port %d run %lld: inlined %.17g on rank %d, vtable %.17g on rank %d",
+             algo, (long long)n, port, (long long)run, inlined, rank_inlined,
+             sim->virt.now, rank_vtable);
+}
+
+static void inlined_loop_equals_vtable(void **state)
+{
+    (void)state;
+    static const trd_port ports[] = {TRD_PORT_HALF, TRD_PORT_FULL, TRD_PORT_MULTI};
+    for (size_t a = 0; a < trd_algo_count(); a++)
+        for (int64_t n = 1; n <= 20; n++)
+            for (int gamma = 0; gamma < 2; gamma++)
+                for (size_t k = 0; k < 3; k++) {
+                    const char *algo = trd_algo_name(a);
+                    trd_params p = tu_params(n, 1, 0.3, trd_algo_uses_k(a) ? 3 : 0);
+                    trd_costs *costs = NULL;
+                    trd_sim sim;
+                    assert_int_equal(trd_costs_create(&costs, n, gamma ? TRD_DIST_GAMMA
+                                                                       : TRD_DIST_CONST,
+                                                      1, 0.3, gamma ? 1.0 : 0.0),
+                                     TRD_OK);
+                    if (trd_sim_init(&sim, algo, &p, costs, ports[k]) == TRD_OK) {
+                        for (int64_t run = 0; run < (gamma ? 3 : 1); run++)
+                            check_both_ways(&sim, algo, n, (int)k, run);
+                        trd_sim_destroy(&sim);
+                    }
+                    trd_costs_free(costs);
+                }
+}
+
 int main(void)
 {
     static const struct CMUnitTest after[] = {
@@ -197,6 +242,7 @@ int main(void)
         cmocka_unit_test(fibonacci_takes_k_plus_1),
         cmocka_unit_test(flat_tree_port_models),
         cmocka_unit_test(flight_lets_a_rank_take_its_next_message),
+        cmocka_unit_test(inlined_loop_equals_vtable),
     };
     return tu_run_per_planner(&(struct tu_per_planner){
         .group = "sim_deterministic",

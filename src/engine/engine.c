@@ -18,18 +18,14 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "engine/run_static.h"
 
 #define SIDE_BY_SENDER 2 /* COMBINE side decided when the RECV completes */
 /* Ids are int32 and a transport may number its events per run in 32 bits
  * (at most two per step): far above what memory allows anyway. */
 #define STEPS_MAX (INT32_MAX / 2)
 
-/* A step in 64 bytes: the address of step g is then a shift, not a
- * multiply, on every post. */
-typedef union slot {
-    trd_step s;
-    unsigned char room[64];
-} slot;
+typedef trd_step_slot slot;
 
 struct trd_engine {
     int32_t n;
@@ -352,33 +348,22 @@ static trd_status run_dynamic(trd_engine *e, const trd_transport *t, int32_t *re
     return st;
 }
 
-/* Static programs: posts the steps without deps, then on each completion
- * the dependents it released (they belong to the same rank).  The tables
- * are read through locals: the indirect calls would make the compiler
- * reload them from e and t every time. */
-static trd_status run_static(trd_engine *e, const trd_transport *t)
+bool trd_engine_static(trd_engine *e, trd_static_program *out)
 {
-    const slot *steps = e->steps;
-    const int32_t *deps = e->deps, *initial = e->initial;
-    int32_t *waiting = e->waiting, left = total_steps(e), ninitial = e->ninitial;
-    void *ctx = t->ctx;
-    trd_status (*post)(void *, int32_t, int32_t, const trd_step *) = t->post;
-    trd_status (*wait_any)(void *, int32_t *, int32_t *, int32_t *) = t->wait_any;
-    memcpy(waiting, e->waiting0, (size_t)left * sizeof *waiting);
-    trd_status st = TRD_OK;
-    for (const int32_t *p = initial, *end = initial + 2 * ninitial; p < end; p += 2)
-        if ((st = post(ctx, p[0], p[1], &steps[p[1]].s)) != TRD_OK)
-            return st;
-    int32_t done[3]; /* rank, id, from (unused here): one base address for the three */
-    for (; left > 0; left--) {
-        if ((st = wait_any(ctx, &done[0], &done[1], &done[2])) != TRD_OK)
-            return st;
-        for (const int32_t *d = deps + deps[done[1]], *end = deps + deps[done[1] + 1]; d < end;
-             d++)
-            if (--waiting[*d] == 0 && (st = post(ctx, done[0], *d, &steps[*d].s)) != TRD_OK)
-                return st;
-    }
-    return TRD_OK;
+    if (e->policy)
+        return false;
+    *out = (trd_static_program){.steps = e->steps, .deps = e->deps, .initial = e->initial,
+                                .waiting0 = e->waiting0, .waiting = e->waiting,
+                                .ninitial = e->ninitial, .total = total_steps(e),
+                                .result = e->result};
+    return true;
+}
+
+const trd_layout *trd_engine_layout(const trd_engine *e) { return &e->layout; }
+
+static trd_status attach(const trd_engine *e, const trd_transport *t)
+{
+    return t->attach ? t->attach(t->ctx, &e->layout) : TRD_OK;
 }
 
 /* Rank r's static program alone: its steps without deps first, then the
@@ -428,7 +413,7 @@ trd_status trd_engine_run_rank(trd_engine *e, const trd_transport *t, int32_t ra
                                bool *holds_result)
 {
     bool done = false;
-    trd_status st = t->attach ? t->attach(t->ctx, &e->layout) : TRD_OK;
+    trd_status st = attach(e, t);
     if (st == TRD_OK && e->policy)
         st = run_dynamic_rank(e, t, rank, &done);
     else if (st == TRD_OK)
@@ -440,14 +425,13 @@ trd_status trd_engine_run_rank(trd_engine *e, const trd_transport *t, int32_t ra
 
 trd_status trd_engine_run(trd_engine *e, const trd_transport *t, int32_t *result_rank)
 {
-    int32_t result = 0;
-    trd_status st = t->attach ? t->attach(t->ctx, &e->layout) : TRD_OK;
-    if (st == TRD_OK && e->policy)
-        st = run_dynamic(e, t, &result);
+    int32_t result = e->result;
+    trd_static_program prog;
+    trd_status st = attach(e, t);
+    if (st == TRD_OK && trd_engine_static(e, &prog))
+        st = trd_run_static_loop(&prog, t->ctx, t->post, t->wait_any);
     else if (st == TRD_OK)
-        st = run_static(e, t);
-    if (!e->policy)
-        result = e->result;
+        st = run_dynamic(e, t, &result);
     if (result_rank)
         *result_rank = result;
     return st;

@@ -8,6 +8,7 @@
 #define TRD_ENGINE_ENGINE_H
 
 #include "engine/policy.h"
+#include "engine/run_static.h"
 #include "engine/transport.h"
 
 typedef struct trd_engine trd_engine;
@@ -33,6 +34,16 @@ trd_status trd_engine_run(trd_engine *engine, const trd_transport *transport,
  * (the plan's result rank, or DONE from the policy). */
 trd_status trd_engine_run_rank(trd_engine *engine, const trd_transport *transport,
                                int32_t rank, bool *holds_result);
+
+/* What the engine hands a transport's attach before its first post
+ * (transport.h); it lives as long as the engine. */
+const trd_layout *trd_engine_layout(const trd_engine *engine);
+
+/* The engine's static programs, for a transport that runs them itself:
+ * its attach with trd_engine_layout, then trd_run_static_loop
+ * (run_static.h); false for a dynamic policy.  The view lives as long as
+ * the engine. */
+bool trd_engine_static(trd_engine *engine, trd_static_program *out);
 
 /* The id (transport.h) of step 0 of rank's static program: step i of it
  * is posted as id first + i. */

@@ -72,8 +72,7 @@ trd_status trd_sim_run(trd_sim *sim, uint64_t seed, int64_t run, double *makespa
                        int32_t *result_rank)
 {
     trd_virtual_reset(&sim->virt, seed, run);
-    trd_transport t = trd_virtual_transport(&sim->virt);
-    trd_status st = trd_engine_run(sim->engine, &t, result_rank);
+    trd_status st = trd_virtual_run(&sim->virt, sim->engine, result_rank);
     *makespan = sim->virt.now;
     return st;
 }
@@ -118,8 +117,7 @@ trd_status trd_plan_simulate_makespan(const trd_plan *plan, double *makespan)
                               &costs);
     if (st == TRD_OK) {
         trd_virtual_reset(&virt, 0, 0);
-        trd_transport t = trd_virtual_transport(&virt);
-        st = trd_engine_run(engine, &t, NULL);
+        st = trd_virtual_run(&virt, engine, NULL);
         *makespan = virt.now;
     }
     if (virt.ranks)

@@ -9,7 +9,9 @@
  * start time of the SEND, then by posting order.  Transfers start only once
  * every event of the current instant has been handled, so senders that
  * become ready at the same time are seen together and a plan run with
- * constant costs follows its own receive order exactly.  A transfer costs
+ * constant costs follows its own receive order exactly; the ranks are then
+ * tried in the order they got something to start (a posted step, or freed
+ * ports with sends or senders waiting).  A transfer costs
  * d(from, to) times the next draw of the transfer stream, a combine
  * c(rank) times the next draw of the combine stream:
  * the k-th started transfer gets the k-th draw whatever the algorithm
@@ -26,9 +28,10 @@
  * receive of b accepts a and the partner accepts nothing but a.  Events
  * (event_queue.h) name a step id and a kind; a transfer's event ends both
  * its steps: wait_any hands out the SEND end and holds the RECV end for
- * its next call.  The hot functions keep their rare paths (growing the
- * tables, wake-ups, random or heterogeneous costs) out of line: a call
- * on their common path would make them save registers on every call. */
+ * its next call.  Static programs run the engine's loop with post and
+ * wait_any inlined into it (trd_virtual_run, engine/run_static.h); the
+ * hot functions keep their rare paths (growing the tables, wake-ups,
+ * random or heterogeneous costs) out of line, so the loop stays small. */
 #include "sim/virtual.h"
 
 #include <stddef.h>
@@ -51,9 +54,11 @@ enum { F_POSTED = 1, F_WAKE = 2 };             /* flag[id], cleared at each rese
 #if defined(__GNUC__)
 #define COLD __attribute__((noinline, cold))
 #define NOINLINE __attribute__((noinline))
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
 #else
 #define COLD
 #define NOINLINE
+#define ALWAYS_INLINE static inline
 #endif
 
 /* A rank with nothing posted, nothing in flight and no mark. */
@@ -254,10 +259,18 @@ static void mark(trd_virtual *v, int32_t rank)
     }
 }
 
+/* Freed ports matter only to a rank with sends to start or senders
+ * waiting (both lists end in -1): any other is marked when it posts. */
+static void mark_if_pending(trd_virtual *v, int32_t rank)
+{
+    if ((v->ranks[rank].in_head & v->ranks[rank].out_head) >= 0)
+        mark(v, rank);
+}
+
 /* Queues send `id` for its receiver, sorted by readiness, and lists it
  * among its rank's unstarted sends. */
-static NOINLINE trd_status post_send(trd_virtual *v, int32_t rank, int32_t id,
-                                     const trd_step *s)
+ALWAYS_INLINE trd_status post_send(trd_virtual *v, int32_t rank, int32_t id,
+                                   const trd_step *s)
 {
     trd_vstep *p = &v->st[id], *st = v->st;
     double ready = s->release > v->now ? s->release : v->now, planned = s->start;
@@ -294,11 +307,11 @@ static NOINLINE trd_status post_recv_listed(trd_virtual *v, int32_t rank, int32_
     return TRD_OK;
 }
 
-/* A RECV with a partner is only flagged; others go to post_recv_listed by
- * a tail call, so that this common path saves no registers.  (A RECV's
- * rank is never read back: its completion comes from its SEND's record.) */
-static NOINLINE trd_status post_recv(trd_virtual *v, int32_t rank, int32_t id,
-                                     const trd_step *s)
+/* A RECV with a partner is only flagged; others go to post_recv_listed,
+ * out of line.  (A RECV's rank is never read back: its completion comes
+ * from its SEND's record.) */
+ALWAYS_INLINE trd_status post_recv(trd_virtual *v, int32_t rank, int32_t id,
+                                   const trd_step *s)
 {
     if (v->partner[id] < 0)
         return post_recv_listed(v, rank, id, s);
@@ -319,10 +332,10 @@ static NOINLINE trd_status post_local_drawn(trd_virtual *v, int32_t rank, int32_
     return TRD_OK;
 }
 
-/* The same under plain costs (mean_c); other models go to post_local_drawn
- * by a tail call, so that this common path saves no registers. */
-static NOINLINE trd_status post_local(trd_virtual *v, int32_t rank, int32_t id,
-                                      const trd_step *s)
+/* The same under plain costs (mean_c); other models go to
+ * post_local_drawn, out of line. */
+ALWAYS_INLINE trd_status post_local(trd_virtual *v, int32_t rank, int32_t id,
+                                    const trd_step *s)
 {
     v->st[id].rank = rank;
     if (!v->plain)
@@ -332,25 +345,29 @@ static NOINLINE trd_status post_local(trd_virtual *v, int32_t rank, int32_t id,
     return TRD_OK;
 }
 
-static trd_status post(void *ctx, int32_t rank, int32_t id, const trd_step *s);
-
-/* An id beyond the tables (no attach): grows them, then posts. */
-static COLD trd_status post_grow(trd_virtual *v, int32_t rank, int32_t id, const trd_step *s)
+/* A step whose id has room: to its kind's path. */
+ALWAYS_INLINE trd_status post_step(trd_virtual *v, int32_t rank, int32_t id, const trd_step *s)
 {
-    trd_status st = reserve(v, id < 0 ? -1 : (int64_t)id + 1);
-    return st != TRD_OK ? st : post(v, rank, id, s);
-}
-
-static trd_status post(void *ctx, int32_t rank, int32_t id, const trd_step *s)
-{
-    trd_virtual *v = ctx;
-    if ((uint32_t)id >= (uint32_t)v->cap)
-        return post_grow(v, rank, id, s);
     if (s->kind == TRD_STEP_SEND)
         return post_send(v, rank, id, s);
     if (s->kind == TRD_STEP_COMBINE || s->kind == TRD_STEP_COPY)
         return post_local(v, rank, id, s);
     return post_recv(v, rank, id, s);
+}
+
+/* An id beyond the tables (no attach): grows them, then posts. */
+static COLD trd_status post_grow(trd_virtual *v, int32_t rank, int32_t id, const trd_step *s)
+{
+    trd_status st = reserve(v, id < 0 ? -1 : (int64_t)id + 1);
+    return st != TRD_OK ? st : post_step(v, rank, id, s);
+}
+
+ALWAYS_INLINE trd_status post(void *ctx, int32_t rank, int32_t id, const trd_step *s)
+{
+    trd_virtual *v = ctx;
+    if ((uint32_t)id >= (uint32_t)v->cap)
+        return post_grow(v, rank, id, s);
+    return post_step(v, rank, id, s);
 }
 
 /* Starts what the marked ranks allow (the current instant has settled):
@@ -405,8 +422,8 @@ static inline trd_status deliver(trd_virtual *v, const trd_event *ev, trd_event_
         int32_t to = v->st[g].peer;
         set_free(v, r, to);
         hold_recv(v, g, r);
-        mark(v, to);
-        mark(v, r);
+        mark_if_pending(v, to);
+        mark_if_pending(v, r);
     }
     trd_eq_take(&v->events, lane); /* last: nothing is live across its call */
     return TRD_OK;
@@ -459,7 +476,7 @@ static NOINLINE trd_status settle(trd_virtual *v, int32_t *rank, int32_t *id, in
     }
 }
 
-static trd_status wait_any(void *ctx, int32_t *rank, int32_t *id, int32_t *from)
+ALWAYS_INLINE trd_status wait_any(void *ctx, int32_t *rank, int32_t *id, int32_t *from)
 {
     trd_virtual *v = ctx;
     if (v->holding) {
@@ -496,6 +513,23 @@ trd_transport trd_virtual_transport(trd_virtual *v)
 {
     return (trd_transport){.ctx = v, .post = post, .wait_any = wait_any, .now = now,
                            .attach = attach};
+}
+
+/* Static programs run the engine's own loop with post and wait_any inlined
+ * into it (run_static.h); policies go through the vtable. */
+trd_status trd_virtual_run(trd_virtual *v, trd_engine *engine, int32_t *result_rank)
+{
+    trd_static_program prog;
+    if (!trd_engine_static(engine, &prog)) {
+        trd_transport t = trd_virtual_transport(v);
+        return trd_engine_run(engine, &t, result_rank);
+    }
+    trd_status st = attach(v, trd_engine_layout(engine));
+    if (st == TRD_OK)
+        st = trd_run_static_loop(&prog, v, post, wait_any);
+    if (result_rank)
+        *result_rank = prog.result;
+    return st;
 }
 
 trd_status trd_virtual_init(trd_virtual *v, int32_t n, trd_port port, const trd_costs *costs)
