@@ -115,18 +115,36 @@ prof=$out/profile.json
 expect 0 'in flight' -- "$tool" calibrate -p 2 --out "$prof"
 jcheck '.treduce_profile == 1 and (.latency_s | type) == "number"
         and (.flight_s | type) == "number" and .flight_s >= 0 and .flight_s <= .latency_s
-        and .seconds_per_byte >= 0 and .combine_seconds_per_element >= 0' "$prof"
+        and .seconds_per_byte >= 0 and .combine_seconds_per_element >= 0
+        and .parallelism >= 1 and .parallelism <= 2' "$prof"
 if run from-profile --algo binomial -p 2 --count 100 --profile "$prof"; then
   jcheck '.verified == true and .model.flight_us >= 0
-          and .model.flight_us <= .model.latency_us' "$out/from-profile.json"
+          and .model.flight_us <= .model.latency_us and .model.parallelism >= 1' \
+    "$out/from-profile.json"
 fi
 # a profile written before flight_s existed still loads (flight 0)
-jq 'del(.flight_s)' "$prof" >"$out/old-profile.json"
+jq 'del(.flight_s, .parallelism)' "$prof" >"$out/old-profile.json"
 if run run-old-profile --algo binomial -p 2 --count 100 --profile "$out/old-profile.json"; then
-  jcheck '.model.flight_us == 0' "$out/run-old-profile.json"
+  jcheck '.model.flight_us == 0 and .model.parallelism == 0' "$out/run-old-profile.json"
 fi
 jq '.flight_s = -1' "$prof" >"$out/bad-profile.json"
 expect 2 "flight_s" -- "$tool" run --algo binomial -p 2 --count 4 --profile "$out/bad-profile.json"
+jq '.parallelism = "two"' "$prof" >"$out/bad-profile2.json"
+expect 2 "parallelism" -- "$tool" run --algo binomial -p 2 --count 4 \
+  --profile "$out/bad-profile2.json"
+expect 2 "parallelism" -- "$tool" run --algo auto -p 2 --count 4 --d 1e-5 --c 1e-7 \
+  --parallelism -1
+expect 2 "parallelism" -- "$tool" run --algo binomial -p 2 --count 4 --d 1e-5 --c 1e-7 \
+  --parallelism nan
+# the parallelism: one rank's work at a time makes a pipeline's stages take
+# turns, so auto leaves it for a tree of the same work and fewer messages
+if run par-auto --algo auto -p 8 --count 100000 --d 1e-3 --c 1e-3 --latency 1e-6 \
+  --parallelism 1 --explain; then
+  jcheck '(.algo | test("pipeline") | not) and .model.parallelism == 1' "$out/par-auto.json"
+fi
+if run nopar-auto --algo auto -p 8 --count 100000 --d 1e-3 --c 1e-3 --latency 1e-6 --explain; then
+  jcheck '(.algo | test("pipeline")) and .model.parallelism == 0' "$out/nopar-auto.json"
+fi
 expect 2 "flight" -- "$tool" run --algo binomial -p 2 --count 4 --d 1e-5 --c 1e-7 \
   --latency 1e-5 --flight 2e-5
 # the model: with most of the latency in flight and free combines, eight

@@ -827,6 +827,10 @@ static void test_calibrate_predict(void **state)
                      (int)p, (int)r, o->d, o->c, o->latency, x.got[0].d, x.got[0].c,
                      x.got[0].latency);
             TU_CHECK(strcmp(o->algo, "greedy") == 0, "calibrate changed opts.algo");
+            TU_CHECK(o->parallelism >= 1 && o->parallelism <= p &&
+                         memcmp(&o->parallelism, &x.got[0].parallelism, sizeof(double)) == 0,
+                     "calibrate p=%d rank %d: parallelism %g (rank 0: %g), need 1..p on all",
+                     (int)p, (int)r, o->parallelism, x.got[0].parallelism);
         }
         if (p >= 2)
             TU_CHECK(x.got[0].d > 0, "calibrate p=%d: d = %g (a transfer takes time)", (int)p,
@@ -870,6 +874,78 @@ static void test_calibrate_predict(void **state)
         rt_comms_free(comm, p);
     }
     trd_op_free(x.op);
+}
+
+/* trd_coll_opts.parallelism k (predict.c): with the plan's work W
+ * (trd_plan_work, checked on closed forms) and makespan T on n ranks, the
+ * prediction is T + (W - T)(n/k - 1)/(n - 1) when W > T: T itself for
+ * k = 0 or k >= n, W for k = 1; and auto then stops preferring a pipeline
+ * whose n - 1 stages the platform cannot run at once. */
+static double predict_k(trd_comm *comm, const char *algo, int64_t count, const trd_op *op,
+                        trd_coll_opts o, double k)
+{
+    double t = NAN;
+    o.algo = algo;
+    o.parallelism = k;
+    TU_CHECK(trd_comm_predict(comm, count, op, 0, false, &o, &t) == TRD_OK,
+             "predict %s k=%g: %s", algo, k, trd_errmsg());
+    return t;
+}
+
+static void test_parallelism_predict(void **state)
+{
+    (void)state;
+    /* work of a segmented pipeline: n - 1 links, m segments each, every
+     * segment sent and combined once per link */
+    trd_params pp;
+    trd_params_init(&pp);
+    pp.n = 5, pp.d = 2, pp.c = 1, pp.latency = 0.5, pp.flight = 0.2, pp.combine_fixed = 0.25;
+    pp.segments = 4;
+    trd_plan *plan;
+    TU_CHECK(trd_plan_create(&plan, "pipeline", &pp) == TRD_OK, "pipeline: %s", trd_errmsg());
+    double want = 4 * 4 * ((0.5 - 0.2) + (2 - 0.5) / 4 + 0.25 + (1 - 0.25) / 4);
+    TU_CHECK(fabs(trd_plan_work(plan) - want) < 1e-12, "pipeline work %.17g, want %.17g",
+             trd_plan_work(plan), want);
+    trd_plan_free(plan);
+
+    const int32_t p = 8;
+    trd_comm *comm[RT_MAX_P];
+    trd_threads_opts topts = rt_topts(TIMEOUT_S);
+    rt_comms_create(comm, p, &topts);
+    trd_op *op = rt_op_create(RT_F64_SUM);
+    trd_coll_opts o;
+    trd_coll_opts_init(&o);
+    o.d = 1e-3, o.c = 1e-3, o.latency = 1e-6, o.flight = 0.4e-6;
+    const int64_t small = 1000; /* one segment: binomial's W = 7 (d - flight + c) */
+    double t = predict_k(comm[0], "binomial", small, op, o, 0.0);
+    double w = 7 * (o.d - o.flight + o.c);
+    TU_CHECK(predict_k(comm[0], "binomial", small, op, o, 8.0) == t &&
+                 predict_k(comm[0], "binomial", small, op, o, 100.0) == t,
+             "k >= n must leave the makespan %g", t);
+    TU_CHECK(fabs(t - 3 * (o.d + o.c)) < 1e-9, "binomial makespan %g", t);
+    double k1 = predict_k(comm[0], "binomial", small, op, o, 1.0);
+    TU_CHECK(fabs(k1 - w) < 1e-12, "k = 1: %.17g, want the work %.17g", k1, w);
+    double k2 = predict_k(comm[0], "binomial", small, op, o, 2.0);
+    TU_CHECK(fabs(k2 - (t + (w - t) * 3.0 / 7.0)) < 1e-12, "k = 2: %.17g", k2);
+    /* auto: a pipeline wins with a core per rank, not with one for all */
+    const int64_t big = 100000;
+    trd_candidate cand[64];
+    size_t n = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        o.parallelism = pass ? 1.0 : 0.0;
+        TU_CHECK(trd_comm_explain(comm[0], big, op, 0, false, &o, cand, &n) == TRD_OK,
+                 "explain: %s", trd_errmsg());
+        bool piped = strstr(cand[0].algo, "pipeline") != NULL;
+        TU_CHECK(piped == !pass, "k = %g: auto's first choice is %s", o.parallelism,
+                 cand[0].algo);
+    }
+    o.algo = "binomial";
+    o.parallelism = NAN;
+    TU_CHECK(trd_comm_predict(comm[0], small, op, 0, false, &o, &t) == TRD_EINVAL &&
+                 strstr(trd_errmsg(), "parallelism"),
+             "parallelism NaN: %s", trd_errmsg());
+    trd_op_free(op);
+    rt_comms_free(comm, p);
 }
 
 /* The calibrated model drives real calls of every algorithm (pipelines
@@ -997,6 +1073,7 @@ int main(int argc, char **argv)
                                         timing_teardown),
         cmocka_unit_test_setup_teardown(test_wire_threads_order, timing_setup, timing_teardown),
         cmocka_unit_test_setup_teardown(test_calibrate_predict, timing_setup, timing_teardown),
+        cmocka_unit_test(test_parallelism_predict),
         cmocka_unit_test_setup_teardown(test_calibrated_runs, timing_setup, timing_teardown),
         /* last: under UBSan a failure here aborts the program */
         cmocka_unit_test_setup_teardown(test_count_zero_first, timing_setup, timing_teardown),

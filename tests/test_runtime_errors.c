@@ -7,6 +7,7 @@
  * TRD_EIO at once; every rank that needs its contribution (all ranks of an
  * allreduce, the root of a reduce) gets TRD_ETIMEDOUT naming the deadline
  * within 2 s, tree, pipelined, dynamic and exchange algorithms alike. */
+
 #include "runtime_util.h"
 
 #define COUNT 37
@@ -81,7 +82,8 @@ typedef struct bad_call {
     const char *algo;
     int64_t segment_bytes;
     double d, latency, flight;
-    bool null_op;
+    double parallelism; /* set when parallelism_set */
+    bool parallelism_set, null_op;
     enum send_kind send;
     enum recv_kind recv;
     int32_t only1; /* 0: every rank makes the bad call; r + 1: only rank r */
@@ -123,6 +125,8 @@ static trd_status bad_rank(trd_comm *comm, int32_t rank, void *arg)
             o.latency = b->latency;
             o.flight = b->flight;
         }
+        if (b->parallelism_set)
+            o.parallelism = b->parallelism;
         const void *sb = b->send == S_NULL       ? NULL
                          : b->send == S_IN_PLACE ? TRD_IN_PLACE
                          : b->send == S_OVERLAP  ? (const void *)(recv + 3)
@@ -268,6 +272,12 @@ static void test_bad_algo(void **state)
         .key = {"latency"});
     BAD(.what = "flight above latency", .d = 1, .latency = 0.5, .flight = 0.6,
         .want = TRD_EINVAL, .key = {"flight"});
+    BAD(.what = "parallelism NaN", .parallelism = NAN, .parallelism_set = true,
+        .want = TRD_EINVAL, .key = {"parallelism"});
+    BAD(.what = "parallelism -1", .parallelism = -1, .parallelism_set = true, .allreduce = true,
+        .want = TRD_EINVAL, .key = {"parallelism = -1"});
+    BAD(.what = "parallelism inf, auto", .parallelism = INFINITY, .parallelism_set = true,
+        .algo = "auto", .want = TRD_EINVAL, .key = {"parallelism"});
 }
 
 static void test_band_on_double(void **state)

@@ -193,11 +193,12 @@ static void print_json(const bench_args *a, const bench_table *t)
                 "auto_algo", pt->chosen, "ratio", pt->median / bench_baseline_value(b)));
     }
     for (size_t op = 0; op < a->nops; op++)
-        json_object_set_new(profiles, a->ops[op], json_pack("{s:f, s:f, s:f, s:f, s:f}",
+        json_object_set_new(profiles, a->ops[op], json_pack("{s:f, s:f, s:f, s:f, s:f, s:f}",
             "latency_us", 1e6 * t->profile[op].latency, "flight_us",
             1e6 * t->profile[op].flight, "ns_per_byte",
             1e9 * t->profile[op].per_byte, "combine_fixed_us", 1e6 * t->profile[op].combine_fixed,
-            "combine_ns_per_element", 1e9 * t->profile[op].per_element));
+            "combine_ns_per_element", 1e9 * t->profile[op].per_element, "parallelism",
+            t->profile[op].parallelism));
     json_t *o = json_pack("{s:s, s:I, s:s, s:s, s:s, s:f, s:I, s:o, s:o, s:o, s:s}", "transport",
                           a->transport, "p", (json_int_t)t->p, "command", a->command,
                           "baseline", base, "baseline_lib", t->baseline_lib, "op_cost_us",
@@ -222,13 +223,14 @@ static bool write_profiles(const bench_args *a, const bench_table *t)
         snprintf(path, sizeof path, "%s/%s", a->out, name);
         const char *trd_name = !strcmp(a->ops[op], "sum") ? "sum"
                                : !strcmp(a->ops[op], "costly") ? "sleep-sum" : "spin-sum";
-        json_t *j = json_pack("{s:i, s:s, s:I, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f}",
+        json_t *j = json_pack("{s:i, s:s, s:I, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
                               "treduce_profile", 1, "transport", a->transport, "p",
                               (json_int_t)t->p, "op", trd_name, "type", "double", "latency_s",
                               pr->latency, "flight_s", pr->flight, "seconds_per_byte",
                               pr->per_byte, "op_cost_us",
                               a->op_cost_us, "combine_fixed_s", pr->combine_fixed,
-                              "combine_seconds_per_element", pr->per_element);
+                              "combine_seconds_per_element", pr->per_element, "parallelism",
+                              pr->parallelism);
         ok = j && json_dump_file(j, path, JSON_INDENT(2)) == 0;
         if (!ok)
             fprintf(stderr, "treduce bench: cannot write %s\n", path);

@@ -22,7 +22,10 @@ static void help(void)
            "latency is in flight: flight_s, which lets a rank take its next message\n"
            "while the last is on its way); and\n"
            "combines of 1 Ki to 1 Mi elements of OP fitted to fixed + elements x time per\n"
-           "element (least squares).  Under MPI: mpirun -np P treduce calibrate\n"
+           "element (least squares); and the parallelism: P times a combine's time alone\n"
+           "over its time when all P ranks combine at once (fewer cores than ranks or a\n"
+           "shared memory bus make it less than P; auto then predicts no call faster\n"
+           "than its work / parallelism).  Under MPI: mpirun -np P treduce calibrate\n"
            "--transport mpi.\n\n"
            "  --transport T  threads (default) or mpi\n"
            "  -p P           ranks for threads (default 2)\n"
@@ -52,13 +55,13 @@ static void measure(trd_comm *comm, void *arg)
 
 static json_t *profile_json(const trd_run_args *a, int64_t p, const trd_profile *pr)
 {
-    return json_pack("{s:i, s:s, s:I, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f}",
+    return json_pack("{s:i, s:s, s:I, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
                      "treduce_profile", 1, "transport", a->transport, "p", (json_int_t)p, "op",
                      a->op, "type", a->type, "latency_s", pr->latency, "flight_s", pr->flight,
                      "seconds_per_byte", pr->per_byte,
                      "bandwidth_GBps", pr->per_byte > 0 ? 1e-9 / pr->per_byte : 0.0,
                      "combine_fixed_s", pr->combine_fixed, "combine_seconds_per_element",
-                     pr->per_element);
+                     pr->per_element, "parallelism", pr->parallelism);
 }
 
 static int report(const trd_run_args *a, int64_t p, const trd_profile *pr, const char *out)
@@ -82,6 +85,8 @@ static int report(const trd_run_args *a, int64_t p, const trd_profile *pr, const
                "message)\n", 1e6 * pr->flight, 1e6 * (pr->latency - pr->flight));
         printf("  combine   %.3g us + %.3g ns per element\n", 1e6 * pr->combine_fixed,
                1e9 * pr->per_element);
+        printf("  parallel  %.3g of %lld ranks work at full speed at once\n", pr->parallelism,
+               (long long)p);
         if (out)
             printf("  profile written to %s\n", out);
     }
@@ -175,6 +180,18 @@ int cmd_calibrate(int argc, char **argv)
     return rank == 0 ? report(&a, ctx.p, &ctx.profile, out) : CLI_OK;
 }
 
+/* An optional key of a profile: 0 when absent, else a number >= 0. */
+static int optional_key(json_t *j, const char *path, const char *key, double *value)
+{
+    json_t *v = json_object_get(j, key);
+    *value = 0.0;
+    if (v && (!json_is_number(v) || json_number_value(v) < 0))
+        return cli_usage_error("run", "profile %s: '%s' is not a number >= 0", path, key);
+    if (v)
+        *value = json_number_value(v);
+    return CLI_OK;
+}
+
 /* A profile written by --out; a usage error naming the file and the key
  * when it is not one. */
 int trd_run_load_profile(const char *path, trd_profile *p)
@@ -187,13 +204,9 @@ int trd_run_load_profile(const char *path, trd_profile *p)
     static const char *const keys[] = {"latency_s", "seconds_per_byte", "combine_fixed_s",
                                        "combine_seconds_per_element"};
     double *fields[] = {&p->latency, &p->per_byte, &p->combine_fixed, &p->per_element};
-    int rc = CLI_OK;
-    json_t *flight = json_object_get(j, "flight_s"); /* optional: older profiles lack it */
-    p->flight = 0.0;
-    if (flight && (!json_is_number(flight) || json_number_value(flight) < 0))
-        rc = cli_usage_error("run", "profile %s: 'flight_s' is not a number >= 0", path);
-    else if (flight)
-        p->flight = json_number_value(flight);
+    int rc = optional_key(j, path, "flight_s", &p->flight); /* older profiles lack these */
+    if (rc == CLI_OK)
+        rc = optional_key(j, path, "parallelism", &p->parallelism);
     for (int i = 0; i < 4 && rc == CLI_OK; i++) {
         json_t *v = json_object_get(j, keys[i]);
         if (!json_is_number(v) || json_number_value(v) < 0)

@@ -19,7 +19,8 @@ static void help(void)
     printf("usage: treduce run --algo NAME [--transport threads|mpi] -p P --count M\n"
            "         [--type T] [--op OP] [--root R] [--allreduce] [--segment BYTES]\n"
            "         [--iters I] [--warmup W]\n"
-           "         [--d D --c C [--latency L [--flight F]] | --profile FILE]\n"
+           "         [--d D --c C [--latency L [--flight F]] [--parallelism K]\n"
+           "          | --profile FILE]\n"
            "         [--K K] [--explain] [--reproducible]\n"
            "         [--timeout S] [--format text|json]\n\n"
            "Runs a real reduction of M elements per rank over P ranks and checks the\n"
@@ -51,7 +52,11 @@ static void help(void)
            "                    now: latency and bandwidth by ping-pong, the combine by\n"
            "                    timing the operator); --latency L its per-message part,\n"
            "                    --flight F the part of L a message spends in flight\n"
-           "                    (a rank may take its next message meanwhile)\n"
+           "                    (a rank may take its next message meanwhile),\n"
+           "                    --parallelism K how many ranks work at full speed at\n"
+           "                    once (fewer cores than ranks, one memory bus): each\n"
+           "                    prediction is then at least the plan's work / K\n"
+           "                    (default 0: not modelled; measured with the rest)\n"
            "  --timeout S       deadline of every wait in seconds (default 30)\n"
            "  --inject-delay US tests: a random delay below US microseconds before each\n"
            "                    send (threads)\n"
@@ -60,7 +65,7 @@ static void help(void)
            "  --format F        text (default) or json (one object, from rank 0)\n\n"
            "JSON keys: algo (auto's choice when auto), transport, p, count, type, op,\n"
            "bytes, allreduce, iters, median_us, min_us, predicted_us, verified,\n"
-           "model {latency_us, flight_us, d_us, c_us, given}, with auto: chosen_by\n"
+           "model {latency_us, flight_us, d_us, c_us, parallelism, given}, with auto: chosen_by\n"
            "('auto') and\n"
            "with --explain: candidates [{algo, predicted_us}].\n"
            "Exit status: 0 verified, 1 failure or wrong result, 2 bad usage or input.\n");
@@ -88,6 +93,7 @@ static int take_option(int opt, void *ctx)
     case 'c': a->model_set = true; return cli_real(cmd, "--c", optarg, &a->c) ? CLI_OK : CLI_USAGE;
     case 'l': return cli_real(cmd, "--latency", optarg, &a->latency) ? CLI_OK : CLI_USAGE;
     case 'L': return cli_real(cmd, "--flight", optarg, &a->flight) ? CLI_OK : CLI_USAGE;
+    case 'k': return cli_real(cmd, "--parallelism", optarg, &a->parallelism) ? CLI_OK : CLI_USAGE;
     case 'K': return cli_int(cmd, "--K", optarg, &a->K) ? CLI_OK : CLI_USAGE;
     case 'x': return cli_real(cmd, "--timeout", optarg, &a->timeout) ? CLI_OK : CLI_USAGE;
     case 'y': return cli_real(cmd, "--inject-delay", optarg, &a->delay_us) ? CLI_OK : CLI_USAGE;
@@ -148,7 +154,7 @@ static int parse_args(int argc, char **argv, trd_run_args *a)
         {"iters", required_argument, 0, 'i'},     {"warmup", required_argument, 0, 'w'},
         {"d", required_argument, 0, 'd'},         {"c", required_argument, 0, 'c'},
         {"latency", required_argument, 0, 'l'},   {"flight", required_argument, 0, 'L'},
-        {"K", required_argument, 0, 'K'},
+        {"K", required_argument, 0, 'K'},         {"parallelism", required_argument, 0, 'k'},
         {"timeout", required_argument, 0, 'x'},   {"inject-delay", required_argument, 0, 'y'},
         {"dead-rank", required_argument, 0, 'z'}, {"format", required_argument, 0, 'f'},
         {"profile", required_argument, 0, 'P'},   {"explain", no_argument, 0, 'E'},

@@ -11,7 +11,7 @@ typedef struct trd_run_args {
     trd_profile profile;
     bool explain, reproducible;
     int64_t p, count, root, segment, iters, warmup, K, dead_rank;
-    double d, c, latency, flight, timeout, delay_us, op_cost_us;
+    double d, c, latency, flight, parallelism, timeout, delay_us, op_cost_us;
     bool count_set, allreduce, model_set, json;
 } trd_run_args;
 

@@ -25,8 +25,8 @@ static void print_text(const trd_run_args *a, int64_t p, size_t bytes, double me
         }
     }
     printf("  model      latency %.3g us (%.3g in flight), transfer d %.3g us, combine c "
-           "%.3g us%s\n", 1e6 * res->model.latency, 1e6 * res->model.flight,
-           1e6 * res->model.d, 1e6 * res->model.c,
+           "%.3g us, parallelism %.3g%s\n", 1e6 * res->model.latency, 1e6 * res->model.flight,
+           1e6 * res->model.d, 1e6 * res->model.c, res->model.parallelism,
            a->model_set ? " (given)" : a->profile_path ? " (from the profile)" : " (measured now)");
     if (isnan(res->predicted))
         printf("  predicted  n/a (over %d segments: not simulated)\n", TRD_PREDICT_BLOCKS_MAX);
@@ -73,7 +73,7 @@ int trd_run_report(const trd_run_args *a, int64_t p, const trd_run_result *res)
         print_text(a, p, bytes, med, min, res);
     } else {
         json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:s, s:s, s:I, s:b, s:I, s:f, s:f, s:o, s:b,"
-                              " s:{s:f, s:f, s:f, s:f, s:b}}",
+                              " s:{s:f, s:f, s:f, s:f, s:f, s:b}}",
                               "algo", res->model.algo, "transport", a->transport, "p", (json_int_t)p,
                               "count", (json_int_t)a->count, "type", a->type, "op", a->op,
                               "bytes", (json_int_t)bytes, "allreduce", a->allreduce,
@@ -83,7 +83,8 @@ int trd_run_report(const trd_run_args *a, int64_t p, const trd_run_result *res)
                                                     : json_real(1e6 * res->predicted),
                               "verified", res->verified, "model", "latency_us",
                               1e6 * res->model.latency, "flight_us", 1e6 * res->model.flight,
-                              "d_us", 1e6 * res->model.d, "c_us", 1e6 * res->model.c, "given",
+                              "d_us", 1e6 * res->model.d, "c_us", 1e6 * res->model.c,
+                              "parallelism", res->model.parallelism, "given",
                               a->model_set);
         if (!strcmp(a->algo, "auto"))
             json_object_set_new(o, "chosen_by", json_string("auto"));

@@ -157,6 +157,12 @@ const trd_params *trd_plan_params(const trd_plan *plan);
  * result has it: simulated on the first call (not thread-safe then), NaN
  * if the simulation fails. */
 double trd_plan_makespan(const trd_plan *plan);
+/* The work of the plan: the time its transfers hold the ports (d less the
+ * flight) and its combines take, summed over every step of every rank,
+ * with the costs of trd_plan_makespan.  A platform that runs only k
+ * ranks' work at once (fewer cores than ranks, a shared memory bus)
+ * cannot finish in less than work / k. */
+double trd_plan_work(const trd_plan *plan);
 /* Lemma 5 lower bound on ANY schedule: ceil(log2 n) * max(d, c). */
 double trd_plan_lower_bound(const trd_plan *plan);
 /* The paper's proven upper bound on this algorithm's makespan (NaN when
@@ -510,6 +516,14 @@ typedef struct trd_coll_opts {
                                 (trd_params; default 0) */
     double flight;           /* the part of latency in flight (trd_params;
                                 default 0) */
+    double parallelism;      /* how many ranks' transfers and combines the
+                                platform runs at once at full speed
+                                (trd_comm_calibrate measures it: fewer
+                                cores than ranks, a shared memory bus);
+                                predictions are then at least the plan's
+                                work / parallelism (trd_plan_work);
+                                default 0: not modelled, every rank has a
+                                core and a memory path of its own */
     int64_t K;               /* greedy-k-*: the limit (default 2) */
     bool reproducible;       /* bitwise the same result on every run and
                                 every rank whatever the arrival order:
@@ -562,10 +576,11 @@ trd_status trd_comm_run_plan(trd_comm *comm, const trd_plan *plan, void *buf, in
  * (ping-pong between ranks 0 and 1), and the time of one combine of count
  * elements (on every rank, the slowest kept), then sets opts->latency,
  * opts->flight (latency minus the time rank 0 takes per message of a burst
- * from rank 1), opts->d = latency + bytes * time per byte and opts->c, the
- * same on every
- * rank (combine_fixed 0: one size cannot tell the per-call part).  Takes a
- * few milliseconds plus a few combines. */
+ * from rank 1), opts->d = latency + bytes * time per byte, opts->c and
+ * opts->parallelism (p times a combine's time alone over its time when
+ * every rank combines at once, at the ping-pong's probe size), the same on
+ * every rank (combine_fixed 0: one size cannot tell the per-call part).
+ * Takes a few milliseconds plus a few combines. */
 trd_status trd_comm_calibrate(trd_comm *comm, const trd_op *op, int64_t count,
                               trd_coll_opts *opts);
 /* A platform's cost profile: what `treduce calibrate` writes.  A transfer
@@ -579,15 +594,18 @@ typedef struct trd_profile {
     double flight;        /* the part of latency in flight (trd_params.flight):
                              latency minus the time a rank spends per message
                              when many arrive at once */
+    double parallelism;   /* trd_coll_opts.parallelism: how many ranks combine
+                             at full speed at once (0: not modelled) */
 } trd_profile;
 /* Measures a profile (collective): ping-pongs of 0 B to 8 MiB between
  * ranks 0 and 1 and combines of 1 Ki to 1 Mi elements of op on every rank
- * (the slowest kept), each fitted by least squares (GSL) to a line; every
- * rank gets the same values.  A few tens of milliseconds plus the
+ * (the slowest kept), each fitted by least squares (GSL) to a line, and
+ * the parallelism (combines of 256 Ki elements alone and all at once);
+ * every rank gets the same values.  A few tens of milliseconds plus the
  * operator's own time. */
 trd_status trd_comm_profile(trd_comm *comm, const trd_op *op, trd_profile *profile);
-/* Sets opts->latency, flight, d, c and combine_fixed for a call of count elements
- * of elem_size bytes under profile.  TRD_EINVAL for negative or non-finite values. */
+/* Sets opts->latency, flight, d, c, combine_fixed and parallelism for a
+ * call of count elements of elem_size bytes under profile.  TRD_EINVAL for negative or non-finite values. */
 trd_status trd_profile_apply(const trd_profile *profile, int64_t count, size_t elem_size,
                              trd_coll_opts *opts);
 

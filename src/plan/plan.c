@@ -242,6 +242,28 @@ double trd_plan_makespan(const trd_plan *plan)
         p->makespan = NAN;
     return p->makespan;
 }
+/* The model's costs of a step covering `blocks` of B blocks, as the
+ * simulator charges them (src/sim/virtual.c transfer_cost, combine_cost):
+ * a send holds the ports for its latency less the flight; COPY steps are
+ * free in the model. */
+static double step_work(const trd_params *p, const trd_step *s, int32_t blocks)
+{
+    double share = (double)(s->blocks > 1 ? s->blocks : 1) / (double)blocks;
+    if (s->kind == TRD_STEP_SEND)
+        return p->latency - p->flight + (p->d - p->latency) * share;
+    if (s->kind == TRD_STEP_COMBINE)
+        return p->combine_fixed + (p->c - p->combine_fixed) * share;
+    return 0.0;
+}
+
+double trd_plan_work(const trd_plan *plan)
+{
+    double work = 0.0;
+    for (size_t i = 0; i < plan->step_first[plan->params.n]; i++)
+        work += step_work(&plan->params, &plan->steps[i], plan->blocks);
+    return work;
+}
+
 double trd_plan_lower_bound(const trd_plan *plan) { return plan->lower_bound; }
 double trd_plan_upper_bound(const trd_plan *plan) { return plan->upper_bound; }
 

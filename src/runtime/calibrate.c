@@ -2,7 +2,8 @@
  * running transport: one-way times of messages (ping-pong between ranks 0
  * and 1), the time a rank spends per message of a burst (the rest of the
  * latency is in flight: LogP's L against its o), times of combines with
- * the actual operator, and an agreement on
+ * the actual operator, how many ranks combine at full speed at once
+ * (trd_coll_opts.parallelism), and an agreement on
  * the values (a max-allreduce of our own) so that every rank builds the
  * same plans.  trd_comm_calibrate measures at the size of one call;
  * trd_comm_profile (profile.c) at several sizes, fitted to lines. */
@@ -149,6 +150,37 @@ trd_status trd_calibrate_combine(trd_comm *c, const trd_op *op, int64_t count, d
     return st;
 }
 
+trd_status trd_calibrate_combine_together(trd_comm *c, const trd_op *op, int64_t count,
+                                          double *seconds)
+{
+    size_t bytes = (size_t)count * trd_op_elem_size(op);
+    unsigned char *a = malloc(bytes ? bytes : 1), *b = malloc(bytes ? bytes : 1);
+    trd_status st = a && b ? TRD_OK : trd_fail(TRD_ENOMEM, "calibrate: out of memory");
+    *seconds = 0.0;
+    if (st == TRD_OK) {
+        memset(a, 0, bytes);
+        memset(b, 0, bytes);
+        st = trd_comm_barrier(c);
+    }
+    /* From leaving one barrier to leaving the next: the ranks do not leave a
+     * barrier at once, and the one that left first sees them all work. */
+    double t0 = trd_comm_now(c);
+    for (int i = 0; i < 3 && st == TRD_OK; i++)
+        st = trd_op_apply(op, a, b, count);
+    if (st == TRD_OK)
+        st = trd_comm_barrier(c);
+    *seconds = (trd_comm_now(c) - t0) / 3;
+    free(a);
+    free(b);
+    return st;
+}
+
+double trd_calibrate_parallelism(int32_t p, double alone, double together)
+{
+    double k = together > 0 ? p * alone / together : p;
+    return k < 1 ? 1.0 : k > p ? (double)p : k;
+}
+
 trd_status trd_calibrate_agree(trd_comm *c, const double *in, double *out, int n)
 {
     trd_op *max = NULL;
@@ -167,7 +199,8 @@ trd_status trd_comm_calibrate(trd_comm *c, const trd_op *op, int64_t count, trd_
         return trd_fail(TRD_EINVAL, "calibrate: NULL argument or count < 0");
     size_t bytes = (size_t)count * trd_op_elem_size(op);
     size_t probe = bytes < PROBE_MIN ? PROBE_MIN : bytes > PROBE_MAX ? PROBE_MAX : bytes;
-    double v[4], m[4], big = 0.0;
+    double v[6], m[6], big = 0.0;
+    int64_t many = (int64_t)(probe / trd_op_elem_size(op)); /* parallelism's probe */
     trd_status st = trd_calibrate_one_way(c, 0, &v[0]);
     if (st == TRD_OK)
         st = trd_calibrate_one_way(c, probe, &big);
@@ -177,7 +210,11 @@ trd_status trd_comm_calibrate(trd_comm *c, const trd_op *op, int64_t count, trd_
     if (st == TRD_OK)
         st = trd_calibrate_gap(c, &v[3]);
     if (st == TRD_OK)
-        st = trd_calibrate_agree(c, v, m, 4);
+        st = trd_calibrate_combine(c, op, many, &v[4]);
+    if (st == TRD_OK)
+        st = trd_calibrate_combine_together(c, op, many, &v[5]);
+    if (st == TRD_OK)
+        st = trd_calibrate_agree(c, v, m, 6);
     if (st != TRD_OK)
         return st;
     o->latency = m[0];
@@ -185,5 +222,6 @@ trd_status trd_comm_calibrate(trd_comm *c, const trd_op *op, int64_t count, trd_
     o->combine_fixed = 0.0;
     o->d = m[0] + (double)bytes * m[1];
     o->c = m[2];
+    o->parallelism = trd_calibrate_parallelism(c->wire.size, m[4], m[5]);
     return TRD_OK;
 }

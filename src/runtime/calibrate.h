@@ -17,6 +17,14 @@ trd_status trd_calibrate_gap(trd_comm *c, double *seconds);
  * taking turns (collective). */
 trd_status trd_calibrate_combine(trd_comm *c, const trd_op *op, int64_t count,
                                  double *seconds);
+/* Time per combine of count elements of op when every rank combines at
+ * once (collective): the ranks' shares of the cores and of the memory
+ * bus, against trd_calibrate_combine's turns. */
+trd_status trd_calibrate_combine_together(trd_comm *c, const trd_op *op, int64_t count,
+                                          double *seconds);
+/* How many of p ranks work at full speed at once: p * alone / together
+ * (the slowest rank's times), within [1, p]. */
+double trd_calibrate_parallelism(int32_t p, double alone, double together);
 /* out[i] = the largest in[i] over all ranks (collective, our allreduce),
  * so that every rank builds the same plans from the same model. */
 trd_status trd_calibrate_agree(trd_comm *c, const double *in, double *out, int n);

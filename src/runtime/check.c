@@ -4,6 +4,7 @@
  * that one rank refuses and others do not still leaves the others waiting
  * until their deadline: all ranks must pass the same arguments, as in
  * MPI.) */
+#include <math.h>
 #include <stdint.h>
 
 #include "core/error.h"
@@ -90,6 +91,15 @@ static trd_status check_sizes(const trd_comm *c, int64_t count, size_t elem,
     return TRD_OK;
 }
 
+/* trd_coll_opts.parallelism: 0 (not modelled) or a finite k > 0. */
+static trd_status check_parallelism(const trd_coll_opts *o)
+{
+    if (isfinite(o->parallelism) && o->parallelism >= 0)
+        return TRD_OK;
+    return trd_fail(TRD_EINVAL, "parallelism = %g: need a finite number >= 0 (0: not modelled)",
+                    o->parallelism);
+}
+
 trd_status trd_comm_check(const trd_comm *c, const void *sendbuf, void *recvbuf, int64_t count,
                           const trd_op *op, int32_t root, bool allreduce,
                           const trd_coll_opts *opts, trd_comm_key *key, void **acc)
@@ -109,6 +119,7 @@ trd_status trd_comm_check(const trd_comm *c, const void *sendbuf, void *recvbuf,
     if ((st = trd_algo_find(o->algo, &index)) != TRD_OK ||
         (st = check_algo(trd_algo_entry(index), op, allreduce, o->reproducible)) != TRD_OK ||
         (st = check_sizes(c, count, elem, o)) != TRD_OK ||
+        (st = check_parallelism(o)) != TRD_OK ||
         (st = check_buffers(c, sendbuf, recvbuf, (size_t)count * elem, gets_result)) != TRD_OK)
         return st;
     trd_params p;

@@ -2,7 +2,12 @@
  *
  * A prediction is the plan's makespan (the closed-form evaluator for an
  * unsegmented tree reduce, else the simulator running the same plan) or,
- * for a dynamic algorithm, one simulation with constant costs.
+ * for a dynamic algorithm, one simulation with constant costs; then, when
+ * the options give the platform's parallelism k, the share of the plan's
+ * work that k cannot run at once is added (with_parallelism): the
+ * simulator gives every rank a core and a memory path of its own, so on 8
+ * ranks over 2 cores it would have a pipeline's 7 stages run at once,
+ * which they cannot (docs/BENCHMARKS.md).
  *
  * `auto`: like SimGrid's automatic selector, it
  * predicts the time of every candidate for this very call - by the same
@@ -34,6 +39,19 @@ static trd_status simulate_policy(const trd_comm_key *key, double *seconds)
     return st;
 }
 
+/* The makespan t (every rank on a core of its own) on a platform that runs
+ * only k of the n ranks' work at once.  Brent's bound T_k <= T_inf +
+ * (W - T_inf) / k (a greedy schedule of work W and critical path T_inf
+ * on k processors), scaled so that k = n gives back t and k = 1 the whole
+ * work in sequence: the off-path work W - t is serialised in the share
+ * (n/k - 1) / (n - 1).  k = 0: not modelled. */
+static double with_parallelism(double t, double work, int64_t n, double k)
+{
+    if (!(k > 0) || k >= (double)n || !(work > t)) /* NaN t stays NaN */
+        return t;
+    return t + (work - t) * ((double)n / k - 1.0) / (double)(n - 1);
+}
+
 trd_status trd_comm_predict(trd_comm *c, int64_t count, const trd_op *op, int32_t root,
                             bool allreduce, const trd_coll_opts *opts, double *seconds)
 {
@@ -46,14 +64,23 @@ trd_status trd_comm_predict(trd_comm *c, int64_t count, const trd_op *op, int32_
     trd_status st = trd_comm_check(c, none, none, count, op, root, allreduce, opts, &key, &acc);
     if (st != TRD_OK)
         return st;
-    if (trd_algo_entry(key.algo)->policy)
-        return simulate_policy(&key, seconds);
-    trd_plan *plan;
-    if ((st = trd_comm_plan(&key, &plan)) != TRD_OK)
-        return st;
-    *seconds = trd_plan_blocks(plan) > TRD_PREDICT_BLOCKS_MAX ? NAN : trd_plan_makespan(plan);
-    trd_plan_free(plan);
-    return TRD_OK;
+    const trd_params *p = &key.params;
+    double k = opts ? opts->parallelism : 0.0, work;
+    if (trd_algo_entry(key.algo)->policy) {
+        st = simulate_policy(&key, seconds);
+        work = (double)(p->n - 1) * (p->d - p->flight + p->c); /* any tree's n - 1 of each */
+    } else {
+        trd_plan *plan;
+        if ((st = trd_comm_plan(&key, &plan)) != TRD_OK)
+            return st;
+        bool big = trd_plan_blocks(plan) > TRD_PREDICT_BLOCKS_MAX;
+        *seconds = big ? NAN : trd_plan_makespan(plan);
+        work = trd_plan_work(plan);
+        trd_plan_free(plan);
+    }
+    if (st == TRD_OK)
+        *seconds = with_parallelism(*seconds, work, p->n, k);
+    return st;
 }
 
 static int by_time(const void *x, const void *y)

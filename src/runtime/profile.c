@@ -13,6 +13,7 @@
 
 static const size_t transfer_sizes[] = {0, 4096, 65536, 1 << 20, 8 << 20};
 static const int64_t combine_counts[] = {1024, 16384, 262144, 1 << 20};
+#define PARALLEL_PROBE 2 /* combine_counts[] index that also measures the parallelism */
 #define NT (sizeof transfer_sizes / sizeof transfer_sizes[0])
 #define NC (sizeof combine_counts / sizeof combine_counts[0])
 
@@ -31,7 +32,7 @@ static void fit(const double *x, const double *y, size_t n, double *c0, double *
 
 trd_status trd_comm_profile(trd_comm *c, const trd_op *op, trd_profile *out)
 {
-    double x[NT], t[NT], xc[NC], tc[NC], v[NT + NC + 1], agreed[NT + NC + 1];
+    double x[NT], t[NT], xc[NC], tc[NC], v[NT + NC + 2], agreed[NT + NC + 2];
     trd_status st = c && op && out ? TRD_OK : trd_fail(TRD_EINVAL, "profile: NULL argument");
     for (size_t i = 0; i < NT && st == TRD_OK; i++) {
         x[i] = (double)transfer_sizes[i];
@@ -44,7 +45,10 @@ trd_status trd_comm_profile(trd_comm *c, const trd_op *op, trd_profile *out)
     if (st == TRD_OK)
         st = trd_calibrate_gap(c, &v[NT + NC]);
     if (st == TRD_OK)
-        st = trd_calibrate_agree(c, v, agreed, NT + NC + 1);
+        st = trd_calibrate_combine_together(c, op, combine_counts[PARALLEL_PROBE],
+                                            &v[NT + NC + 1]);
+    if (st == TRD_OK)
+        st = trd_calibrate_agree(c, v, agreed, NT + NC + 2);
     if (st != TRD_OK)
         return st;
     for (size_t i = 0; i < NT; i++)
@@ -54,6 +58,8 @@ trd_status trd_comm_profile(trd_comm *c, const trd_op *op, trd_profile *out)
     fit(x, t, NT, &out->latency, &out->per_byte);
     fit(xc, tc, NC, &out->combine_fixed, &out->per_element);
     out->flight = out->latency > agreed[NT + NC] ? out->latency - agreed[NT + NC] : 0.0;
+    out->parallelism = trd_calibrate_parallelism(c->wire.size, agreed[NT + PARALLEL_PROBE],
+                                                 agreed[NT + NC + 1]);
     return TRD_OK;
 }
 
@@ -67,14 +73,16 @@ trd_status trd_profile_apply(const trd_profile *p, int64_t count, size_t elem, t
     if (!p || !o || count < 0)
         return trd_fail(TRD_EINVAL, "profile: NULL argument or count < 0");
     if (!valid(p->latency) || !valid(p->per_byte) || !valid(p->combine_fixed) ||
-        !valid(p->per_element) || !valid(p->flight))
+        !valid(p->per_element) || !valid(p->flight) || !valid(p->parallelism))
         return trd_fail(TRD_EINVAL, "profile: every value must be finite and >= 0 (latency "
-                        "%g, per_byte %g, combine_fixed %g, per_element %g, flight %g)",
-                        p->latency, p->per_byte, p->combine_fixed, p->per_element, p->flight);
+                        "%g, per_byte %g, combine_fixed %g, per_element %g, flight %g, "
+                        "parallelism %g)", p->latency, p->per_byte, p->combine_fixed,
+                        p->per_element, p->flight, p->parallelism);
     o->latency = p->latency;
     o->flight = p->flight < p->latency ? p->flight : p->latency;
     o->d = p->latency + (double)count * (double)elem * p->per_byte;
     o->c = count > 0 ? p->combine_fixed + (double)count * p->per_element : 0.0;
     o->combine_fixed = count > 0 ? p->combine_fixed : 0.0;
+    o->parallelism = p->parallelism;
     return TRD_OK;
 }
