@@ -903,8 +903,17 @@ static void test_parallelism_predict(void **state)
     pp.segments = 4;
     trd_plan *plan;
     TU_CHECK(trd_plan_create(&plan, "pipeline", &pp) == TRD_OK, "pipeline: %s", trd_errmsg());
-    double want = 4 * 4 * ((0.5 - 0.2) + (2 - 0.5) / 4 + 0.25 + (1 - 0.25) / 4);
+    /* a send: latency - flight + copy + the flight up to the copy's length */
+    double want = 4 * 4 * ((0.5 - 0.2) + (2 - 0.5) / 4 + 0.2 + 0.25 + (1 - 0.25) / 4);
     TU_CHECK(fabs(trd_plan_work(plan) - want) < 1e-12, "pipeline work %.17g, want %.17g",
+             trd_plan_work(plan), want);
+    trd_plan_free(plan);
+    /* small messages: of the flight, only the copy's length counts */
+    trd_params_init(&pp);
+    pp.n = 4, pp.d = 1.1, pp.c = 0.5, pp.latency = 1, pp.flight = 0.8;
+    TU_CHECK(trd_plan_create(&plan, "flat", &pp) == TRD_OK, "flat: %s", trd_errmsg());
+    want = 3 * ((1 - 0.8) + 0.1 + 0.1 + 0.5);
+    TU_CHECK(fabs(trd_plan_work(plan) - want) < 1e-12, "flat work %.17g, want %.17g",
              trd_plan_work(plan), want);
     trd_plan_free(plan);
 
@@ -916,9 +925,9 @@ static void test_parallelism_predict(void **state)
     trd_coll_opts o;
     trd_coll_opts_init(&o);
     o.d = 1e-3, o.c = 1e-3, o.latency = 1e-6, o.flight = 0.4e-6;
-    const int64_t small = 1000; /* one segment: binomial's W = 7 (d - flight + c) */
+    const int64_t small = 1000; /* one segment: binomial's W = 7 (d + c) */
     double t = predict_k(comm[0], "binomial", small, op, o, 0.0);
-    double w = 7 * (o.d - o.flight + o.c);
+    double w = 7 * (o.d + o.c);
     TU_CHECK(predict_k(comm[0], "binomial", small, op, o, 8.0) == t &&
                  predict_k(comm[0], "binomial", small, op, o, 100.0) == t,
              "k >= n must leave the makespan %g", t);
@@ -939,6 +948,24 @@ static void test_parallelism_predict(void **state)
         TU_CHECK(piped == !pass, "k = %g: auto's first choice is %s", o.parallelism,
                  cand[0].algo);
     }
+    /* ties (to the picosecond) go to static plans before dynamic ones */
+    trd_coll_opts_init(&o);
+    o.d = 1e-3, o.c = 1e-3;
+    TU_CHECK(trd_comm_explain(comm[0], 1, op, 0, false, &o, cand, &n) == TRD_OK, "explain: %s",
+             trd_errmsg());
+    size_t ties = 0;
+    for (size_t i = 1; i < n && cand[i].status == TRD_OK; i++) {
+        size_t ia, ib;
+        if (nearbyint(cand[i - 1].predicted * 1e12) != nearbyint(cand[i].predicted * 1e12))
+            continue;
+        TU_CHECK(trd_algo_find(cand[i - 1].algo, &ia) == TRD_OK &&
+                     trd_algo_find(cand[i].algo, &ib) == TRD_OK, "find");
+        bool da = trd_algo_kind_of(ia) == TRD_KIND_DYNAMIC;
+        bool db = trd_algo_kind_of(ib) == TRD_KIND_DYNAMIC;
+        ties += da != db;
+        TU_CHECK(!da || db, "tie: dynamic %s before static %s", cand[i - 1].algo, cand[i].algo);
+    }
+    TU_CHECK(ties > 0, "no tie between a static and a dynamic algorithm: the check is vacuous");
     o.algo = "binomial";
     o.parallelism = NAN;
     TU_CHECK(trd_comm_predict(comm[0], small, op, 0, false, &o, &t) == TRD_EINVAL &&

@@ -158,10 +158,11 @@ const trd_params *trd_plan_params(const trd_plan *plan);
  * if the simulation fails. */
 double trd_plan_makespan(const trd_plan *plan);
 /* The work of the plan: the time its transfers hold the ports (d less the
- * flight) and its combines take, summed over every step of every rank,
- * with the costs of trd_plan_makespan.  A platform that runs only k
- * ranks' work at once (fewer cores than ranks, a shared memory bus)
- * cannot finish in less than work / k. */
+ * flight, plus as much of the flight as the copy lasts: a receiver that
+ * waited through a long copy must be woken) and its combines take, summed
+ * over every step of every rank, with the costs of trd_plan_makespan.  A
+ * platform that runs only k ranks' work at once (fewer cores than ranks,
+ * a shared memory bus) cannot finish in less than work / k. */
 double trd_plan_work(const trd_plan *plan);
 /* Lemma 5 lower bound on ANY schedule: ceil(log2 n) * max(d, c). */
 double trd_plan_lower_bound(const trd_plan *plan);

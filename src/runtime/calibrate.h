@@ -25,6 +25,10 @@ trd_status trd_calibrate_combine_together(trd_comm *c, const trd_op *op, int64_t
 /* How many of p ranks work at full speed at once: p * alone / together
  * (the slowest rank's times), within [1, p]. */
 double trd_calibrate_parallelism(int32_t p, double alone, double together);
+/* The smallest of every rank's `mine` (collective): a time measured alone
+ * on every rank in turn, where the slowest may have shared its core with
+ * ranks waiting in a barrier. */
+trd_status trd_calibrate_fastest(trd_comm *c, double mine, double *fastest);
 /* out[i] = the largest in[i] over all ranks (collective, our allreduce),
  * so that every rank builds the same plans from the same model. */
 trd_status trd_calibrate_agree(trd_comm *c, const double *in, double *out, int n);

@@ -68,7 +68,8 @@ trd_status trd_comm_predict(trd_comm *c, int64_t count, const trd_op *op, int32_
     double k = opts ? opts->parallelism : 0.0, work;
     if (trd_algo_entry(key.algo)->policy) {
         st = simulate_policy(&key, seconds);
-        work = (double)(p->n - 1) * (p->d - p->flight + p->c); /* any tree's n - 1 of each */
+        double copy = p->d - p->latency, lost = copy < p->flight ? copy : p->flight;
+        work = (double)(p->n - 1) * (p->d - p->flight + lost + p->c); /* as step_work */
     } else {
         trd_plan *plan;
         if ((st = trd_comm_plan(&key, &plan)) != TRD_OK)
@@ -83,12 +84,32 @@ trd_status trd_comm_predict(trd_comm *c, int64_t count, const trd_op *op, int32_
     return st;
 }
 
+/* A candidate's predicted time to the picosecond: the same trees reached
+ * by different sums differ in the last bits, and those are ties. */
+static double rounded(const trd_candidate *c)
+{
+    return isfinite(c->predicted) ? nearbyint(c->predicted * 1e12) : c->predicted;
+}
+
+static bool dynamic(const trd_candidate *c)
+{
+    size_t i;
+    return trd_algo_find(c->algo, &i) == TRD_OK && trd_algo_entry(i)->policy;
+}
+
+/* Fastest first; ties go to a static plan before a dynamic algorithm (the
+ * model leaves out the latter's decisions: over MPI each is a round trip
+ * to the coordinator), then to the first name: a fixed order on every
+ * rank. */
 static int by_time(const void *x, const void *y)
 {
     const trd_candidate *a = x, *b = y;
-    if (a->predicted != b->predicted)
-        return a->predicted < b->predicted ? -1 : 1;
-    return strcmp(a->algo, b->algo); /* ties: a fixed order on every rank */
+    double ta = rounded(a), tb = rounded(b);
+    if (ta != tb)
+        return ta < tb ? -1 : 1;
+    if (dynamic(a) != dynamic(b))
+        return dynamic(a) ? 1 : -1;
+    return strcmp(a->algo, b->algo);
 }
 
 /* Why algorithm a cannot run this call, or TRD_OK. */

@@ -58,9 +58,10 @@ trd_status trd_comm_profile(trd_comm *c, const trd_op *op, trd_profile *out)
     fit(x, t, NT, &out->latency, &out->per_byte);
     fit(xc, tc, NC, &out->combine_fixed, &out->per_element);
     out->flight = out->latency > agreed[NT + NC] ? out->latency - agreed[NT + NC] : 0.0;
-    out->parallelism = trd_calibrate_parallelism(c->wire.size, agreed[NT + PARALLEL_PROBE],
-                                                 agreed[NT + NC + 1]);
-    return TRD_OK;
+    double fastest;
+    st = trd_calibrate_fastest(c, v[NT + PARALLEL_PROBE], &fastest);
+    out->parallelism = trd_calibrate_parallelism(c->wire.size, fastest, agreed[NT + NC + 1]);
+    return st;
 }
 
 static bool valid(double v)
