@@ -578,8 +578,9 @@ trd_status trd_comm_run_plan(trd_comm *comm, const trd_plan *plan, void *buf, in
  * elements (on every rank, the slowest kept), then sets opts->latency,
  * opts->flight (latency minus the time rank 0 takes per message of a burst
  * from rank 1), opts->d = latency + bytes * time per byte, opts->c and
- * opts->parallelism (p times a combine's time alone over its time when
- * every rank combines at once, at the ping-pong's probe size), the same on
+ * opts->parallelism (p when every rank has a core of its own, else p times
+ * a combine's time alone over its time when every rank combines at once,
+ * at the ping-pong's probe size), the same on
  * every rank (combine_fixed 0: one size cannot tell the per-call part).
  * Takes a few milliseconds plus a few combines. */
 trd_status trd_comm_calibrate(trd_comm *comm, const trd_op *op, int64_t count,
@@ -601,7 +602,7 @@ typedef struct trd_profile {
 /* Measures a profile (collective): ping-pongs of 0 B to 8 MiB between
  * ranks 0 and 1 and combines of 1 Ki to 1 Mi elements of op on every rank
  * (the slowest kept), each fitted by least squares (GSL) to a line, and
- * the parallelism (combines of 256 Ki elements alone and all at once);
+ * the parallelism (as trd_comm_calibrate's, with 256 Ki elements);
  * every rank gets the same values.  A few tens of milliseconds plus the
  * operator's own time. */
 trd_status trd_comm_profile(trd_comm *comm, const trd_op *op, trd_profile *profile);

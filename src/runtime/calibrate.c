@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/splitmix.h"
 
 #define PINGS_SMALL 21
 #define PINGS_LARGE 5
@@ -26,7 +27,8 @@
 #define COLD_BUFFERS 16
 #define BURST 16  /* messages per burst (trd_calibrate_gap) */
 #define BURSTS 5  /* bursts, the median kept */
-#define TOGETHER_ROUNDS 5 /* rounds of combines all at once, the median kept */
+#define ROUNDS 5  /* rounds of combines all at once, the median kept */
+#define SPIN_ITERS 400000 /* own_cores' loop */
 
 static int by_value(const void *x, const void *y)
 {
@@ -151,22 +153,26 @@ trd_status trd_calibrate_combine(trd_comm *c, const trd_op *op, int64_t count, d
     return st;
 }
 
-trd_status trd_calibrate_combine_together(trd_comm *c, const trd_op *op, int64_t count,
-                                          double *seconds)
+/* rank's time per combine when alone (best of 3 in turns, the fastest
+ * rank's: a slower one shared its core with ranks waiting in the barrier)
+ * or when all combine at once (3 combines from leaving one barrier to
+ * leaving the next, the median of 5 rounds, the slowest rank's). */
+static trd_status combine_times(trd_comm *c, const trd_op *op, int64_t count, double *alone,
+                                double *together)
 {
     size_t bytes = (size_t)count * trd_op_elem_size(op);
     unsigned char *a = malloc(bytes ? bytes : 1), *b = malloc(bytes ? bytes : 1);
     trd_status st = a && b ? TRD_OK : trd_fail(TRD_ENOMEM, "calibrate: out of memory");
-    *seconds = 0.0;
+    double mine = 0.0, t[ROUNDS];
     if (st == TRD_OK) {
         memset(a, 0, bytes);
         memset(b, 0, bytes);
-        st = trd_comm_barrier(c);
+        st = trd_calibrate_combine(c, op, count, &mine);
     }
-    /* From leaving one barrier to leaving the next: the ranks do not leave a
-     * barrier at once, and the one that left first sees them all work. */
-    double t[TOGETHER_ROUNDS];
-    for (int r = 0; r < TOGETHER_ROUNDS && st == TRD_OK; r++) {
+    if (st == TRD_OK)
+        st = trd_calibrate_fastest(c, mine, alone);
+    for (int r = 0; r < ROUNDS && st == TRD_OK; r++) {
+        st = trd_comm_barrier(c);
         double t0 = trd_comm_now(c);
         for (int i = 0; i < 3 && st == TRD_OK; i++)
             st = trd_op_apply(op, a, b, count);
@@ -174,19 +180,69 @@ trd_status trd_calibrate_combine_together(trd_comm *c, const trd_op *op, int64_t
             st = trd_comm_barrier(c);
         t[r] = (trd_comm_now(c) - t0) / 3;
     }
-    if (st == TRD_OK) {
-        qsort(t, TOGETHER_ROUNDS, sizeof *t, by_value);
-        *seconds = t[TOGETHER_ROUNDS / 2];
-    }
     free(a);
     free(b);
+    if (st != TRD_OK)
+        return st;
+    qsort(t, ROUNDS, sizeof *t, by_value);
+    return trd_calibrate_agree(c, &t[ROUNDS / 2], together, 1);
+}
+
+/* A fixed integer loop (about a millisecond): work that needs a core and
+ * nothing else. */
+static volatile uint64_t spin_sink; /* keeps the loop */
+
+static double spin(trd_comm *c)
+{
+    uint64_t x = 1;
+    double t0 = trd_comm_now(c);
+    for (int i = 0; i < SPIN_ITERS; i++)
+        x = trd_mix64(x + TRD_GOLDEN64);
+    spin_sink = x;
+    return trd_comm_now(c) - t0;
+}
+
+/* Whether every rank has a core of its own: the spin on all ranks at once
+ * (from leaving a barrier to leaving the next, the slowest rank) takes
+ * less than 1.5 times the fastest rank's alone. */
+static trd_status own_cores(trd_comm *c, bool *own)
+{
+    double mine = 1e300, alone, together;
+    trd_status st = TRD_OK;
+    for (int32_t r = 0; r < c->wire.size && st == TRD_OK; r++) {
+        st = trd_comm_barrier(c);
+        if (st == TRD_OK && r == c->wire.rank)
+            mine = spin(c);
+    }
+    if (st == TRD_OK)
+        st = trd_calibrate_fastest(c, mine, &alone);
+    if (st == TRD_OK)
+        st = trd_comm_barrier(c);
+    double t0 = trd_comm_now(c);
+    if (st == TRD_OK) {
+        spin(c);
+        st = trd_comm_barrier(c); /* a spin alone fits in a time slice: count the turns */
+    }
+    double t = trd_comm_now(c) - t0;
+    if (st == TRD_OK)
+        st = trd_calibrate_agree(c, &t, &together, 1);
+    *own = st == TRD_OK && together < 1.5 * alone;
     return st;
 }
 
-double trd_calibrate_parallelism(int32_t p, double alone, double together)
+trd_status trd_calibrate_parallelism(trd_comm *c, const trd_op *op, int64_t count, double *k)
 {
-    double k = together > 0 ? p * alone / together : p;
-    return k < 1 ? 1.0 : k > p ? (double)p : k;
+    int32_t p = c->wire.size;
+    double alone = 0.0, together = 0.0;
+    bool own = true;
+    trd_status st = p > 1 ? own_cores(c, &own) : TRD_OK;
+    *k = p;
+    if (st != TRD_OK || own)
+        return st;
+    if ((st = combine_times(c, op, count, &alone, &together)) == TRD_OK && together > 0)
+        *k = p * alone / together;
+    *k = *k < 1 ? 1.0 : *k > p ? (double)p : *k;
+    return st;
 }
 
 trd_status trd_calibrate_fastest(trd_comm *c, double mine, double *fastest)
@@ -215,7 +271,7 @@ trd_status trd_comm_calibrate(trd_comm *c, const trd_op *op, int64_t count, trd_
         return trd_fail(TRD_EINVAL, "calibrate: NULL argument or count < 0");
     size_t bytes = (size_t)count * trd_op_elem_size(op);
     size_t probe = bytes < PROBE_MIN ? PROBE_MIN : bytes > PROBE_MAX ? PROBE_MAX : bytes;
-    double v[6], m[6], big = 0.0;
+    double v[4], m[4], big = 0.0;
     int64_t many = (int64_t)(probe / trd_op_elem_size(op)); /* parallelism's probe */
     trd_status st = trd_calibrate_one_way(c, 0, &v[0]);
     if (st == TRD_OK)
@@ -226,13 +282,9 @@ trd_status trd_comm_calibrate(trd_comm *c, const trd_op *op, int64_t count, trd_
     if (st == TRD_OK)
         st = trd_calibrate_gap(c, &v[3]);
     if (st == TRD_OK)
-        st = trd_calibrate_combine(c, op, many, &v[4]);
+        st = trd_calibrate_agree(c, v, m, 4);
     if (st == TRD_OK)
-        st = trd_calibrate_combine_together(c, op, many, &v[5]);
-    if (st == TRD_OK)
-        st = trd_calibrate_agree(c, v, m, 6);
-    if (st == TRD_OK)
-        st = trd_calibrate_fastest(c, v[4], &m[4]);
+        st = trd_calibrate_parallelism(c, op, many, &o->parallelism);
     if (st != TRD_OK)
         return st;
     o->latency = m[0];
@@ -240,6 +292,5 @@ trd_status trd_comm_calibrate(trd_comm *c, const trd_op *op, int64_t count, trd_
     o->combine_fixed = 0.0;
     o->d = m[0] + (double)bytes * m[1];
     o->c = m[2];
-    o->parallelism = trd_calibrate_parallelism(c->wire.size, m[4], m[5]);
     return TRD_OK;
 }

@@ -17,14 +17,13 @@ trd_status trd_calibrate_gap(trd_comm *c, double *seconds);
  * taking turns (collective). */
 trd_status trd_calibrate_combine(trd_comm *c, const trd_op *op, int64_t count,
                                  double *seconds);
-/* Time per combine of count elements of op when every rank combines at
- * once (collective): the ranks' shares of the cores and of the memory
- * bus, against trd_calibrate_combine's turns. */
-trd_status trd_calibrate_combine_together(trd_comm *c, const trd_op *op, int64_t count,
-                                          double *seconds);
-/* How many of p ranks work at full speed at once: p * alone / together
- * (the slowest rank's times), within [1, p]. */
-double trd_calibrate_parallelism(int32_t p, double alone, double together);
+/* How many of the p ranks work at full speed at once (collective, the
+ * same value on every rank): p when a fixed integer loop runs on all ranks
+ * at once in less than 1.5 times its time alone (every rank has a core:
+ * the simulator's assumption); otherwise p times a combine of count
+ * elements of op alone over its time when every rank combines at once,
+ * within [1, p]. */
+trd_status trd_calibrate_parallelism(trd_comm *c, const trd_op *op, int64_t count, double *k);
 /* The smallest of every rank's `mine` (collective): a time measured alone
  * on every rank in turn, where the slowest may have shared its core with
  * ranks waiting in a barrier. */

@@ -13,7 +13,7 @@
 
 static const size_t transfer_sizes[] = {0, 4096, 65536, 1 << 20, 8 << 20};
 static const int64_t combine_counts[] = {1024, 16384, 262144, 1 << 20};
-#define PARALLEL_PROBE 2 /* combine_counts[] index that also measures the parallelism */
+#define PARALLEL_PROBE 262144 /* elements of the combines measuring the parallelism */
 #define NT (sizeof transfer_sizes / sizeof transfer_sizes[0])
 #define NC (sizeof combine_counts / sizeof combine_counts[0])
 
@@ -32,7 +32,7 @@ static void fit(const double *x, const double *y, size_t n, double *c0, double *
 
 trd_status trd_comm_profile(trd_comm *c, const trd_op *op, trd_profile *out)
 {
-    double x[NT], t[NT], xc[NC], tc[NC], v[NT + NC + 2], agreed[NT + NC + 2];
+    double x[NT], t[NT], xc[NC], tc[NC], v[NT + NC + 1], agreed[NT + NC + 1];
     trd_status st = c && op && out ? TRD_OK : trd_fail(TRD_EINVAL, "profile: NULL argument");
     for (size_t i = 0; i < NT && st == TRD_OK; i++) {
         x[i] = (double)transfer_sizes[i];
@@ -45,10 +45,9 @@ trd_status trd_comm_profile(trd_comm *c, const trd_op *op, trd_profile *out)
     if (st == TRD_OK)
         st = trd_calibrate_gap(c, &v[NT + NC]);
     if (st == TRD_OK)
-        st = trd_calibrate_combine_together(c, op, combine_counts[PARALLEL_PROBE],
-                                            &v[NT + NC + 1]);
+        st = trd_calibrate_agree(c, v, agreed, NT + NC + 1);
     if (st == TRD_OK)
-        st = trd_calibrate_agree(c, v, agreed, NT + NC + 2);
+        st = trd_calibrate_parallelism(c, op, PARALLEL_PROBE, &out->parallelism);
     if (st != TRD_OK)
         return st;
     for (size_t i = 0; i < NT; i++)
@@ -58,10 +57,7 @@ trd_status trd_comm_profile(trd_comm *c, const trd_op *op, trd_profile *out)
     fit(x, t, NT, &out->latency, &out->per_byte);
     fit(xc, tc, NC, &out->combine_fixed, &out->per_element);
     out->flight = out->latency > agreed[NT + NC] ? out->latency - agreed[NT + NC] : 0.0;
-    double fastest;
-    st = trd_calibrate_fastest(c, v[NT + PARALLEL_PROBE], &fastest);
-    out->parallelism = trd_calibrate_parallelism(c->wire.size, fastest, agreed[NT + NC + 1]);
-    return st;
+    return TRD_OK;
 }
 
 static bool valid(double v)
