@@ -955,7 +955,7 @@ static void test_parallelism_predict(void **state)
              trd_errmsg());
     size_t ties = 0;
     for (size_t i = 1; i < n && cand[i].status == TRD_OK; i++) {
-        size_t ia, ib;
+        size_t ia = 0, ib = 0;
         if (nearbyint(cand[i - 1].predicted * 1e12) != nearbyint(cand[i].predicted * 1e12))
             continue;
         TU_CHECK(trd_algo_find(cand[i - 1].algo, &ia) == TRD_OK &&

@@ -242,22 +242,31 @@ double trd_plan_makespan(const trd_plan *plan)
         p->makespan = NAN;
     return p->makespan;
 }
-/* The work of a step covering `blocks` of B blocks, at the costs the
- * simulator charges (src/sim/virtual.c transfer_cost, combine_cost).  Of
- * a transfer's flight, the part its copy outlasts counts too: a receiver
- * that waited a whole segment's copy has lost its core and must be woken
- * (8 ranks on 2 cores: a pipeline's per-segment hops cost more than its
- * latency, docs/RUNTIME.md), while a small message's flight is the
- * receiver idly waiting.  COPY steps are free in the model. */
+/* Of a transfer's flight, the part its copy outlasts counts too: a
+ * receiver that waited a whole segment's copy has lost its core and must
+ * be woken (8 ranks on 2 cores: a pipeline's per-segment hops cost more
+ * than its latency, docs/RUNTIME.md), while a small message's flight is
+ * the receiver idly waiting. */
+double trd_transfer_work(const trd_params *p, double share)
+{
+    double copy = (p->d - p->latency) * share;
+    return p->latency - p->flight + copy + (copy < p->flight ? copy : p->flight);
+}
+
+double trd_combine_work(const trd_params *p, double share)
+{
+    return p->combine_fixed + (p->c - p->combine_fixed) * share;
+}
+
+/* At the costs the simulator charges (src/sim/virtual.c transfer_cost,
+ * combine_cost); COPY steps are free in the model. */
 static double step_work(const trd_params *p, const trd_step *s, int32_t blocks)
 {
     double share = (double)(s->blocks > 1 ? s->blocks : 1) / (double)blocks;
-    if (s->kind == TRD_STEP_SEND) {
-        double copy = (p->d - p->latency) * share;
-        return p->latency - p->flight + copy + (copy < p->flight ? copy : p->flight);
-    }
+    if (s->kind == TRD_STEP_SEND)
+        return trd_transfer_work(p, share);
     if (s->kind == TRD_STEP_COMBINE)
-        return p->combine_fixed + (p->c - p->combine_fixed) * share;
+        return trd_combine_work(p, share);
     return 0.0;
 }
 

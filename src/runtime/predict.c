@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "plan/plan_internal.h"
 #include "plan/registry.h"
 #include "runtime/comm.h"
 
@@ -68,8 +69,8 @@ trd_status trd_comm_predict(trd_comm *c, int64_t count, const trd_op *op, int32_
     double k = opts ? opts->parallelism : 0.0, work;
     if (trd_algo_entry(key.algo)->policy) {
         st = simulate_policy(&key, seconds);
-        double copy = p->d - p->latency, lost = copy < p->flight ? copy : p->flight;
-        work = (double)(p->n - 1) * (p->d - p->flight + lost + p->c); /* as step_work */
+        /* any tree: n - 1 transfers and combines of the whole buffer */
+        work = (double)(p->n - 1) * (trd_transfer_work(p, 1.0) + trd_combine_work(p, 1.0));
     } else {
         trd_plan *plan;
         if ((st = trd_comm_plan(&key, &plan)) != TRD_OK)
