@@ -521,10 +521,11 @@ typedef struct trd_coll_opts {
                                 platform runs at once at full speed
                                 (trd_comm_calibrate measures it: fewer
                                 cores than ranks, a shared memory bus);
-                                predictions are then at least the plan's
-                                work / parallelism (trd_plan_work);
-                                default 0: not modelled, every rank has a
-                                core and a memory path of its own */
+                                a prediction T of work W on n ranks is
+                                then T + (W - T)(n/k - 1)/(n - 1) when
+                                W > T (trd_plan_work, docs/RUNTIME.md);
+                                default 0 (or >= n): not modelled, every
+                                rank has a core of its own */
     int64_t K;               /* greedy-k-*: the limit (default 2) */
     bool reproducible;       /* bitwise the same result on every run and
                                 every rank whatever the arrival order:
