@@ -201,6 +201,28 @@ static void test_bad_count(void **state)
         .want = TRD_EINVAL, .key = {"count", "too large"});
 }
 
+/* trd_profile_apply: every value finite and >= 0, the parallelism too;
+ * a good profile gives its parallelism to the call's options. */
+static void test_bad_profile(void **state)
+{
+    (void)state;
+    const trd_profile good = {.latency = 1e-6, .per_byte = 1e-10, .per_element = 1e-9,
+                              .flight = 5e-7, .parallelism = 1.5};
+    trd_coll_opts o;
+    trd_coll_opts_init(&o);
+    TU_CHECK(trd_profile_apply(&good, 1000, 8, &o) == TRD_OK && o.parallelism == 1.5,
+             "good profile: %s, parallelism %g", trd_errmsg(), o.parallelism);
+    const double bad[] = {-1.0, NAN, INFINITY};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        trd_profile p = good;
+        p.parallelism = bad[i];
+        trd_coll_opts_init(&o);
+        TU_CHECK(trd_profile_apply(&p, 1000, 8, &o) == TRD_EINVAL &&
+                     strstr(trd_errmsg(), "parallelism") && o.parallelism == 0,
+                 "profile parallelism %g: %s", bad[i], trd_errmsg());
+    }
+}
+
 static void test_bad_op_and_comm(void **state)
 {
     (void)state;
@@ -412,6 +434,7 @@ int main(void)
         cmocka_unit_test(test_threads_create_bad_p),
         cmocka_unit_test(test_bad_count),
         cmocka_unit_test(test_bad_op_and_comm),
+        cmocka_unit_test(test_bad_profile),
         cmocka_unit_test(test_bad_root),
         cmocka_unit_test(test_bad_algo),
         cmocka_unit_test(test_band_on_double),

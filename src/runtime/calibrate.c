@@ -116,17 +116,32 @@ trd_status trd_calibrate_gap(trd_comm *c, double *seconds)
     return st;
 }
 
+/* Two operands of count elements of op for timed combines: real pages
+ * (not the shared zero page) holding zeros, valid for every type.  Both
+ * NULL and TRD_ENOMEM when out of memory. */
+static trd_status operands(const trd_op *op, int64_t count, unsigned char **a,
+                           unsigned char **b)
+{
+    size_t bytes = (size_t)count * trd_op_elem_size(op);
+    *a = malloc(bytes ? bytes : 1);
+    *b = malloc(bytes ? bytes : 1);
+    if (!*a || !*b) {
+        free(*a);
+        free(*b);
+        *a = *b = NULL;
+        return trd_fail(TRD_ENOMEM, "calibrate: out of memory for %zu bytes", 2 * bytes);
+    }
+    memset(*a, 0, bytes);
+    memset(*b, 0, bytes);
+    return TRD_OK;
+}
+
 /* Best of three combines on this rank, now. */
 static trd_status time_combine(trd_comm *c, const trd_op *op, int64_t count, double *seconds)
 {
-    size_t bytes = (size_t)count * trd_op_elem_size(op);
-    unsigned char *a = malloc(bytes ? bytes : 1), *b = malloc(bytes ? bytes : 1);
-    trd_status st = a && b ? TRD_OK : trd_fail(TRD_ENOMEM, "calibrate: out of memory");
+    unsigned char *a, *b;
+    trd_status st = operands(op, count, &a, &b);
     *seconds = count > 0 ? 1e300 : 0.0;
-    if (st == TRD_OK) { /* real pages holding zeros: valid for every type */
-        memset(a, 0, bytes);
-        memset(b, 0, bytes);
-    }
     for (int i = 0; i < 3 && st == TRD_OK && count > 0; i++) {
         double t0 = trd_comm_now(c);
         st = trd_op_apply(op, a, b, count);
@@ -153,24 +168,31 @@ trd_status trd_calibrate_combine(trd_comm *c, const trd_op *op, int64_t count, d
     return st;
 }
 
-/* rank's time per combine when alone (best of 3 in turns, the fastest
- * rank's: a slower one shared its core with ranks waiting in the barrier)
- * or when all combine at once (3 combines from leaving one barrier to
- * leaving the next, the median of 5 rounds, the slowest rank's). */
+/* The smallest of every rank's `mine` (collective): a time measured alone
+ * on every rank in turn, where the slower ones may have shared their core
+ * with ranks waiting in a barrier. */
+static trd_status fastest_rank(trd_comm *c, double mine, double *fastest)
+{
+    double neg = -mine, most;
+    trd_status st = trd_calibrate_agree(c, &neg, &most, 1);
+    *fastest = st == TRD_OK ? -most : mine;
+    return st;
+}
+
+/* A combine's time alone (best of 3, the ranks in turn, the fastest
+ * rank's) and when all ranks combine at once (3 combines from leaving one
+ * barrier to leaving the next, the median of 5 rounds, the slowest
+ * rank's). */
 static trd_status combine_times(trd_comm *c, const trd_op *op, int64_t count, double *alone,
                                 double *together)
 {
-    size_t bytes = (size_t)count * trd_op_elem_size(op);
-    unsigned char *a = malloc(bytes ? bytes : 1), *b = malloc(bytes ? bytes : 1);
-    trd_status st = a && b ? TRD_OK : trd_fail(TRD_ENOMEM, "calibrate: out of memory");
+    unsigned char *a, *b;
     double mine = 0.0, t[ROUNDS];
-    if (st == TRD_OK) {
-        memset(a, 0, bytes);
-        memset(b, 0, bytes);
-        st = trd_calibrate_combine(c, op, count, &mine);
-    }
+    trd_status st = operands(op, count, &a, &b);
     if (st == TRD_OK)
-        st = trd_calibrate_fastest(c, mine, alone);
+        st = trd_calibrate_combine(c, op, count, &mine);
+    if (st == TRD_OK)
+        st = fastest_rank(c, mine, alone);
     for (int r = 0; r < ROUNDS && st == TRD_OK; r++) {
         st = trd_comm_barrier(c);
         double t0 = trd_comm_now(c);
@@ -215,7 +237,7 @@ static trd_status own_cores(trd_comm *c, bool *own)
             mine = spin(c);
     }
     if (st == TRD_OK)
-        st = trd_calibrate_fastest(c, mine, &alone);
+        st = fastest_rank(c, mine, &alone);
     if (st == TRD_OK)
         st = trd_comm_barrier(c);
     double t0 = trd_comm_now(c);
@@ -242,14 +264,6 @@ trd_status trd_calibrate_parallelism(trd_comm *c, const trd_op *op, int64_t coun
     if ((st = combine_times(c, op, count, &alone, &together)) == TRD_OK && together > 0)
         *k = p * alone / together;
     *k = *k < 1 ? 1.0 : *k > p ? (double)p : *k;
-    return st;
-}
-
-trd_status trd_calibrate_fastest(trd_comm *c, double mine, double *fastest)
-{
-    double neg = -mine, most;
-    trd_status st = trd_calibrate_agree(c, &neg, &most, 1);
-    *fastest = st == TRD_OK ? -most : mine;
     return st;
 }
 

@@ -24,10 +24,6 @@ trd_status trd_calibrate_combine(trd_comm *c, const trd_op *op, int64_t count,
  * elements of op alone over its time when every rank combines at once,
  * within [1, p]. */
 trd_status trd_calibrate_parallelism(trd_comm *c, const trd_op *op, int64_t count, double *k);
-/* The smallest of every rank's `mine` (collective): a time measured alone
- * on every rank in turn, where the slowest may have shared its core with
- * ranks waiting in a barrier. */
-trd_status trd_calibrate_fastest(trd_comm *c, double mine, double *fastest);
 /* out[i] = the largest in[i] over all ranks (collective, our allreduce),
  * so that every rank builds the same plans from the same model. */
 trd_status trd_calibrate_agree(trd_comm *c, const double *in, double *out, int n);
