@@ -32,6 +32,9 @@ check_csv() {
   awk -F, -v b="$base" 'NR > 1 && (($6 == b) != ($9 == ""))' "$csv" | grep -q . \
     && bad "$csv: predicted_us missing or set on the baseline" || ok
   [ "$(awk 'END {print NR}' "$dir/ratios.csv")" -eq 7 ] && ok || bad "$dir/ratios.csv rows"
+  # auto's choice and the model's own first (--tune 4 by default: they may differ)
+  awk -F, 'NR == 1 && $11 != "model_algo" || NR > 1 && (NF != 11 || $6 == "" || $11 == "")' \
+    "$dir/ratios.csv" | grep -q . && bad "$dir/ratios.csv: auto_algo or model_algo" || ok
   for f in time-reduce-sum.png time-allreduce-sum.png ratio-sum.png; do
     [ -s "$dir/$f" ] && ok || bad "$dir/$f missing"
   done
@@ -48,6 +51,7 @@ jcheck '.transport == "threads" and .p == 2 and .baseline == "bound"
         and (.points | length) == 6 and all(.points[]; .verified)
         and ([.points[] | select(.algo == "auto") | .chosen | type] | unique) == ["string"]
         and (.ratios | length) == 2 and (.median_prediction_error | type) == "number"
+        and ([.ratios[] | .model_algo | type] | unique) == ["string"]
         and (.profiles.sum.ns_per_byte | type) == "number"' "$out/bench.json"
 
 # a costly operator: checked too, no memory bound for it
@@ -61,6 +65,7 @@ expect 2 "unknown operator 'prod'" -- "$tool" bench --ops sum,prod
 expect 2 "invalid size '12'" -- "$tool" bench --sizes 8,12
 expect 2 "invalid size '1X'" -- "$tool" bench --sizes 1X
 expect 2 'invalid --iters 0' -- "$tool" bench --iters 0
+expect 2 'invalid --tune 9' -- "$tool" bench --tune 9
 expect 2 "unknown algorithm 'nope'" -- "$tool" bench --algos binomial,nope
 expect 2 "unknown kind 'scan'" -- "$tool" bench --kinds scan
 expect 2 "unknown transport 'tcp'" -- "$tool" bench --transport tcp

@@ -145,6 +145,20 @@ fi
 if run nopar-auto --algo auto -p 8 --count 100000 --d 1e-3 --c 1e-3 --latency 1e-6 --explain; then
   jcheck '(.algo | test("pipeline")) and .model.parallelism == 0' "$out/nopar-auto.json"
 fi
+# --tune: the model (cost per element) puts pipeline first; the operator
+# costs 2 ms a call, so its segment combines lose: auto keeps another of
+# the three it timed, and --explain shows their times
+if run tuned --algo auto -p 4 --count 8 --allreduce --op sleep-sum --op-cost 2000 \
+  --d 1e-3 --c 1 --tune 3 --explain; then
+  jcheck '.algo != "pipeline" and ([.candidates[] | select(.measured_us)] | length) == 3
+          and (.candidates[0].measured_us <= ([.candidates[] | select(.measured_us)
+               | .measured_us] | min))
+          and ([.candidates[] | select(.algo == "pipeline") | .measured_us] | length) == 1' \
+    "$out/tuned.json"
+fi
+expect 2 "invalid --tune 9" -- "$tool" run --algo auto -p 2 --count 4 --tune 9
+expect 2 "invalid --tune -1" -- "$tool" run --algo auto -p 2 --count 4 --tune -1
+expect 2 "needs --algo auto" -- "$tool" run --algo binomial -p 2 --count 4 --tune 2
 expect 2 "flight" -- "$tool" run --algo binomial -p 2 --count 4 --d 1e-5 --c 1e-7 \
   --latency 1e-5 --flight 2e-5
 # the model: with most of the latency in flight and free combines, eight

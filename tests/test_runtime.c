@@ -1043,6 +1043,146 @@ static void test_calibrated_runs(void **state)
     trd_op_free(x.op);
 }
 
+/* ---- auto with tune (src/runtime/tune.c) ---- */
+
+#define TUNE_P 4
+#define TUNE_COUNT 8
+#define TUNE_SLEEP_NS 3000000L /* per combine call, whatever its size */
+
+/* A sum of doubles that sleeps 3 ms per call: an operator whose cost the
+ * model below (cost per element) gets wrong on purpose. */
+static void sleepy_sum(const void *in, void *inout, int64_t count, void *ctx)
+{
+    (void)ctx;
+    const double *a = in;
+    double *b = inout;
+    for (int64_t i = 0; i < count; i++)
+        b[i] += a[i];
+    struct timespec ts = {0, TUNE_SLEEP_NS};
+    nanosleep(&ts, NULL);
+}
+
+typedef struct tune_ctx {
+    rt_log log;
+    trd_op *op;
+    trd_coll_opts opts;
+    const char *model_first[TUNE_P], *chosen[TUNE_P], *after[TUNE_P];
+    double chosen_s[TUNE_P], model_first_s[TUNE_P];
+    int timed[TUNE_P], timed_before[TUNE_P];
+} tune_ctx;
+
+static int count_timed(const trd_candidate *c, size_t n)
+{
+    int k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += !isnan(c[i].measured);
+    return k;
+}
+
+/* n allreduces with auto, each result checked (small integers: exact). */
+static trd_status tune_calls(trd_comm *comm, int32_t rank, tune_ctx *x, int n)
+{
+    double in[TUNE_COUNT], out[TUNE_COUNT];
+    trd_status st = TRD_OK;
+    for (int k = 0; k < n && st == TRD_OK; k++) {
+        for (int i = 0; i < TUNE_COUNT; i++)
+            in[i] = rank + i + k;
+        st = trd_allreduce(comm, in, out, TUNE_COUNT, x->op, &x->opts);
+        for (int i = 0; st == TRD_OK && i < TUNE_COUNT; i++)
+            if (out[i] != TUNE_P * (TUNE_P - 1) / 2 + TUNE_P * (double)(i + k))
+                rt_failf(&x->log, "tune: rank %d call %d: element %d is %g", (int)rank, k, i,
+                         out[i]);
+    }
+    return st;
+}
+
+static trd_status explain_tuned(trd_comm *comm, tune_ctx *x, trd_candidate *c, size_t *n)
+{
+    trd_coll_opts o = x->opts;
+    return trd_comm_explain(comm, TUNE_COUNT, x->op, 0, true, &o, c, n);
+}
+
+static trd_status tune_rank(trd_comm *comm, int32_t rank, void *arg)
+{
+    tune_ctx *x = arg;
+    trd_candidate c[64];
+    size_t n;
+    trd_status st = explain_tuned(comm, x, c, &n);
+    if (st != TRD_OK)
+        return st;
+    x->model_first[rank] = c[0].algo;
+    x->timed_before[rank] = count_timed(c, n);
+    st = tune_calls(comm, rank, x, x->opts.tune * TRD_TUNE_CALLS);
+    if (st == TRD_OK)
+        st = explain_tuned(comm, x, c, &n);
+    if (st != TRD_OK)
+        return st;
+    x->chosen[rank] = c[0].algo;
+    x->chosen_s[rank] = c[0].measured;
+    x->timed[rank] = count_timed(c, n);
+    for (size_t i = 0; i < n; i++)
+        if (c[i].algo == x->model_first[rank])
+            x->model_first_s[rank] = c[i].measured;
+    for (size_t i = 1; i < n; i++)
+        if (!isnan(c[i].measured) && c[i].measured < c[0].measured)
+            rt_failf(&x->log, "tune: rank %d keeps %s (%g s) but %s took %g s", (int)rank,
+                     c[0].algo, c[0].measured, c[i].algo, c[i].measured);
+    st = tune_calls(comm, rank, x, 3); /* settled: no more timing */
+    if (st == TRD_OK)
+        st = explain_tuned(comm, x, c, &n);
+    x->after[rank] = st == TRD_OK ? c[0].algo : NULL;
+    return st;
+}
+
+/* The model (cost per element, combines nearly free at 8 elements) puts
+ * pipeline first; the operator costs 3 ms per call, so pipeline's many
+ * segment combines make it the slowest: tuning must time the model's 3
+ * best and keep another, the same on every rank, and stay with it. */
+static void test_tune(void **state)
+{
+    (void)state;
+    tune_ctx x = {0};
+    rt_log_init(&x.log);
+    TU_CHECK(trd_op_user(&x.op, sleepy_sum, sizeof(double), true, NULL) == TRD_OK, "op: %s",
+             trd_errmsg());
+    trd_coll_opts_init(&x.opts);
+    x.opts.algo = "auto";
+    x.opts.d = 1e-3;
+    x.opts.c = 1.0;
+    x.opts.tune = 3;
+    trd_threads_opts topts = rt_topts(TIMEOUT_S);
+    rt_result res;
+    rt_run(TUNE_P, &topts, tune_rank, &x, &res);
+    for (int32_t r = 0; r < TUNE_P; r++)
+        TU_CHECK(res.status[r] == TRD_OK, "tune: rank %d: %s", (int)r, res.msg[r]);
+    rt_log_check(&x.log, "tune");
+    TU_CHECK(!strcmp(x.model_first[0], "pipeline"), "tune: the model's first is %s, the test "
+             "needs pipeline", x.model_first[0]);
+    for (int32_t r = 0; r < TUNE_P; r++) {
+        TU_CHECK(x.timed_before[r] == 0 && x.timed[r] == 3, "tune: rank %d: %d timed before, "
+                 "%d after (want 0 and 3)", (int)r, x.timed_before[r], x.timed[r]);
+        TU_CHECK(x.chosen[r] == x.chosen[0] && x.after[r] == x.chosen[0],
+                 "tune: rank %d keeps %s then %s, rank 0 %s", (int)r, x.chosen[r],
+                 x.after[r] ? x.after[r] : "(failed)", x.chosen[0]);
+        TU_CHECK(x.chosen_s[r] == x.chosen_s[0], "tune: the ranks disagree on the times");
+    }
+    TU_CHECK(strcmp(x.chosen[0], "pipeline") && x.chosen_s[0] < x.model_first_s[0],
+             "tune: kept %s (%g s), pipeline took %g s", x.chosen[0], x.chosen_s[0],
+             x.model_first_s[0]);
+    /* reproducible mode ignores tune: the model's first, untimed */
+    trd_comm *comm[1];
+    rt_comms_create(comm, 1, &topts);
+    trd_candidate c[64];
+    size_t n;
+    x.opts.reproducible = true;
+    TU_CHECK(trd_comm_explain(comm[0], TUNE_COUNT, x.op, 0, true, &x.opts, c, &n) == TRD_OK &&
+                 count_timed(c, n) == 0,
+             "tune, reproducible: %s", trd_errmsg());
+    rt_comms_free(comm, 1);
+    trd_op_free(x.op);
+    rt_log_destroy(&x.log);
+}
+
 /* Per-test wall time, printed after each test (the report's run times). */
 static double test_t0;
 static int timing_setup(void **state)
@@ -1095,6 +1235,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_repeated_mixed, timing_setup, timing_teardown),
         cmocka_unit_test_setup_teardown(test_repeated_dynamic, timing_setup, timing_teardown),
         cmocka_unit_test_setup_teardown(test_auto, timing_setup, timing_teardown),
+        cmocka_unit_test_setup_teardown(test_tune, timing_setup, timing_teardown),
         cmocka_unit_test_setup_teardown(test_random_delays, timing_setup, timing_teardown),
         cmocka_unit_test_setup_teardown(test_many_segments_small_count, timing_setup,
                                         timing_teardown),

@@ -84,6 +84,7 @@ typedef struct bad_call {
     double d, latency, flight;
     double parallelism; /* set when parallelism_set */
     bool parallelism_set, null_op;
+    int32_t tune;
     enum send_kind send;
     enum recv_kind recv;
     int32_t only1; /* 0: every rank makes the bad call; r + 1: only rank r */
@@ -127,6 +128,7 @@ static trd_status bad_rank(trd_comm *comm, int32_t rank, void *arg)
         }
         if (b->parallelism_set)
             o.parallelism = b->parallelism;
+        o.tune = b->tune;
         const void *sb = b->send == S_NULL       ? NULL
                          : b->send == S_IN_PLACE ? TRD_IN_PLACE
                          : b->send == S_OVERLAP  ? (const void *)(recv + 3)
@@ -300,6 +302,10 @@ static void test_bad_algo(void **state)
         .want = TRD_EINVAL, .key = {"parallelism = -1"});
     BAD(.what = "parallelism inf, auto", .parallelism = INFINITY, .parallelism_set = true,
         .algo = "auto", .want = TRD_EINVAL, .key = {"parallelism"});
+    BAD(.what = "tune -1, auto", .tune = -1, .algo = "auto", .want = TRD_EINVAL,
+        .key = {"tune = -1"});
+    BAD(.what = "tune 9", .tune = TRD_TUNE_MAX + 1, .allreduce = true, .want = TRD_EINVAL,
+        .key = {"tune = 9", "to 8 candidates"});
 }
 
 static void test_band_on_double(void **state)

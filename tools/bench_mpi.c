@@ -69,7 +69,7 @@ static trd_status mpi_call_fn(void *self, const bench_case *c)
 static trd_status mpi_point(bench_rank *br, const bench_case *c)
 {
     bench_runner run = {mpi_barrier_fn, mpi_call_fn, br->baseline_ctx};
-    return bench_measure(br, &run, c, "mpi", NULL, NAN);
+    return bench_measure(br, &run, c, &(bench_point){.algo = "mpi", .predicted = NAN});
 }
 
 static void make_mpi_ops(const bench_args *a, mpi_base *b)

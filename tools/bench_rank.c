@@ -107,7 +107,7 @@ static trd_status keep(bench_rank *br, const bench_case *c, double *all, int64_t
 }
 
 trd_status bench_measure(bench_rank *br, const bench_runner *run, const bench_case *c,
-                         const char *algo, const char *chosen, double predicted)
+                         const bench_point *series)
 {
     double pilot = 0, slowest = 0, *t = NULL, *all = NULL;
     trd_status st = run->barrier(run->self);
@@ -136,10 +136,10 @@ trd_status bench_measure(bench_rank *br, const bench_runner *run, const bench_ca
         st = agree_max(br, t, all, iters + 1);
     }
     if (st == TRD_OK) {
-        bench_point pt = {.algo = algo, .chosen = chosen, .predicted = predicted};
+        bench_point pt = *series;
         st = keep(br, c, all, iters, &pt);
     } else {
-        bench_fail(br, st, algo);
+        bench_fail(br, st, series->algo);
     }
     free(t);
     free(all);
@@ -181,25 +181,18 @@ static trd_status run_algo(bench_rank *br, const bench_case *c, const trd_profil
                               &r.opts, &predicted);
     if (st != TRD_OK)
         return bench_fail(br, st, algo);
-    return bench_measure(br, &run, c, algo, NULL, predicted);
+    return bench_measure(br, &run, c, &(bench_point){.algo = algo, .predicted = predicted});
 }
 
-/* auto: the candidate trd_comm_explain ranks first under the profile.
- * The ranks check that they all made the same choice (they must: the
- * profile and the arguments are the same everywhere). */
-static trd_status run_auto(bench_rank *br, const bench_case *c, const trd_profile *prof)
+/* auto's choice: the same on every rank (the ranks check: the profile and
+ * the arguments are the same everywhere, and so are the timings they
+ * agreed on). */
+static trd_status agreed_choice(bench_rank *br, const bench_case *c, trd_coll_opts *o,
+                                trd_candidate *cand)
 {
-    trd_runner r = {.comm = br->comm};
-    bench_runner run = {trd_barrier_fn, trd_call_fn, &r};
-    trd_candidate cand[BENCH_MAX_ALGOS];
     size_t n = 0, idx = 0;
-    trd_coll_opts_init(&r.opts);
-    if (trd_algo_count() > BENCH_MAX_ALGOS)
-        return bench_fail(br, TRD_EINVAL, "auto: too many registered algorithms");
-    trd_status st = trd_profile_apply(prof, c->count, sizeof(double), &r.opts);
-    if (st == TRD_OK)
-        st = trd_comm_explain(br->comm, c->count, c->trd, 0, c->kind == BENCH_ALLREDUCE,
-                              &r.opts, cand, &n);
+    trd_status st = trd_comm_explain(br->comm, c->count, c->trd, 0, c->kind == BENCH_ALLREDUCE,
+                                     o, cand, &n);
     if (st == TRD_OK)
         st = trd_algo_find(cand[0].algo, &idx);
     double mine[2] = {(double)idx, -(double)idx}, both[2];
@@ -213,8 +206,39 @@ static trd_status run_auto(bench_rank *br, const bench_case *c, const trd_profil
                  (long long)c->count);
         return br->status = TRD_EIO;
     }
+    return TRD_OK;
+}
+
+/* auto under the profile: the candidate trd_comm_explain ranks first, or
+ * with --tune the fastest of the model's best after the tuning calls
+ * (barrier and call, as the repetitions: untimed warm-ups here). */
+static trd_status run_auto(bench_rank *br, const bench_case *c, const trd_profile *prof)
+{
+    trd_runner r = {.comm = br->comm};
+    bench_runner run = {trd_barrier_fn, trd_call_fn, &r};
+    trd_candidate cand[BENCH_MAX_ALGOS];
+    trd_coll_opts_init(&r.opts);
+    if (trd_algo_count() > BENCH_MAX_ALGOS)
+        return bench_fail(br, TRD_EINVAL, "auto: too many registered algorithms");
+    trd_status st = trd_profile_apply(prof, c->count, sizeof(double), &r.opts);
+    if (st != TRD_OK)
+        return bench_fail(br, st, "auto");
+    r.opts.algo = "auto";
+    r.opts.tune = (int32_t)br->a->tune;
+    if ((st = agreed_choice(br, c, &r.opts, cand)) != TRD_OK)
+        return st;
+    const char *model = cand[0].algo;
+    for (int64_t k = 0; k < br->a->tune * TRD_TUNE_CALLS && st == TRD_OK; k++)
+        if ((st = trd_barrier_fn(&r)) == TRD_OK)
+            st = trd_call_fn(&r, c);
+    if (st != TRD_OK)
+        return bench_fail(br, st, "auto (tuning)");
+    if (br->a->tune > 0 && (st = agreed_choice(br, c, &r.opts, cand)) != TRD_OK)
+        return st;
     r.opts.algo = cand[0].algo;
-    return bench_measure(br, &run, c, "auto", cand[0].algo, cand[0].predicted);
+    return bench_measure(br, &run, c, &(bench_point){.algo = "auto", .chosen = cand[0].algo,
+                                                     .model = model,
+                                                     .predicted = cand[0].predicted});
 }
 
 /* Every series of one (operator, size, kind). */

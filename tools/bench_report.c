@@ -87,16 +87,17 @@ static bool write_ratios_csv(const bench_args *a, const bench_table *t)
     FILE *f = cli_open_out("bench", a->out, "ratios.csv", path, sizeof path);
     if (!f)
         return false;
-    fprintf(f, "transport,p,kind,op,bytes,auto_algo,auto_us,baseline,baseline_us,ratio\n");
+    fprintf(f, "transport,p,kind,op,bytes,auto_algo,auto_us,baseline,baseline_us,ratio,"
+            "model_algo\n");
     for (size_t i = 0; i < t->n; i++) {
         const bench_point *au = &t->pt[i], *b;
         if (strcmp(au->algo, "auto") ||
             !(b = bench_find(t, au->op, au->kind, au->bytes, base)))
             continue;
         double bv = bench_baseline_value(b);
-        fprintf(f, "%s,%lld,%s,%s,%lld,%s,%.3f,%s,%.3f,%.4f\n", a->transport, (long long)t->p,
-                kind_name(au->kind), a->ops[au->op], (long long)au->bytes, au->chosen,
-                1e6 * au->median, base, 1e6 * bv, au->median / bv);
+        fprintf(f, "%s,%lld,%s,%s,%lld,%s,%.3f,%s,%.3f,%.4f,%s\n", a->transport,
+                (long long)t->p, kind_name(au->kind), a->ops[au->op], (long long)au->bytes,
+                au->chosen, 1e6 * au->median, base, 1e6 * bv, au->median / bv, au->model);
     }
     return fclose(f) == 0;
 }
@@ -188,9 +189,10 @@ static void print_json(const bench_args *a, const bench_table *t)
         const bench_point *pt = &t->pt[i], *b;
         json_array_append_new(points, point_json(a, pt));
         if (!strcmp(pt->algo, "auto") && (b = bench_find(t, pt->op, pt->kind, pt->bytes, base)))
-            json_array_append_new(ratios, json_pack("{s:s, s:s, s:I, s:s, s:f}", "kind",
+            json_array_append_new(ratios, json_pack("{s:s, s:s, s:I, s:s, s:s, s:f}", "kind",
                 kind_name(pt->kind), "op", a->ops[pt->op], "bytes", (json_int_t)pt->bytes,
-                "auto_algo", pt->chosen, "ratio", pt->median / bench_baseline_value(b)));
+                "auto_algo", pt->chosen, "model_algo", pt->model,
+                "ratio", pt->median / bench_baseline_value(b)));
     }
     for (size_t op = 0; op < a->nops; op++)
         json_object_set_new(profiles, a->ops[op], json_pack("{s:f, s:f, s:f, s:f, s:f, s:f}",

@@ -30,6 +30,7 @@ typedef struct bench_args {
     size_t algos[BENCH_MAX_ALGOS]; /* registry indices measured besides auto */
     size_t nalgos;
     double op_cost_us, timeout;
+    int64_t tune;              /* auto: candidates timed (trd_coll_opts.tune) */
     bool json;
 } bench_args;
 
@@ -42,6 +43,7 @@ typedef struct bench_point {
     int64_t bytes, iters;
     const char *algo;
     const char *chosen;        /* auto: the algorithm it ran; else NULL */
+    const char *model;         /* auto: the model's first, before any timing */
     double median, min;        /* seconds, slowest rank per repetition */
     double predicted;          /* seconds; NaN for the baselines */
     bool verified;
@@ -127,7 +129,7 @@ void bench_rank_main(bench_rank *br);
  * the repetitions (adaptive), then the repetitions; checks the result
  * against c->expected on every rank that gets one; rank 0 records it. */
 trd_status bench_measure(bench_rank *br, const bench_runner *run, const bench_case *c,
-                         const char *algo, const char *chosen, double predicted);
+                         const bench_point *series);
 /* Repetitions for a series whose warm-up call took `pilot` seconds. */
 int64_t bench_iters(const bench_args *a, double pilot);
 /* Rank 0: appends a point; false when out of memory. */

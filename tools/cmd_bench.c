@@ -17,11 +17,13 @@ static void help(void)
 {
     printf("usage: treduce bench [--transport threads|mpi] [-p P] [--sizes LIST]\n"
            "         [--ops LIST] [--kinds reduce,allreduce] [--algos LIST|all] [--iters I]\n"
-           "         [--op-cost US] [--out DIR] [--timeout S] [--format text|json]\n"
+           "         [--op-cost US] [--tune N] [--out DIR] [--timeout S]\n"
+           "         [--format text|json]\n"
            "mpirun -np P treduce bench --transport mpi ...\n\n"
            "Times reduce and allreduce of doubles over a range of sizes with every\n"
            "algorithm of 'treduce list' that runs the kind, with auto (the algorithm the\n"
-           "model predicts fastest under a profile measured once at the start), and with\n"
+           "model predicts fastest under a profile measured once at the start; with\n"
+           "--tune, the fastest of the model's best timed on its first calls), and with\n"
            "a baseline: under MPI, the MPI library's own MPI_Reduce / MPI_Allreduce;\n"
            "over threads, the memory-bandwidth bound (a[i] += b[i] over the inputs,\n"
            "best of several; for the sum only).  Each series: a warm-up call, then\n"
@@ -42,13 +44,17 @@ static void help(void)
            "  --iters I       repetitions per series (default: adaptive, about 0.2 s per\n"
            "                  series, between 5 and 200)\n"
            "  --op-cost US    microseconds per call of the costly operators (default 200)\n"
+           "  --tune N        auto times the model's N best candidates, 3 calls each\n"
+           "                  (untimed warm-ups), and keeps the fastest (default 4; 0:\n"
+           "                  the model's first, untimed; at most 8)\n"
            "  --out DIR       folder of bench.csv, ratios.csv and the PNG figures\n"
            "                  (default bench-out)\n"
            "  --timeout S     deadline of every wait in seconds (default 120)\n"
            "  --format F      text (default) or json summary on stdout (rank 0)\n\n"
            "Files: bench.csv (transport,p,kind,op,bytes,algo,median_us,min_us,\n"
            "predicted_us,verified; algo is a registered name, auto, mpi or bound),\n"
-           "ratios.csv (auto over the baseline per point), time-<kind>-<op>.png,\n"
+           "ratios.csv (auto over the baseline per point; model_algo: the model's own\n"
+           "first choice), time-<kind>-<op>.png,\n"
            "ratio-<op>.png.  Exit status: 0 verified, 1 failure or a wrong result,\n"
            "2 bad usage or input.\n");
 }
@@ -73,6 +79,13 @@ static int take_option(int opt, void *ctx)
                                    "for adaptive repetitions)", (long long)a->iters);
         return CLI_OK;
     case 'C': return cli_real(cmd, "--op-cost", optarg, &a->op_cost_us) ? CLI_OK : CLI_USAGE;
+    case 'u':
+        if (!cli_int(cmd, "--tune", optarg, &a->tune))
+            return CLI_USAGE;
+        if (a->tune < 0 || a->tune > TRD_TUNE_MAX)
+            return cli_usage_error(cmd, "invalid --tune %lld: need 0 to %d candidates",
+                                   (long long)a->tune, TRD_TUNE_MAX);
+        return CLI_OK;
     case 'O': a->out = optarg; return CLI_OK;
     case 'x': return cli_real(cmd, "--timeout", optarg, &a->timeout) ? CLI_OK : CLI_USAGE;
     case 'f':
@@ -126,6 +139,7 @@ static void defaults(bench_args *a, int argc, char **argv)
     a->out = "bench-out";
     a->p = 2;
     a->op_cost_us = 200;
+    a->tune = 4;
     a->timeout = 120;
     a->kind[BENCH_REDUCE] = a->kind[BENCH_ALLREDUCE] = true;
     a->ops[a->nops++] = "sum";
@@ -144,7 +158,8 @@ static int parse_args(int argc, char **argv, bench_args *a)
         {"algos", required_argument, 0, 'a'},     {"iters", required_argument, 0, 'i'},
         {"op-cost", required_argument, 0, 'C'},   {"out", required_argument, 0, 'O'},
         {"timeout", required_argument, 0, 'x'},   {"format", required_argument, 0, 'f'},
-        {"help", no_argument, 0, 'h'},            {0, 0, 0, 0}};
+        {"tune", required_argument, 0, 'u'},      {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
     defaults(a, argc, argv);
     int st = cli_parse_options("bench", argc, argv, opts, help, take_option, a);
     return st != CLI_OK ? st : check_args(a);

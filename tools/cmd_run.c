@@ -21,7 +21,7 @@ static void help(void)
            "         [--iters I] [--warmup W]\n"
            "         [--d D --c C [--latency L [--flight F]] [--parallelism K]\n"
            "          | --profile FILE]\n"
-           "         [--K K] [--explain] [--reproducible]\n"
+           "         [--K K] [--explain] [--tune N] [--reproducible]\n"
            "         [--timeout S] [--format text|json]\n\n"
            "Runs a real reduction of M elements per rank over P ranks and checks the\n"
            "result against a sequential rank-order fold of the same inputs.\n"
@@ -30,6 +30,10 @@ static void help(void)
            "  --algo NAME       any algorithm of 'treduce list' (default binomial), or\n"
            "                    auto: the one the model predicts fastest for this call\n"
            "  --explain         with auto: print every candidate's predicted time\n"
+           "  --tune N          with auto: time the model's N best candidates (0 to 8;\n"
+           "                    default 0: the model's first), 3 untimed warm-up calls\n"
+           "                    each before the timed iterations, and run the fastest\n"
+           "                    (the slowest rank's median); --explain adds their times\n"
            "  --reproducible    bitwise the same result on every run and rank (static\n"
            "                    algorithms only: dynamic ones are refused, auto skips them)\n"
            "  --transport T     threads (default: P threads, no launcher) or mpi\n"
@@ -68,7 +72,8 @@ static void help(void)
            "bytes, allreduce, iters, median_us, min_us, predicted_us, verified,\n"
            "model {latency_us, flight_us, d_us, c_us, parallelism, given}, with auto: chosen_by\n"
            "('auto') and\n"
-           "with --explain: candidates [{algo, predicted_us}].\n"
+           "with --explain: candidates [{algo, predicted_us}, with --tune and when\n"
+           "timed: measured_us].\n"
            "Exit status: 0 verified, 1 failure or wrong result, 2 bad usage or input.\n");
 }
 
@@ -101,6 +106,7 @@ static int take_option(int opt, void *ctx)
     case 'z': return cli_int(cmd, "--dead-rank", optarg, &a->dead_rank) ? CLI_OK : CLI_USAGE;
     case 'P': a->profile_path = optarg; return trd_run_load_profile(optarg, &a->profile);
     case 'E': a->explain = true; return CLI_OK;
+    case 'u': return cli_int(cmd, "--tune", optarg, &a->tune) ? CLI_OK : CLI_USAGE;
     case 'C': return cli_real("run", "--op-cost", optarg, &a->op_cost_us) ? CLI_OK : CLI_USAGE;
     case 'R': a->reproducible = true; return CLI_OK;
     case 'f':
@@ -127,6 +133,12 @@ static int check_args(const trd_run_args *a)
                                "required)", (long long)a->p);
     if (a->iters < 1 || a->warmup < 0)
         return cli_usage_error(cmd, "need --iters >= 1 and --warmup >= 0");
+    if (a->tune < 0 || a->tune > TRD_TUNE_MAX)
+        return cli_usage_error(cmd, "invalid --tune %lld: need 0 to %d candidates",
+                               (long long)a->tune, TRD_TUNE_MAX);
+    if (a->tune > 0 && strcmp(a->algo, "auto"))
+        return cli_usage_error(cmd, "--tune chooses among auto's candidates: it needs "
+                               "--algo auto");
     if (a->segment < 0)
         return cli_usage_error(cmd, "invalid --segment %lld: must be >= 0",
                                (long long)a->segment);
@@ -160,7 +172,8 @@ static int parse_args(int argc, char **argv, trd_run_args *a)
         {"dead-rank", required_argument, 0, 'z'}, {"format", required_argument, 0, 'f'},
         {"profile", required_argument, 0, 'P'},   {"explain", no_argument, 0, 'E'},
         {"reproducible", no_argument, 0, 'R'},    {"op-cost", required_argument, 0, 'C'},
-        {"help", no_argument, 0, 'h'},            {0, 0, 0, 0}};
+        {"tune", required_argument, 0, 'u'},      {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
     trd_run_args_init(a);
     int st = cli_parse_options("run", argc, argv, opts, help, take_option, a);
     return st != CLI_OK ? st : check_args(a);

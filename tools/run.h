@@ -10,7 +10,7 @@ typedef struct trd_run_args {
     const char *algo, *transport, *type, *op, *profile_path;
     trd_profile profile;
     bool explain, reproducible;
-    int64_t p, count, root, segment, iters, warmup, K, dead_rank;
+    int64_t p, count, root, segment, iters, warmup, K, dead_rank, tune;
     double d, c, latency, flight, parallelism, timeout, delay_us, op_cost_us;
     bool count_set, allreduce, model_set, json;
 } trd_run_args;

@@ -88,7 +88,28 @@ static trd_status fail(trd_run_result *res, trd_status st)
     return st;
 }
 
-/* The cost model (measured unless given) and the prediction. */
+/* Whether auto times its candidates in the first calls (--tune). */
+static bool tuning(const trd_run_args *a)
+{
+    return a->tune > 0 && !a->reproducible && !strcmp(a->algo, "auto");
+}
+
+/* auto's choice (the same on every rank) and its candidates: the model's
+ * ranking, or after the tuning calls the timed choice first. */
+static trd_status choose(const trd_run_args *a, trd_comm *comm, const trd_op *op,
+                         trd_run_result *res)
+{
+    trd_coll_opts *o = &res->model;
+    o->algo = "auto";
+    trd_status st = trd_comm_explain(comm, a->count, op, (int32_t)a->root, a->allreduce, o,
+                                     res->candidates, &res->ncandidates);
+    if (st == TRD_OK)
+        o->algo = res->candidates[0].algo;
+    return st;
+}
+
+/* The cost model (measured unless given) and the prediction; with
+ * --tune, auto's choice and its prediction come after the tuning calls. */
 static trd_status prepare(const trd_run_args *a, trd_comm *comm, const trd_op *op,
                           trd_run_result *res)
 {
@@ -98,6 +119,7 @@ static trd_status prepare(const trd_run_args *a, trd_comm *comm, const trd_op *o
     o->K = a->K;
     o->segment_bytes = a->segment;
     o->reproducible = a->reproducible;
+    o->tune = (int32_t)a->tune;
     trd_status st = TRD_OK;
     if (a->model_set) {
         o->d = a->d;
@@ -110,12 +132,9 @@ static trd_status prepare(const trd_run_args *a, trd_comm *comm, const trd_op *o
     } else {
         st = trd_comm_calibrate(comm, op, a->count, o);
     }
-    if (st == TRD_OK && !strcmp(a->algo, "auto")) {
-        st = trd_comm_explain(comm, a->count, op, (int32_t)a->root, a->allreduce, o,
-                              res->candidates, &res->ncandidates);
-        o->algo = res->candidates[0].algo; /* the same choice on every rank */
-    }
-    if (st == TRD_OK)
+    if (st == TRD_OK && !strcmp(a->algo, "auto") && !tuning(a))
+        st = choose(a, comm, op, res);
+    if (st == TRD_OK && !tuning(a))
         st = trd_comm_predict(comm, a->count, op, (int32_t)a->root, a->allreduce, o,
                               &res->predicted);
     return st;
@@ -140,16 +159,23 @@ void trd_run_rank(const trd_run_args *a, trd_comm *comm, const trd_op *op, trd_r
         fill(a, op, r, in);
         st = prepare(a, comm, op, res);
     }
-    for (int64_t k = 0; st == TRD_OK && k < a->warmup + a->iters; k++) {
+    /* the tuning calls are untimed warm-ups: they run auto's candidates */
+    int64_t warmup = a->warmup + (tuning(a) ? a->tune * TRD_TUNE_CALLS : 0);
+    for (int64_t k = 0; st == TRD_OK && k < warmup + a->iters; k++) {
         if ((st = trd_comm_barrier(comm)) != TRD_OK)
             break;
-        if (k == a->warmup && r == a->dead_rank && !strcmp(a->transport, "mpi"))
+        if (k == warmup && r == a->dead_rank && !strcmp(a->transport, "mpi"))
             raise(SIGKILL); /* --dead-rank under MPI: a process killed mid-run */
         double t0 = trd_comm_now(comm);
         st = call(a, comm, op, in, out, &res->model);
-        if (k >= a->warmup)
-            res->times[k - a->warmup] = trd_comm_now(comm) - t0;
+        if (k >= warmup)
+            res->times[k - warmup] = trd_comm_now(comm) - t0;
     }
+    if (st == TRD_OK && tuning(a))
+        st = choose(a, comm, op, res);
+    if (st == TRD_OK && tuning(a))
+        st = trd_comm_predict(comm, a->count, op, (int32_t)a->root, a->allreduce, &res->model,
+                              &res->predicted);
     if (st == TRD_OK) {
         bool gets = a->allreduce || r == a->root;
         res->verified = !gets || check(a, op, p, out);

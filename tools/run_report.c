@@ -15,13 +15,17 @@ static void print_text(const trd_run_args *a, int64_t p, size_t bytes, double me
            (long long)p, a->transport, res->model.algo,
            strcmp(a->algo, "auto") ? "" : " (chosen by auto)");
     if (a->explain && res->ncandidates > 0) {
-        printf("  auto's candidates (predicted time):\n");
+        printf("  auto's candidates (predicted time%s):\n",
+               a->tune > 0 ? "; measured: the slowest rank's median of its tuning calls" : "");
         for (size_t i = 0; i < res->ncandidates; i++) {
-            if (res->candidates[i].status == TRD_OK)
-                printf("    %-20s %12.1f us\n", res->candidates[i].algo,
-                       1e6 * res->candidates[i].predicted);
+            const trd_candidate *c = &res->candidates[i];
+            if (c->status != TRD_OK)
+                printf("    %-20s %15s\n", c->algo, "cannot run this call");
+            else if (isnan(c->measured))
+                printf("    %-20s %12.1f us\n", c->algo, 1e6 * c->predicted);
             else
-                printf("    %-20s %15s\n", res->candidates[i].algo, "cannot run this call");
+                printf("    %-20s %12.1f us   measured %10.1f us\n", c->algo,
+                       1e6 * c->predicted, 1e6 * c->measured);
         }
     }
     printf("  model      latency %.3g us (%.3g in flight), transfer d %.3g us, combine c "
@@ -42,11 +46,16 @@ static void print_text(const trd_run_args *a, int64_t p, size_t bytes, double me
 static json_t *candidates_json(const trd_run_result *res)
 {
     json_t *all = json_array();
-    for (size_t i = 0; i < res->ncandidates; i++)
-        if (res->candidates[i].status == TRD_OK)
-            json_array_append_new(all, json_pack("{s:s, s:f}", "algo", res->candidates[i].algo,
-                                                 "predicted_us",
-                                                 1e6 * res->candidates[i].predicted));
+    for (size_t i = 0; i < res->ncandidates; i++) {
+        const trd_candidate *c = &res->candidates[i];
+        if (c->status != TRD_OK)
+            continue;
+        json_t *one = json_pack("{s:s, s:f}", "algo", c->algo, "predicted_us",
+                                1e6 * c->predicted);
+        if (!isnan(c->measured))
+            json_object_set_new(one, "measured_us", json_real(1e6 * c->measured));
+        json_array_append_new(all, one);
+    }
     return all;
 }
 

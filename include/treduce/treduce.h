@@ -509,7 +509,9 @@ typedef struct trd_coll_opts {
     const char *algo;        /* registered name, or "auto": the algorithm
                                 with the smallest predicted time for this
                                 call under d, c, latency
-                                (trd_comm_explain); default "binomial" */
+                                (trd_comm_explain), or the fastest of the
+                                model's best when timed (tune, below);
+                                default "binomial" */
     double d, c, latency;    /* the cost model the planners use (trd_params;
                                 default 1, 1, 0: only their ratio matters
                                 to the tree shapes) */
@@ -540,12 +542,25 @@ typedef struct trd_coll_opts {
                                 pipeline and pipelined-fibonacci from the
                                 model, the others TRD_SEGMENT_BYTES;
                                 dynamic algorithms never cut */
+    int32_t tune;            /* "auto" only: how many of the model's best
+                                candidates to time (0 to TRD_TUNE_MAX).
+                                The first tune * TRD_TUNE_CALLS calls with
+                                the same arguments run them in turn, each
+                                TRD_TUNE_CALLS times; every later call runs
+                                the one with the smallest median time (the
+                                slowest rank's), agreed by all ranks.
+                                Default 0: the model's first, untimed.
+                                Ignored in reproducible mode (its result
+                                must not depend on timings) */
 } trd_coll_opts;
 void trd_coll_opts_init(trd_coll_opts *opts);
 /* Default segment size of the non-pipelined algorithms, and the most
  * segments that default makes (larger buffers get larger segments). */
 #define TRD_SEGMENT_BYTES (1 << 20)
 #define TRD_SEGMENTS_DEFAULT 64
+/* trd_coll_opts.tune: the most candidates, and the calls timed per candidate. */
+#define TRD_TUNE_MAX 8
+#define TRD_TUNE_CALLS 5
 
 /* Reduce to rank `root`.  count >= 0 (0: nothing moves); recvbuf is only
  * read or written at the root (it may be NULL elsewhere); sendbuf may be
@@ -623,18 +638,23 @@ trd_status trd_comm_predict(trd_comm *comm, int64_t count, const trd_op *op, int
                             bool allreduce, const trd_coll_opts *opts, double *seconds);
 
 /* One algorithm considered by "auto": its name, the model's time for the
- * call (seconds), and TRD_OK or why it cannot run the call (then
- * predicted is +inf). */
+ * call (seconds), its measured time (seconds: the slowest rank's median
+ * over its tuning calls; NaN when it was not timed) and TRD_OK or why it
+ * cannot run the call (then predicted is +inf). */
 typedef struct trd_candidate {
     const char *algo;
     double predicted;
+    double measured;
     trd_status status;
 } trd_candidate;
 /* Every registered algorithm for this call (same arguments as the call),
  * sorted by predicted time, those that cannot run it last; out has room
  * for trd_algo_count() entries.  The first is what "auto" runs; the choice
  * depends only on the arguments and opts->d, c, latency, so every rank
- * makes the same one.  Local: no communication. */
+ * makes the same one.  With opts->tune > 0, once this communicator has
+ * timed the candidates for these arguments (trd_coll_opts.tune), the one
+ * it keeps comes first and the timed ones carry their measured time; the
+ * others stay in the model's order.  Local: no communication. */
 trd_status trd_comm_explain(trd_comm *comm, int64_t count, const trd_op *op, int32_t root,
                             bool allreduce, const trd_coll_opts *opts, trd_candidate *out,
                             size_t *n);

@@ -91,13 +91,17 @@ static trd_status check_sizes(const trd_comm *c, int64_t count, size_t elem,
     return TRD_OK;
 }
 
-/* trd_coll_opts.parallelism: 0 (not modelled) or a finite k > 0. */
-static trd_status check_parallelism(const trd_coll_opts *o)
+/* trd_coll_opts.parallelism: 0 (not modelled) or a finite k > 0;
+ * trd_coll_opts.tune: 0 to TRD_TUNE_MAX candidates. */
+static trd_status check_model(const trd_coll_opts *o)
 {
-    if (isfinite(o->parallelism) && o->parallelism >= 0)
-        return TRD_OK;
-    return trd_fail(TRD_EINVAL, "parallelism = %g: need a finite number >= 0 (0: not modelled)",
-                    o->parallelism);
+    if (!isfinite(o->parallelism) || o->parallelism < 0)
+        return trd_fail(TRD_EINVAL, "parallelism = %g: need a finite number >= 0 (0: not "
+                        "modelled)", o->parallelism);
+    if (o->tune < 0 || o->tune > TRD_TUNE_MAX)
+        return trd_fail(TRD_EINVAL, "tune = %ld: need 0 (the model's choice) to %d candidates",
+                        (long)o->tune, TRD_TUNE_MAX);
+    return TRD_OK;
 }
 
 trd_status trd_comm_check(const trd_comm *c, const void *sendbuf, void *recvbuf, int64_t count,
@@ -119,7 +123,7 @@ trd_status trd_comm_check(const trd_comm *c, const void *sendbuf, void *recvbuf,
     if ((st = trd_algo_find(o->algo, &index)) != TRD_OK ||
         (st = check_algo(trd_algo_entry(index), op, allreduce, o->reproducible)) != TRD_OK ||
         (st = check_sizes(c, count, elem, o)) != TRD_OK ||
-        (st = check_parallelism(o)) != TRD_OK ||
+        (st = check_model(o)) != TRD_OK ||
         (st = check_buffers(c, sendbuf, recvbuf, (size_t)count * elem, gets_result)) != TRD_OK)
         return st;
     trd_params p;
@@ -135,8 +139,8 @@ trd_status trd_comm_check(const trd_comm *c, const void *sendbuf, void *recvbuf,
     p.allreduce = allreduce;
     p.noncommutative = !trd_op_is_commutative(op);
     p.segments = segments_for(trd_algo_entry(index), o, count, elem);
-    *key = (trd_comm_key){.algo = index, .params = p, .count = count, .elem = elem,
-                          .reproducible = o->reproducible};
+    *key = (trd_comm_key){.algo = index, .params = p, .parallelism = o->parallelism,
+                          .count = count, .elem = elem, .reproducible = o->reproducible};
     *acc = gets_result ? recvbuf : NULL;
     return TRD_OK;
 }

@@ -166,7 +166,7 @@ static bool same_key(const trd_comm_key *x, const trd_comm_key *y)
 {
     const trd_params *a = &x->params, *b = &y->params;
     return x->algo == y->algo && x->count == y->count && x->elem == y->elem &&
-           x->reproducible == y->reproducible &&
+           x->reproducible == y->reproducible && x->parallelism == y->parallelism &&
            a->root == b->root && a->allreduce == b->allreduce &&
            a->noncommutative == b->noncommutative && a->segments == b->segments &&
            a->d == b->d && a->c == b->c && a->latency == b->latency && a->K == b->K &&
@@ -255,30 +255,63 @@ static trd_status execute(trd_comm *c, const trd_op *op, const trd_comm_key *key
     return st;
 }
 
+/* trd_comm_explain's ranking, in a buffer of trd_algo_count() (freed by
+ * the caller). */
+static trd_status ranking(trd_comm *c, int64_t count, const trd_op *op, int32_t root,
+                          bool allreduce, const trd_coll_opts *opts, trd_candidate **all)
+{
+    size_t n;
+    *all = malloc(trd_algo_count() * sizeof **all);
+    if (!*all)
+        return trd_fail(TRD_ENOMEM, "runtime: out of memory");
+    return trd_comm_explain(c, count, op, root, allreduce, opts, *all, &n);
+}
+
+/* "auto" with opts->tune: the candidate this call times, or the one kept
+ * (src/runtime/tune.c).  *timed: the entry to record this call's time in. */
+static trd_status resolve_tuned(trd_comm *c, int64_t count, const trd_op *op, int32_t root,
+                                bool allreduce, trd_coll_opts *opts, trd_tune_entry **timed)
+{
+    trd_tune_key key = trd_tune_key_of(op, count, root, allreduce, opts);
+    trd_tune_entry *e = trd_tune_find(&c->tune, &key);
+    trd_status st = TRD_OK;
+    if (!e) {
+        trd_candidate *all;
+        if ((st = ranking(c, count, op, root, allreduce, opts, &all)) == TRD_OK)
+            e = trd_tune_start(&c->tune, &key, all, trd_algo_count());
+        free(all);
+    }
+    bool timing = false;
+    if (e)
+        opts->algo = trd_tune_next(e, &timing);
+    *timed = timing ? e : NULL;
+    return st;
+}
+
 /* "auto": the algorithm trd_comm_explain puts first, remembered for the
  * arguments it was chosen for (the same on every rank: a pure function of
- * them).  *opts then names it. */
+ * them), or with opts->tune the one timed fastest.  *opts then names it. */
 static trd_status resolve_auto(trd_comm *c, const void *sendbuf, void *recvbuf, int64_t count,
                                const trd_op *op, int32_t root, bool allreduce,
-                               trd_coll_opts *opts)
+                               trd_coll_opts *opts, trd_tune_entry **timed)
 {
     trd_comm_key key;
     void *acc;
+    *timed = NULL;
     opts->algo = "binomial"; /* any name: the key of the arguments, checked */
     trd_status st = trd_comm_check(c, sendbuf, recvbuf, count, op, root, allreduce, opts, &key,
                                    &acc);
     if (st != TRD_OK)
         return st;
+    if (opts->tune > 0 && !opts->reproducible)
+        return resolve_tuned(c, count, op, root, allreduce, opts, timed);
     key.params.segments = opts->segment_bytes; /* what the choice depended on */
     if (c->auto_algo && same_key(&c->auto_key, &key)) {
         opts->algo = c->auto_algo;
         return TRD_OK;
     }
-    trd_candidate *all = malloc(trd_algo_count() * sizeof *all);
-    size_t n;
-    if (!all)
-        return trd_fail(TRD_ENOMEM, "runtime: out of memory");
-    st = trd_comm_explain(c, count, op, root, allreduce, opts, all, &n);
+    trd_candidate *all;
+    st = ranking(c, count, op, root, allreduce, opts, &all);
     if (st == TRD_OK) {
         c->auto_key = key;
         c->auto_algo = opts->algo = all[0].algo;
@@ -294,11 +327,12 @@ trd_status trd_comm_collective(trd_comm *c, const void *sendbuf, void *recvbuf, 
     trd_comm_key key;
     void *acc = NULL;
     trd_coll_opts chosen;
+    trd_tune_entry *timed = NULL;
     trd_status st = TRD_OK;
     if (opts && opts->algo && !strcmp(opts->algo, "auto")) {
         chosen = *opts;
-        if ((st = resolve_auto(c, sendbuf, recvbuf, count, op, root, allreduce, &chosen)) !=
-            TRD_OK)
+        if ((st = resolve_auto(c, sendbuf, recvbuf, count, op, root, allreduce, &chosen,
+                               &timed)) != TRD_OK)
             return st;
         opts = &chosen;
     }
@@ -313,7 +347,11 @@ trd_status trd_comm_collective(trd_comm *c, const void *sendbuf, void *recvbuf, 
     if ((st = cached_plan(c, &key)) != TRD_OK || (st = lay_out_slots(c, acc, bytes)) != TRD_OK)
         return st;
     bool copy = sendbuf != TRD_IN_PLACE && sendbuf != c->cache.slots[0] && bytes > 0;
-    return execute(c, op, &key, copy ? sendbuf : NULL); /* copied lazily (trd_exec.input) */
+    double t0 = timed ? trd_comm_now(c) : 0.0; /* the run only: not the plan's building */
+    st = execute(c, op, &key, copy ? sendbuf : NULL); /* copied lazily (trd_exec.input) */
+    if (st == TRD_OK && timed)
+        st = trd_tune_record(c, timed, trd_comm_now(c) - t0);
+    return st;
 }
 
 trd_status trd_reduce(trd_comm *comm, const void *sendbuf, void *recvbuf, int64_t count,

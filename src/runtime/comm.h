@@ -5,12 +5,14 @@
 
 #include "engine/engine.h"
 #include "runtime/exec.h"
+#include "runtime/tune.h"
 #include "transport/threads.h"
 
 /* What a plan depends on: the same key gives the same plan on every rank. */
 typedef struct trd_comm_key {
     size_t algo;      /* registry index */
     trd_params params;
+    double parallelism; /* auto's choice depends on it */
     int64_t count;
     size_t elem;
     bool reproducible; /* auto's candidates depend on it */
@@ -38,6 +40,7 @@ struct trd_comm {
     trd_comm_cache cache;
     trd_comm_key auto_key;   /* the arguments "auto" last chose for */
     const char *auto_algo;   /* ...and its choice (NULL: none yet) */
+    trd_tune_table tune;     /* auto's timed choices (trd_coll_opts.tune) */
     unsigned char *scratch;
     size_t scratch_size;
     trd_exec exec;

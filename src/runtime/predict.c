@@ -139,7 +139,7 @@ trd_status trd_comm_explain(trd_comm *c, int64_t count, const trd_op *op, int32_
     for (size_t i = 0; i < *n; i++) {
         const trd_algo *a = trd_algo_entry(i);
         o.algo = a->name;
-        out[i] = (trd_candidate){.algo = a->name, .predicted = INFINITY};
+        out[i] = (trd_candidate){.algo = a->name, .predicted = INFINITY, .measured = NAN};
         out[i].status = eligible(a, allreduce, &o);
         if (out[i].status == TRD_OK)
             out[i].status = trd_comm_predict(c, count, op, root, allreduce, &o,
@@ -155,6 +155,12 @@ trd_status trd_comm_explain(trd_comm *c, int64_t count, const trd_op *op, int32_
     qsort(out, *n, sizeof *out, by_time);
     if (out[0].status != TRD_OK)
         return trd_fail(TRD_EUNSUPPORTED, "auto: no algorithm can run this call");
+    if (o.tune > 0 && !o.reproducible) {
+        trd_tune_key key = trd_tune_key_of(op, count, root, allreduce, &o);
+        const trd_tune_entry *e = trd_tune_find(&c->tune, &key);
+        if (e)
+            trd_tune_explain(e, out, *n);
+    }
     trd_clear_error();
     return TRD_OK;
 }

@@ -1,0 +1,121 @@
+/* tune.c: "auto" that measures before it settles (trd_coll_opts.tune).
+ *
+ * The model ranks every algorithm (trd_comm_explain), but on a machine it
+ * does not describe - more ranks than cores, caches, a scheduler waking
+ * ranks late - its first choice can lose to its second or third by 2x
+ * (docs/BENCHMARKS.md).  So, as STAR-MPI does for MPI collectives (Faraj,
+ * Yuan and Lowenthal, "STAR-MPI: self tuned adaptive routines for MPI
+ * collective operations", ICS 2006), the first calls with the same
+ * arguments run the model's `tune` best candidates in turn, TRD_TUNE_CALLS
+ * calls each, and every later call runs the fastest.  The model narrows
+ * the search to a few candidates; the measurements decide among them.
+ *
+ * Every rank makes the same sequence of calls with the same arguments, so
+ * every rank tries the same candidate in the same call without talking.
+ * Only the decision needs the others: each rank's median per candidate,
+ * then the largest over the ranks (a collective's time is its slowest
+ * rank's), agreed by one small allreduce after the last tuning call. */
+#include "runtime/tune.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "runtime/calibrate.h"
+
+static bool same_opts(const trd_coll_opts *a, const trd_coll_opts *b)
+{
+    return a->d == b->d && a->c == b->c && a->latency == b->latency &&
+           a->combine_fixed == b->combine_fixed && a->flight == b->flight &&
+           a->parallelism == b->parallelism && a->K == b->K &&
+           a->reproducible == b->reproducible && a->segment_bytes == b->segment_bytes &&
+           a->tune == b->tune;
+}
+
+trd_tune_key trd_tune_key_of(const trd_op *op, int64_t count, int32_t root, bool allreduce,
+                             const trd_coll_opts *opts)
+{
+    trd_tune_key k = {.op = op, .count = count, .root = allreduce ? 0 : root,
+                      .allreduce = allreduce, .opts = *opts};
+    k.opts.algo = NULL;
+    return k;
+}
+
+trd_tune_entry *trd_tune_find(trd_tune_table *t, const trd_tune_key *key)
+{
+    for (int32_t i = 0; i < TRD_TUNE_KEYS; i++) {
+        trd_tune_entry *e = &t->entry[i];
+        if (e->used && e->key.op == key->op && e->key.count == key->count &&
+            e->key.root == key->root && e->key.allreduce == key->allreduce &&
+            same_opts(&e->key.opts, &key->opts))
+            return e;
+    }
+    return NULL;
+}
+
+trd_tune_entry *trd_tune_start(trd_tune_table *t, const trd_tune_key *key,
+                               const trd_candidate *ranked, size_t n)
+{
+    trd_tune_entry *e = &t->entry[t->next];
+    t->next = (t->next + 1) % TRD_TUNE_KEYS;
+    *e = (trd_tune_entry){.used = true, .key = *key, .chosen = -1};
+    for (size_t i = 0; i < n && e->n < key->opts.tune; i++)
+        if (ranked[i].status == TRD_OK && isfinite(ranked[i].predicted))
+            e->algo[e->n++] = ranked[i].algo;
+    if (e->n <= 1)
+        e->chosen = 0; /* nothing to compare: explain's first runs */
+    if (e->n == 0)
+        e->algo[e->n++] = ranked[0].algo;
+    return e;
+}
+
+const char *trd_tune_next(const trd_tune_entry *e, bool *timed)
+{
+    *timed = e->chosen < 0;
+    return e->algo[*timed ? e->calls % e->n : e->chosen];
+}
+
+static int by_value(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+trd_status trd_tune_record(trd_comm *c, trd_tune_entry *e, double seconds)
+{
+    e->t[e->calls % e->n][e->calls / e->n] = seconds;
+    if (++e->calls < e->n * TRD_TUNE_CALLS)
+        return TRD_OK;
+    double mine[TRD_TUNE_MAX];
+    for (int32_t i = 0; i < e->n; i++) {
+        qsort(e->t[i], TRD_TUNE_CALLS, sizeof e->t[i][0], by_value);
+        mine[i] = e->t[i][TRD_TUNE_CALLS / 2];
+    }
+    trd_status st = trd_calibrate_agree(c, mine, e->measured, e->n);
+    if (st != TRD_OK) {
+        e->calls--; /* the last call is timed again next time */
+        return st;
+    }
+    e->chosen = 0; /* ties: the model's order */
+    for (int32_t i = 1; i < e->n; i++)
+        if (e->measured[i] < e->measured[e->chosen])
+            e->chosen = i;
+    return TRD_OK;
+}
+
+void trd_tune_explain(const trd_tune_entry *e, trd_candidate *ranked, size_t n)
+{
+    if (e->chosen < 0 || e->n < 2)
+        return; /* not timed */
+    for (size_t i = 0; i < n; i++)
+        for (int32_t j = 0; j < e->n; j++)
+            if (ranked[i].algo == e->algo[j])
+                ranked[i].measured = e->measured[j];
+    for (size_t i = 0; i < n; i++)
+        if (ranked[i].algo == e->algo[e->chosen]) {
+            trd_candidate kept = ranked[i];
+            for (; i > 0; i--)
+                ranked[i] = ranked[i - 1];
+            ranked[0] = kept;
+            break;
+        }
+}

@@ -1,0 +1,59 @@
+/* tune.h: "auto" with trd_coll_opts.tune > 0 - the model's best candidates
+ * timed on the first calls with the same arguments, the fastest kept
+ * (src/runtime/tune.c). */
+#ifndef TRD_RUNTIME_TUNE_H
+#define TRD_RUNTIME_TUNE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "treduce/treduce.h"
+
+/* Arguments tuned apart: every argument of the call that the model or the
+ * running time depends on (the operator by identity, the model by value). */
+typedef struct trd_tune_key {
+    const trd_op *op;
+    int64_t count;
+    int32_t root;
+    bool allreduce;
+    trd_coll_opts opts; /* algo ignored */
+} trd_tune_key;
+
+typedef struct trd_tune_entry {
+    bool used;
+    trd_tune_key key;
+    int32_t n;                                    /* candidates, model's order */
+    const char *algo[TRD_TUNE_MAX];
+    double t[TRD_TUNE_MAX][TRD_TUNE_CALLS];       /* this rank's times */
+    double measured[TRD_TUNE_MAX];                /* agreed: the slowest rank's medians */
+    int32_t calls;                                /* timed so far */
+    int32_t chosen;                               /* index in algo; -1 while timing */
+} trd_tune_entry;
+
+/* The arguments tuned on one communicator, the oldest replaced first. */
+#define TRD_TUNE_KEYS 16
+typedef struct trd_tune_table {
+    trd_tune_entry entry[TRD_TUNE_KEYS];
+    int32_t next;
+} trd_tune_table;
+
+trd_tune_key trd_tune_key_of(const trd_op *op, int64_t count, int32_t root, bool allreduce,
+                             const trd_coll_opts *opts);
+/* The entry of these arguments, or NULL. */
+trd_tune_entry *trd_tune_find(trd_tune_table *t, const trd_tune_key *key);
+/* A new entry: the first key->opts.tune of `ranked` (trd_comm_explain's
+ * order) that can run the call; decided at once when there is one. */
+trd_tune_entry *trd_tune_start(trd_tune_table *t, const trd_tune_key *key,
+                               const trd_candidate *ranked, size_t n);
+/* What the next call with these arguments runs; *timed: whether it is a
+ * tuning call (then pass its time to trd_tune_record). */
+const char *trd_tune_next(const trd_tune_entry *e, bool *timed);
+/* Records this rank's time of a tuning call; after the last one, agrees
+ * with the other ranks (collective: every rank is at the same call) and
+ * keeps the candidate with the smallest slowest-rank median. */
+trd_status trd_tune_record(trd_comm *c, trd_tune_entry *e, double seconds);
+/* Puts the kept candidate first in `ranked` and fills the timed ones'
+ * measured times; nothing before the choice is made. */
+void trd_tune_explain(const trd_tune_entry *e, trd_candidate *ranked, size_t n);
+
+#endif
