@@ -36,6 +36,12 @@ static int by_value(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
+double trd_calibrate_median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, by_value);
+    return v[n / 2];
+}
+
 /* One round trip of `bytes` between ranks 0 and 1. */
 static trd_status round_trip(trd_comm *c, void *buf, size_t bytes, double *seconds)
 {
@@ -72,8 +78,7 @@ trd_status trd_calibrate_one_way(trd_comm *c, size_t bytes, double *seconds)
         st = round_trip(c, buf + (size_t)i % nbuf * bytes, bytes, &t[i]);
     free(buf);
     if (st == TRD_OK) {
-        qsort(t, (size_t)reps, sizeof *t, by_value);
-        *seconds = t[reps / 2] / 2;
+        *seconds = trd_calibrate_median(t, reps) / 2;
     }
     return st;
 }
@@ -110,8 +115,7 @@ trd_status trd_calibrate_gap(trd_comm *c, double *seconds)
     for (int i = 0; i < BURSTS && st == TRD_OK; i++)
         st = burst(c, &t[i]);
     if (st == TRD_OK && c->wire.rank == 0) {
-        qsort(t, BURSTS, sizeof *t, by_value);
-        *seconds = t[BURSTS / 2];
+        *seconds = trd_calibrate_median(t, BURSTS);
     }
     return st;
 }
@@ -206,8 +210,8 @@ static trd_status combine_times(trd_comm *c, const trd_op *op, int64_t count, do
     free(b);
     if (st != TRD_OK)
         return st;
-    qsort(t, ROUNDS, sizeof *t, by_value);
-    return trd_calibrate_agree(c, &t[ROUNDS / 2], together, 1);
+    double median = trd_calibrate_median(t, ROUNDS);
+    return trd_calibrate_agree(c, &median, together, 1);
 }
 
 /* A fixed integer loop (about a millisecond): work that needs a core and

@@ -74,22 +74,14 @@ const char *trd_tune_next(const trd_tune_entry *e, bool *timed)
     return e->algo[*timed ? e->calls % e->n : e->chosen];
 }
 
-static int by_value(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
 trd_status trd_tune_record(trd_comm *c, trd_tune_entry *e, double seconds)
 {
     e->t[e->calls % e->n][e->calls / e->n] = seconds;
     if (++e->calls < e->n * TRD_TUNE_CALLS)
         return TRD_OK;
     double mine[TRD_TUNE_MAX];
-    for (int32_t i = 0; i < e->n; i++) {
-        qsort(e->t[i], TRD_TUNE_CALLS, sizeof e->t[i][0], by_value);
-        mine[i] = e->t[i][TRD_TUNE_CALLS / 2];
-    }
+    for (int32_t i = 0; i < e->n; i++)
+        mine[i] = trd_calibrate_median(e->t[i], TRD_TUNE_CALLS);
     trd_status st = trd_calibrate_agree(c, mine, e->measured, e->n);
     if (st != TRD_OK) {
         e->calls--; /* the last call is timed again next time */
