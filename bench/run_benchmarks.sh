@@ -17,7 +17,8 @@
 #
 # usage: bench/run_benchmarks.sh [OUTDIR]       (default build/bench-results)
 # environment: TREDUCE (default build/treduce), REPS (3), PARTS ("sum costly cd
-# threads"), NPS ("2 4 8"), CD_SIZE (512K), ALGOS (all).
+# threads"), NPS ("2 4 8"), CD_SIZE (512K), ALGOS (all), TUNE (auto's --tune;
+# default: treduce bench's, 4).
 set -euo pipefail
 tool=${TREDUCE:-build/treduce}
 out=${1:-build/bench-results}
@@ -26,6 +27,7 @@ parts=${PARTS:-sum costly cd threads}
 nps=${NPS:-2 4 8}
 cd_size=${CD_SIZE:-512K}
 algos=${ALGOS:-all}
+tune=(${TUNE:+--tune "$TUNE"})
 if [ "$(id -u)" -eq 0 ]; then # Open MPI refuses root unless told
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
@@ -48,7 +50,7 @@ run() {
 }
 
 # launch=(the command line of an MPI bench on $1 ranks)
-mpi() { launch=(mpirun --oversubscribe -np "$1" "$tool" bench --transport mpi); }
+mpi() { launch=(mpirun --oversubscribe -np "$1" "$tool" bench --transport mpi "${tune[@]}"); }
 
 # median of the runs, per point: ratios.csv -> OUT/NAME/ratios-median.csv
 # (kind,op,bytes,ratio_median,ratio_lo,ratio_hi,auto_algos) and bench.csv ->
@@ -132,7 +134,7 @@ for part in $parts; do
         --algos greedy,fibonacci,binomial
       aggregate cd-np8 ;;
     threads)
-      run threads-p2 "$tool" bench -p 2 --ops sum --sizes 64M --kinds allreduce --algos all
+      run threads-p2 "$tool" bench "${tune[@]}" -p 2 --ops sum --sizes 64M --kinds allreduce --algos all
       aggregate threads-p2 ;;
     *) echo "run_benchmarks.sh: unknown part '$part' (sum costly cd threads)" >&2; exit 2 ;;
   esac
