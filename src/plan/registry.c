@@ -1,6 +1,7 @@
 /* registry.c: name lookup and listing over the table of registry.def. */
 #include "plan/registry.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -41,12 +42,23 @@ trd_algo_kind trd_algo_kind_of(size_t i)
     return algos[i].segments ? TRD_KIND_PIPELINED : TRD_KIND_TREE;
 }
 
+/* The index found last: every collective call looks its algorithm up by
+ * name, and a run repeats the same one (one strcmp instead of a scan of
+ * the registry).  Atomic: ranks may be threads. */
+static _Atomic size_t last_found;
+
 trd_status trd_algo_find(const char *name, size_t *index)
 {
     if (!index)
         return trd_fail(TRD_EINVAL, "trd_algo_find: NULL argument (index)");
+    size_t last = atomic_load_explicit(&last_found, memory_order_relaxed);
+    if (name && strcmp(algos[last].name, name) == 0) {
+        *index = last;
+        return TRD_OK;
+    }
     for (size_t i = 0; name && i < ALGO_COUNT; i++)
         if (strcmp(algos[i].name, name) == 0) {
+            atomic_store_explicit(&last_found, i, memory_order_relaxed);
             *index = i;
             return TRD_OK;
         }

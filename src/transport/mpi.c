@@ -82,6 +82,7 @@ typedef struct mpi_wire {
     double timeout;
     bool broken;      /* a failure made the wire unusable (wire.h) */
     long empty_polls; /* back-off state */
+    long clock_polls; /* polls since the clock was last read (past) */
     /* Posted sends and receives (MPI_Testsome wants the requests contiguous). */
     int n, cap;
     MPI_Request *reqs;
@@ -199,12 +200,14 @@ static void back_off(mpi_wire *w, bool progress)
     nanosleep(&ts, NULL);
 }
 
-/* Whether the deadline has passed, reading the clock on one empty poll in
- * DEADLINE_POLLS only while spinning (the clock cost as much as the poll;
- * once the wire yields or sleeps, every time). */
+/* Whether the deadline has passed, reading the clock on one poll in
+ * DEADLINE_POLLS while spinning - counted apart from the back-off, which
+ * progress resets, and not on a wait's first poll (the clock costs as much
+ * as the poll, and most waits end within a few) - and once the wire
+ * yields or sleeps, every time. */
 static bool past(mpi_wire *w, double deadline)
 {
-    if (w->empty_polls < SPIN_POLLS && w->empty_polls % DEADLINE_POLLS != 0)
+    if (w->empty_polls < SPIN_POLLS && ++w->clock_polls % DEADLINE_POLLS != 0)
         return false;
     return MPI_Wtime() > deadline;
 }
