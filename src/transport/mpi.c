@@ -49,6 +49,8 @@
 #define CTRL_TAG 0x100000       /* first tag of the wire's own messages */
 #define SPIN_POLLS 200          /* empty polls spent spinning before yielding */
 #define DEADLINE_POLLS 32       /* ...reading the clock once in this many */
+#define CTRL_POLLS 16           /* a send or receive's wait tests the wire's own
+                                   messages once in this many polls */
 #define YIELD_POLLS 1000        /* empty polls before sleeping instead of yielding */
 #define SLEEP_NS 50000L         /* one back-off sleep: short next to a transfer */
 
@@ -83,6 +85,7 @@ typedef struct mpi_wire {
     bool broken;      /* a failure made the wire unusable (wire.h) */
     long empty_polls; /* back-off state */
     long clock_polls; /* polls since the clock was last read (past) */
+    long ctrl_polls;  /* polls of a send or receive's wait (wire_wait) */
     /* Posted sends and receives (MPI_Testsome wants the requests contiguous). */
     int n, cap;
     MPI_Request *reqs;
@@ -465,18 +468,18 @@ static trd_status poll_ops(mpi_wire *w, bool *progress)
     return s;
 }
 
-/* One round of testing: rank 0 serves the coordinator's messages, every
- * rank moves its finished sends and receives to the completion queue.
- * Progress restarts the back-off here, not in back_off(): the loops leave
- * on the poll that finishes their wait without calling back_off, so a
- * count kept across waits would reach the sleeping stage for good and
- * make every later wait sleep (50 us per empty poll). */
-static trd_status poll_once(mpi_wire *w, bool *progress)
+/* One round of testing: rank 0 serves the coordinator's messages (with
+ * ctrl), every rank moves its finished sends and receives to the
+ * completion queue.  Progress restarts the back-off here, not in
+ * back_off(): the loops leave on the poll that finishes their wait without
+ * calling back_off, so a count kept across waits would reach the sleeping
+ * stage for good and make every later wait sleep (50 us per empty poll). */
+static trd_status poll_once(mpi_wire *w, bool ctrl, bool *progress)
 {
     *progress = false;
     world_guard g;
     guard_world(&g);
-    trd_status s = poll_ctrl(w, progress);
+    trd_status s = ctrl ? poll_ctrl(w, progress) : TRD_OK;
     if (s == TRD_OK)
         s = poll_ops(w, progress);
     unguard_world(&g);
@@ -594,8 +597,12 @@ static trd_status wire_wait(void *ctx, double deadline, int32_t *id, int32_t *fr
     if (w->dcount == 0 && w->n == 0)
         return trd_fail(TRD_EINVAL, "mpi wire: rank %d: wait with nothing posted", w->rank);
     while (w->dcount == 0) {
-        bool progress;
-        s = poll_once(w, &progress);
+        /* The wire's own messages matter to a send or receive's wait only
+         * on rank 0 serving a dynamic call's decisions; otherwise testing
+         * them on every poll doubled the MPI calls of a small message's
+         * wait (each MPI_Testsome runs MPI's progress engine). */
+        bool progress, ctrl = w->policy || ++w->ctrl_polls % CTRL_POLLS == 0;
+        s = poll_once(w, ctrl, &progress);
         if (s != TRD_OK)
             return broke(w, s);
         if (w->dcount > 0)
@@ -620,7 +627,7 @@ static trd_status poll_until(mpi_wire *w, const bool *flag, double deadline)
 {
     while (!*flag) {
         bool progress;
-        trd_status s = poll_once(w, &progress);
+        trd_status s = poll_once(w, true, &progress);
         if (s != TRD_OK)
             return s;
         if (*flag)
@@ -699,7 +706,7 @@ static trd_status barrier_root(mpi_wire *w, double deadline)
 {
     while (w->arrivals < w->size - 1) {
         bool progress;
-        trd_status s = poll_once(w, &progress);
+        trd_status s = poll_once(w, true, &progress);
         if (s != TRD_OK)
             return s;
         if (w->arrivals >= w->size - 1)
@@ -771,7 +778,7 @@ static trd_status drain_decisions(mpi_wire *w, const trd_policy *policy, int64_t
     double deadline = MPI_Wtime() + w->timeout;
     while (s == TRD_OK && w->terminals < w->size) {
         bool progress;
-        s = poll_once(w, &progress);
+        s = poll_once(w, true, &progress);
         if (s != TRD_OK || w->terminals >= w->size)
             break;
         if (MPI_Wtime() > deadline)
