@@ -1183,6 +1183,73 @@ static void test_tune(void **state)
     rt_log_destroy(&x.log);
 }
 
+/* The tuning table: TRD_TUNE_KEYS + 1 argument sets (counts 1..17) tuned
+ * in turn on 2 ranks; the first is then forgotten (timed again from
+ * scratch: nothing measured), the last remembered, and different
+ * arguments never share an entry. */
+typedef struct table_ctx {
+    rt_log log;
+    trd_op *op;
+    int timed_first[2], timed_last[2], timed_fresh[2];
+} table_ctx;
+
+static int timed_for(trd_comm *comm, const trd_op *op, int64_t count, const trd_coll_opts *o)
+{
+    trd_candidate c[64];
+    size_t n = 0;
+    if (trd_comm_explain(comm, count, op, 0, true, o, c, &n) != TRD_OK)
+        return -1;
+    return count_timed(c, n);
+}
+
+static trd_status table_rank(trd_comm *comm, int32_t rank, void *arg)
+{
+    table_ctx *x = arg;
+    trd_coll_opts o;
+    trd_coll_opts_init(&o);
+    o.algo = "auto";
+    o.d = 1e-6;
+    o.c = 1e-8;
+    o.tune = 2;
+    int32_t in[32], out[32];
+    for (int i = 0; i < 32; i++)
+        in[i] = rank + i;
+    trd_status st = TRD_OK;
+    for (int64_t count = 1; count <= TRD_TUNE_KEYS + 1 && st == TRD_OK; count++) {
+        for (int k = 0; k < 2 * TRD_TUNE_CALLS && st == TRD_OK; k++)
+            st = trd_allreduce(comm, in, out, count, x->op, &o);
+        for (int64_t i = 0; st == TRD_OK && i < count; i++)
+            if (out[i] != 1 + 2 * (int32_t)i)
+                rt_failf(&x->log, "tune table: rank %d count %lld: element %lld is %d",
+                         (int)rank, (long long)count, (long long)i, (int)out[i]);
+        if (count == 1)
+            x->timed_fresh[rank] = timed_for(comm, x->op, 2, &o); /* not called yet */
+    }
+    x->timed_first[rank] = timed_for(comm, x->op, 1, &o);
+    x->timed_last[rank] = timed_for(comm, x->op, TRD_TUNE_KEYS + 1, &o);
+    return st;
+}
+
+static void test_tune_table(void **state)
+{
+    (void)state;
+    table_ctx x = {.op = rt_op_create(RT_I32_SUM)};
+    rt_log_init(&x.log);
+    trd_threads_opts topts = rt_topts(TIMEOUT_S);
+    rt_result res;
+    rt_run(2, &topts, table_rank, &x, &res);
+    for (int32_t r = 0; r < 2; r++) {
+        TU_CHECK(res.status[r] == TRD_OK, "tune table: rank %d: %s", (int)r, res.msg[r]);
+        TU_CHECK(x.timed_fresh[r] == 0 && x.timed_first[r] == 0 && x.timed_last[r] == 2,
+                 "tune table: rank %d: %d timed for arguments never called, %d for the "
+                 "forgotten first, %d for the last (want 0, 0, 2)", (int)r, x.timed_fresh[r],
+                 x.timed_first[r], x.timed_last[r]);
+    }
+    rt_log_check(&x.log, "tune table");
+    rt_log_destroy(&x.log);
+    trd_op_free(x.op);
+}
+
 /* Per-test wall time, printed after each test (the report's run times). */
 static double test_t0;
 static int timing_setup(void **state)
@@ -1236,6 +1303,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_repeated_dynamic, timing_setup, timing_teardown),
         cmocka_unit_test_setup_teardown(test_auto, timing_setup, timing_teardown),
         cmocka_unit_test_setup_teardown(test_tune, timing_setup, timing_teardown),
+        cmocka_unit_test_setup_teardown(test_tune_table, timing_setup, timing_teardown),
         cmocka_unit_test_setup_teardown(test_random_delays, timing_setup, timing_teardown),
         cmocka_unit_test_setup_teardown(test_many_segments_small_count, timing_setup,
                                         timing_teardown),

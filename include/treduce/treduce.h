@@ -558,9 +558,12 @@ void trd_coll_opts_init(trd_coll_opts *opts);
  * segments that default makes (larger buffers get larger segments). */
 #define TRD_SEGMENT_BYTES (1 << 20)
 #define TRD_SEGMENTS_DEFAULT 64
-/* trd_coll_opts.tune: the most candidates, and the calls timed per candidate. */
+/* trd_coll_opts.tune: the most candidates, the calls timed per candidate,
+ * and the argument sets a communicator remembers (the oldest forgotten
+ * first: its next call is timed again). */
 #define TRD_TUNE_MAX 8
 #define TRD_TUNE_CALLS 5
+#define TRD_TUNE_KEYS 16
 
 /* Reduce to rank `root`.  count >= 0 (0: nothing moves); recvbuf is only
  * read or written at the root (it may be NULL elsewhere); sendbuf may be

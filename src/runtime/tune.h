@@ -31,7 +31,6 @@ typedef struct trd_tune_entry {
 } trd_tune_entry;
 
 /* The arguments tuned on one communicator, the oldest replaced first. */
-#define TRD_TUNE_KEYS 16
 typedef struct trd_tune_table {
     trd_tune_entry entry[TRD_TUNE_KEYS];
     int32_t next;
