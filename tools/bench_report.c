@@ -124,8 +124,8 @@ static void print_block(const bench_args *a, const bench_table *t, size_t op, in
     printf("\n%s of %s, %lld ranks (%s) - microseconds, median over repetitions of the "
            "slowest rank\n", kind_name(kind), a->ops[op], (long long)t->p,
            strcmp(a->transport, "mpi") ? "threads" : "MPI processes");
-    printf("  %9s %10s %-20s %10s %-20s %10s %10s %10s\n", "bytes", "auto", "(auto's choice)",
-           "best", "(algorithm)", base, ratio, "predicted");
+    printf("  %9s %10s %-20s %10s %-20s %10s %10s %10s  %s\n", "bytes", "auto", "(auto's choice)",
+           "best", "(algorithm)", base, ratio, "predicted", "model's first");
     for (size_t i = 0; i < t->n; i++) {
         const bench_point *au = &t->pt[i];
         if (au->op != op || au->kind != kind || strcmp(au->algo, "auto"))
@@ -142,7 +142,8 @@ static void print_block(const bench_args *a, const bench_table *t, size_t op, in
                    au->median / bench_baseline_value(b));
         else
             printf("%10s %10s ", "-", "-");
-        printf("%10.1f\n", 1e6 * au->predicted);
+        printf("%10.1f  %s\n", 1e6 * au->predicted,
+               au->model && strcmp(au->model, au->chosen) ? au->model : "(the same)");
     }
 }
 
