@@ -1023,16 +1023,23 @@ static trd_status calibrated_rank(trd_comm *comm, int32_t rank, void *arg)
     return st;
 }
 
+/* Runs fn on p fresh communicators (the test deadline); every rank must
+ * return TRD_OK. */
+static void run_all_ok(int32_t p, rt_rank_fn fn, void *ctx, const char *what)
+{
+    trd_threads_opts topts = rt_topts(TIMEOUT_S);
+    rt_result res;
+    rt_run(p, &topts, fn, ctx, &res);
+    for (int32_t r = 0; r < p; r++)
+        TU_CHECK(res.status[r] == TRD_OK, "%s: rank %d: %s", what, (int)r, res.msg[r]);
+}
+
 static void test_calibrated_runs(void **state)
 {
     (void)state;
     calib_run_ctx x = {.op = rt_op_create(RT_I32_SUM)};
     rt_log_init(&x.log);
-    trd_threads_opts topts = rt_topts(TIMEOUT_S);
-    rt_result res;
-    rt_run(5, &topts, calibrated_rank, &x, &res);
-    for (int32_t r = 0; r < 5; r++)
-        TU_CHECK(res.status[r] == TRD_OK, "rank %d: %s", (int)r, res.msg[r]);
+    run_all_ok(5, calibrated_rank, &x, "calibrated runs");
     rt_log_check(&x.log, "calibrated runs");
     int want = 0; /* one result per static reduce (root 2), five per allreduce */
     for (size_t a = 0; a < trd_algo_count(); a++)
@@ -1150,11 +1157,7 @@ static void test_tune(void **state)
     x.opts.d = 1e-3;
     x.opts.c = 1.0;
     x.opts.tune = 3;
-    trd_threads_opts topts = rt_topts(TIMEOUT_S);
-    rt_result res;
-    rt_run(TUNE_P, &topts, tune_rank, &x, &res);
-    for (int32_t r = 0; r < TUNE_P; r++)
-        TU_CHECK(res.status[r] == TRD_OK, "tune: rank %d: %s", (int)r, res.msg[r]);
+    run_all_ok(TUNE_P, tune_rank, &x, "tune");
     rt_log_check(&x.log, "tune");
     TU_CHECK(!strcmp(x.model_first[0], "pipeline"), "tune: the model's first is %s, the test "
              "needs pipeline", x.model_first[0]);
@@ -1171,6 +1174,7 @@ static void test_tune(void **state)
              x.model_first_s[0]);
     /* reproducible mode ignores tune: the model's first, untimed */
     trd_comm *comm[1];
+    trd_threads_opts topts = rt_topts(TIMEOUT_S);
     rt_comms_create(comm, 1, &topts);
     trd_candidate c[64];
     size_t n;
@@ -1235,11 +1239,8 @@ static void test_tune_table(void **state)
     (void)state;
     table_ctx x = {.op = rt_op_create(RT_I32_SUM)};
     rt_log_init(&x.log);
-    trd_threads_opts topts = rt_topts(TIMEOUT_S);
-    rt_result res;
-    rt_run(2, &topts, table_rank, &x, &res);
+    run_all_ok(2, table_rank, &x, "tune table");
     for (int32_t r = 0; r < 2; r++) {
-        TU_CHECK(res.status[r] == TRD_OK, "tune table: rank %d: %s", (int)r, res.msg[r]);
         TU_CHECK(x.timed_fresh[r] == 0 && x.timed_first[r] == 0 && x.timed_last[r] == 2,
                  "tune table: rank %d: %d timed for arguments never called, %d for the "
                  "forgotten first, %d for the last (want 0, 0, 2)", (int)r, x.timed_fresh[r],
