@@ -47,14 +47,14 @@ static trd_status round_trip(trd_comm *c, void *buf, size_t bytes, double *secon
 {
     trd_wire *w = &c->wire;
     int32_t me = w->rank, peer = 1 - me, id, from;
-    double t0 = w->now(w->ctx), deadline = t0 + c->timeout_s;
+    double t0 = w->now(w->ctx);
     trd_status st = TRD_OK;
     for (int leg = 0; leg < 2 && st == TRD_OK; leg++) {
         bool sending = (leg == 0) == (me == 0);
         st = sending ? w->isend(w->ctx, peer, 0, buf, bytes, 0)
                      : w->irecv(w->ctx, peer, 0, buf, bytes, 0);
         if (st == TRD_OK)
-            st = w->wait(w->ctx, deadline, &id, &from);
+            st = w->wait(w->ctx, c->timeout_s, &id, &from);
     }
     *seconds = w->now(w->ctx) - t0;
     return st;
@@ -89,7 +89,7 @@ static trd_status burst(trd_comm *c, double *seconds)
 {
     trd_wire *w = &c->wire;
     int32_t me = w->rank, id, from;
-    double deadline = w->now(w->ctx) + c->timeout_s, t0 = 0;
+    double t0 = 0;
     trd_status st = TRD_OK;
     for (int32_t i = 0; i < BURST && me == 1 && st == TRD_OK; i++)
         st = w->isend(w->ctx, 0, 0, NULL, 0, i);
@@ -100,7 +100,7 @@ static trd_status burst(trd_comm *c, double *seconds)
     for (int32_t i = 0; i < BURST && me == 0 && st == TRD_OK; i++)
         st = w->irecv(w->ctx, 1, 0, NULL, 0, i);
     for (int32_t i = 0; i < BURST && me <= 1 && st == TRD_OK; i++)
-        st = w->wait(w->ctx, deadline, &id, &from);
+        st = w->wait(w->ctx, c->timeout_s, &id, &from);
     *seconds = me == 0 ? (w->now(w->ctx) - t0) / BURST : 0.0;
     return st;
 }

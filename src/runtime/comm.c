@@ -214,7 +214,7 @@ static trd_status move_result(trd_comm *c, bool holds, int32_t root, size_t byte
     else
         return TRD_OK;
     if (st == TRD_OK)
-        st = w->wait(w->ctx, w->now(w->ctx) + c->timeout_s, &id, &from);
+        st = w->wait(w->ctx, c->timeout_s, &id, &from);
     return st;
 }
 

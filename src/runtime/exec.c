@@ -245,7 +245,7 @@ static trd_status wait_any(void *ctx, int32_t *rank, int32_t *id, int32_t *from)
         *from = c.from;
     } else {
         trd_wire *w = x->wire;
-        st = w->wait(w->ctx, w->now(w->ctx) + x->timeout_s, id, from);
+        st = w->wait(w->ctx, x->timeout_s, id, from);
     }
     if (st == TRD_OK && x->fusion)
         x->fusion->state[*id - x->base] |= STEP_DONE;

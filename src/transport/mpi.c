@@ -45,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define CTRL_TAG 0x100000       /* first tag of the wire's own messages */
 #define SPIN_POLLS 200          /* empty polls spent spinning before yielding */
@@ -84,6 +85,7 @@ typedef struct mpi_wire {
     double timeout;
     bool broken;      /* a failure made the wire unusable (wire.h) */
     long empty_polls; /* back-off state */
+    bool crowded;     /* more ranks on this node than cores: idle waits sleep */
     long clock_polls; /* polls since the clock was last read (past) */
     long ctrl_polls;  /* polls of a send or receive's wait (wire_wait) */
     /* Posted sends and receives (MPI_Testsome wants the requests contiguous). */
@@ -184,9 +186,13 @@ static double wire_now(void *ctx)
 /* Called after each poll: the first SPIN_POLLS empty polls (~10 us) just
  * poll again, since a small message is often about to arrive and a yield
  * costs a system call and a trip through the scheduler; then a poll that
- * found nothing yields the CPU (other ranks may share it), and after many
- * such polls sleeps briefly, so an oversubscribed run does not spin.
- * Spinning first helped even 8 ranks on 2 cores (docs/BENCHMARKS.md). */
+ * found nothing yields the CPU (other ranks may share it), and on a node
+ * with more ranks than cores, after many such polls, sleeps briefly, so an
+ * oversubscribed run does not spin (Open MPI's mpi_yield_when_idle makes
+ * the same distinction).  With a core per rank a sleep would only delay
+ * the wake-up (a 50 us sleep ends up to 100 us late), so a rank waiting
+ * for a long transfer or combine keeps yielding.  Spinning first helped
+ * even 8 ranks on 2 cores (docs/BENCHMARKS.md). */
 static void back_off(mpi_wire *w, bool progress)
 {
     if (progress) {
@@ -195,7 +201,7 @@ static void back_off(mpi_wire *w, bool progress)
     }
     if (++w->empty_polls <= SPIN_POLLS)
         return; /* the message is often about to come: no system call yet */
-    if (w->empty_polls < SPIN_POLLS + YIELD_POLLS) {
+    if (!w->crowded || w->empty_polls < SPIN_POLLS + YIELD_POLLS) {
         sched_yield();
         return;
     }
@@ -203,16 +209,32 @@ static void back_off(mpi_wire *w, bool progress)
     nanosleep(&ts, NULL);
 }
 
-/* Whether the deadline has passed, reading the clock on one poll in
+/* Whether a wait reads the clock after this poll: on one poll in
  * DEADLINE_POLLS while spinning - counted apart from the back-off, which
  * progress resets, and not on a wait's first poll (the clock costs as much
  * as the poll, and most waits end within a few) - and once the wire
  * yields or sleeps, every time. */
+static bool clock_due(mpi_wire *w)
+{
+    return w->empty_polls >= SPIN_POLLS || ++w->clock_polls % DEADLINE_POLLS == 0;
+}
+
+/* Whether the deadline has passed, as far as a due clock read says. */
 static bool past(mpi_wire *w, double deadline)
 {
-    if (w->empty_polls < SPIN_POLLS && ++w->clock_polls % DEADLINE_POLLS != 0)
+    return clock_due(w) && MPI_Wtime() > deadline;
+}
+
+/* past() for a wait given a timeout: the deadline (0: not yet known) is
+ * set by the wait's first clock read. */
+static bool past_timeout(mpi_wire *w, double *deadline, double timeout_s)
+{
+    if (!clock_due(w))
         return false;
-    return MPI_Wtime() > deadline;
+    double now = MPI_Wtime();
+    if (*deadline == 0)
+        *deadline = now + timeout_s;
+    return now > *deadline;
 }
 
 /* Tests one request of the wire's own until it completes (a reply or
@@ -586,9 +608,10 @@ static trd_status wait_timeout(const mpi_wire *w)
                     op->kind == K_SEND ? "to" : "from", (int)op->peer, (int)op->tag);
 }
 
-static trd_status wire_wait(void *ctx, double deadline, int32_t *id, int32_t *from)
+static trd_status wire_wait(void *ctx, double timeout_s, int32_t *id, int32_t *from)
 {
     mpi_wire *w = ctx;
+    double deadline = 0;
     trd_status s = check_usable(w);
     if (s != TRD_OK)
         return s;
@@ -607,7 +630,7 @@ static trd_status wire_wait(void *ctx, double deadline, int32_t *id, int32_t *fr
             return broke(w, s);
         if (w->dcount > 0)
             break;
-        if (past(w, deadline))
+        if (past_timeout(w, &deadline, timeout_s))
             return broke(w, wait_timeout(w));
         back_off(w, progress);
     }
@@ -889,6 +912,22 @@ static trd_status alloc_root(mpi_wire *w)
     return s != TRD_OK ? s : post_standing(w, C_ARRIVE_IN);
 }
 
+/* w->crowded: whether this node runs more of the communicator's ranks
+ * than it has cores online (back_off). */
+static int count_crowded(mpi_wire *w)
+{
+    MPI_Comm node;
+    int local = 1, rc = MPI_Comm_split_type(w->comm, MPI_COMM_TYPE_SHARED, w->rank,
+                                            MPI_INFO_NULL, &node);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = MPI_Comm_size(node, &local);
+    MPI_Comm_free(&node);
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    w->crowded = cores < 1 || local > cores;
+    return rc;
+}
+
 static trd_status setup(mpi_wire *w, MPI_Comm comm)
 {
     int rc = MPI_Comm_dup(comm, &w->comm);
@@ -903,6 +942,8 @@ static trd_status setup(mpi_wire *w, MPI_Comm comm)
         rc = MPI_Comm_size(w->comm, &w->size);
     if (rc != MPI_SUCCESS)
         return mpi_fail(TRD_EBACKEND, rc, "setting up the communicator", -1);
+    if ((rc = count_crowded(w)) != MPI_SUCCESS)
+        return mpi_fail(TRD_EBACKEND, rc, "counting the ranks of this node", -1);
     trd_status s = pick_ctrl_tag(w);
     if (s != TRD_OK || w->rank != 0)
         return s;

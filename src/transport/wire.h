@@ -54,11 +54,14 @@ struct trd_wire {
                                 int32_t id, trd_consume_fn consume, void *arg);
     /* Blocks until one posted send or receive completes: its id, and for a
      * receive the rank it came from (-1 for a send).  Fails with
-     * TRD_ETIMEDOUT when nothing completes before `deadline` (a time of
-     * now()), with a message naming this rank and what it waits for; with
+     * TRD_ETIMEDOUT when nothing completes within `timeout_s` seconds,
+     * with a message naming this rank and what it waits for; with
      * TRD_EIO when a peer is known to be lost.  After a failure the wire is
-     * unusable (trd_wire_free only). */
-    trd_status (*wait)(void *ctx, double deadline, int32_t *id, int32_t *from);
+     * unusable (trd_wire_free only).  A timeout, not a deadline: a wait
+     * that ends at once then reads no clock (it was a tenth of a small
+     * message's call, docs/BENCHMARKS.md), and the wire may start counting
+     * a few polls late. */
+    trd_status (*wait)(void *ctx, double timeout_s, int32_t *id, int32_t *from);
     /* Wall-clock seconds (monotonic; the same origin on every rank is NOT
      * required). */
     double (*now)(void *ctx);
