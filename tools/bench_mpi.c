@@ -1,7 +1,7 @@
 /* bench_mpi.c: `mpirun -np P treduce bench --transport mpi`: one process
  * per rank, and the baseline is the linked MPI library's own MPI_Reduce /
  * MPI_Allreduce, measured in the same run the same way as treduce's
- * algorithms (MPI_Barrier, time, call, time; the slowest rank's time per
+ * algorithms (MPI_Barrier for both, time, call, time; the slowest rank's time per
  * repetition; the result checked against the same fold).  For the costly
  * operators MPI gets a commutative MPI_Op_create'd operator doing the same
  * sum and the same wait per call, so both libraries pay the operator's
@@ -100,6 +100,7 @@ static trd_status run_rank(bench_args *a, bench_table *table, int rank, bench_ra
         make_mpi_ops(a, &base);
         *br = (bench_rank){.a = a, .comm = comm, .table = rank == 0 ? table : NULL,
                            .baseline = mpi_point, .baseline_ctx = &base,
+                           .barrier = mpi_barrier_fn,
                            .total = bench_series_total(a, a->nops)};
         for (size_t i = 0; i < a->nops; i++)
             br->ops[i] = ops[i];

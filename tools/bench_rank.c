@@ -150,12 +150,14 @@ trd_status bench_measure(bench_rank *br, const bench_runner *run, const bench_ca
 
 typedef struct trd_runner {
     trd_comm *comm;
+    const bench_rank *br;
     trd_coll_opts opts;
 } trd_runner;
 
 static trd_status trd_barrier_fn(void *self)
 {
-    return trd_comm_barrier(((trd_runner *)self)->comm);
+    const trd_runner *r = self;
+    return r->br->barrier ? r->br->barrier(r->br->barrier_ctx) : trd_comm_barrier(r->comm);
 }
 
 static trd_status trd_call_fn(void *self, const bench_case *c)
@@ -170,7 +172,7 @@ static trd_status trd_call_fn(void *self, const bench_case *c)
 static trd_status run_algo(bench_rank *br, const bench_case *c, const trd_profile *prof,
                            const char *algo)
 {
-    trd_runner r = {.comm = br->comm};
+    trd_runner r = {.comm = br->comm, .br = br};
     bench_runner run = {trd_barrier_fn, trd_call_fn, &r};
     double predicted = NAN;
     trd_coll_opts_init(&r.opts);
@@ -214,7 +216,7 @@ static trd_status agreed_choice(bench_rank *br, const bench_case *c, trd_coll_op
  * (barrier and call, as the repetitions: untimed warm-ups here). */
 static trd_status run_auto(bench_rank *br, const bench_case *c, const trd_profile *prof)
 {
-    trd_runner r = {.comm = br->comm};
+    trd_runner r = {.comm = br->comm, .br = br};
     bench_runner run = {trd_barrier_fn, trd_call_fn, &r};
     trd_candidate cand[BENCH_MAX_ALGOS];
     trd_coll_opts_init(&r.opts);

@@ -90,6 +90,13 @@ struct bench_rank {
     trd_op *max;               /* max on doubles: gathering times */
     bench_baseline_fn baseline;
     void *baseline_ctx;
+    /* The barrier before every repetition of every series, treduce's and
+     * the baseline's alike (NULL: trd_comm_barrier).  Under MPI it is
+     * MPI_Barrier: the ranks leave a barrier at different moments (treduce's
+     * releases rank 0 first, one message before the others), and a reduce
+     * to rank 0 pays that skew, so both libraries start from the same one. */
+    trd_status (*barrier)(void *ctx);
+    void *barrier_ctx;
     int64_t done, total;       /* series measured so far, of all */
     trd_status status;
     char error[512];
