@@ -15,7 +15,10 @@
  * The runtime's results with fusion on are checked by test_runtime (every
  * algorithm, non-commutative checkers, the threads wire). */
 #include <stdlib.h>
+#include <string.h>
 
+#include "core/splitmix.h"
+#include "plan/plan_internal.h"
 #include "runtime/fuse.h"
 #include "testutil.h"
 
@@ -73,22 +76,81 @@ static void oracle(const trd_plan *plan, int32_t rank, int32_t *want)
     free(reader);
 }
 
-/* Fused receives of plan over all ranks, checked against the oracle. */
-static int64_t check_plan(const trd_plan *plan, const char *what)
+/* Whether step j of rank's program is the first SEND of its channel
+ * (peer, first block) in the program. */
+static bool first_on_channel(const trd_plan *plan, int32_t rank, size_t j)
+{
+    const trd_step *s = trd_plan_step(plan, rank, j);
+    for (size_t k = 0; k < j; k++) {
+        const trd_step *e = trd_plan_step(plan, rank, k);
+        if (e->kind == TRD_STEP_SEND && e->peer == s->peer && e->block == s->block)
+            return false;
+    }
+    return true;
+}
+
+/* Oracle for producers: for COMBINE i, the first later SEND of the same
+ * slot and blocks that depends on it, when a replay finds i the last
+ * writer of every one of those blocks at that SEND and the SEND is the
+ * first of its channel; else -1. */
+static void oracle_producers(const trd_plan *plan, int32_t rank, int32_t *want)
+{
+    size_t n = trd_plan_step_count(plan, rank);
+    int32_t B = trd_plan_blocks(plan), slots = trd_plan_scratch_slots(plan, rank) + 1;
+    int32_t *writer = malloc((size_t)slots * (size_t)B * sizeof *writer);
+    assert_non_null(writer);
+    for (size_t i = 0; i < n; i++)
+        want[i] = -1;
+    for (size_t i = 0; i < n; i++) {
+        const trd_step *c = trd_plan_step(plan, rank, i);
+        if (c->kind != TRD_STEP_COMBINE)
+            continue;
+        for (int32_t k = 0; k < slots * B; k++)
+            writer[k] = -1;
+        for (size_t j = 0; j < n; j++) {
+            const trd_step *s = trd_plan_step(plan, rank, j);
+            bool ships = j > i && s->kind == TRD_STEP_SEND && s->buf == c->buf &&
+                         s->block == c->block && span(s) == span(c) &&
+                         (s->dep[0] == (int32_t)i || s->dep[1] == (int32_t)i);
+            if (ships) {
+                bool last = true;
+                for (int32_t b = s->block; b < s->block + span(s); b++)
+                    last = last && writer[s->buf * B + b] == (int32_t)i;
+                want[i] = last && first_on_channel(plan, rank, j) ? (int32_t)j : -1;
+                break;
+            }
+            if (s->kind != TRD_STEP_SEND)
+                for (int32_t b = s->block; b < s->block + span(s); b++)
+                    writer[s->buf * B + b] = (int32_t)j;
+        }
+    }
+    free(writer);
+}
+
+/* Fused receives of plan over all ranks, checked against the oracle (and
+ * the producers against theirs: *produced counts them). */
+static int64_t check_plan(const trd_plan *plan, const char *what, int64_t *produced)
 {
     int64_t fused = 0;
     for (int32_t r = 0; r < (int32_t)trd_plan_params(plan)->n; r++) {
         trd_fusion f;
         assert_int_equal(trd_fusion_init(&f, plan, r), TRD_OK);
         int32_t *want = malloc(((size_t)f.steps + 1) * sizeof *want);
+        int32_t *prod = malloc(((size_t)f.steps + 1) * sizeof *prod);
         assert_non_null(want);
+        assert_non_null(prod);
         oracle(plan, r, want);
+        oracle_producers(plan, r, prod);
         for (int32_t i = 0; i < f.steps; i++) {
             TU_CHECK(f.consumer[i] == want[i], "%s rank %d step %d: fuse.c says consumer %d, "
                      "the oracle %d", what, r, i, f.consumer[i], want[i]);
+            TU_CHECK(f.producer[i] == prod[i], "%s rank %d step %d: fuse.c says producer %d, "
+                     "the oracle %d", what, r, i, f.producer[i], prod[i]);
             fused += f.consumer[i] >= 0;
+            *produced += f.producer[i] >= 0;
         }
         free(want);
+        free(prod);
         trd_fusion_free(&f);
     }
     return fused;
@@ -97,7 +159,7 @@ static int64_t check_plan(const trd_plan *plan, const char *what)
 static void test_every_static_algorithm(void **state)
 {
     (void)state;
-    int64_t exchange_fused = 0, plans = 0;
+    int64_t exchange_fused = 0, exchange_produced = 0, plans = 0;
     for (size_t a = 0; a < trd_algo_count(); a++) {
         if (trd_algo_kind_of(a) == TRD_KIND_DYNAMIC)
             continue;
@@ -116,20 +178,100 @@ static void test_every_static_algorithm(void **state)
                     char what[96];
                     snprintf(what, sizeof what, "%s p=%d m=%d %s", trd_algo_name(a), p, m,
                              all ? "allreduce" : "reduce");
-                    int64_t fused = check_plan(plan, what);
+                    int64_t produced = 0, fused = check_plan(plan, what, &produced);
                     if (trd_algo_kind_of(a) == TRD_KIND_EXCHANGE && p > 1)
                         TU_CHECK(fused > 0, "%s: no receive fused", what);
+                    bool halves = p == 2 && all && (!strcmp(trd_algo_name(a), "ring") ||
+                                                    !strcmp(trd_algo_name(a), "rabenseifner"));
+                    if (halves)
+                        TU_CHECK(produced == 2 * m, "%s: %lld combines sent whole, "
+                                 "expected one per segment and rank, %d", what,
+                                 (long long)produced, 2 * m);
+                    exchange_produced += produced;
                     exchange_fused += trd_algo_kind_of(a) == TRD_KIND_EXCHANGE ? fused : 0;
                     plans++;
                     trd_plan_free(plan);
                 }
     }
-    TU_CHECK(plans > 100 && exchange_fused > 0, "%lld plans, %lld fused exchange receives",
-             (long long)plans, (long long)exchange_fused);
+    TU_CHECK(plans > 100 && exchange_fused > 0 && exchange_produced > 0,
+             "%lld plans, %lld fused exchange receives, %lld combines sent whole",
+             (long long)plans, (long long)exchange_fused, (long long)exchange_produced);
+}
+
+/* An earlier step of a program at step i, or -1. */
+static int32_t random_dep(uint64_t *rng, int i)
+{
+    return (int32_t)(trd_splitmix64(rng) % (uint64_t)(i + 1)) - 1;
+}
+
+/* Random programs of rank 0 (custom plans, 3 ranks, 3 blocks, 3 slots):
+ * they have what the registry's plans never have - a block written again
+ * before it is sent, two sends on one channel, partial overlaps - so the
+ * conditions of a producer are each tested.  Producers must equal the
+ * oracle's; a fused receive must be one the oracle allows. */
+static void test_random_programs(void **state)
+{
+    (void)state;
+    static const trd_algo algo = {.name = "test-fuse", .bound_source = "none"};
+    uint64_t rng = 0x9E3779B97F4A7C15ULL;
+    int64_t produced = 0, fused = 0;
+    enum { STEPS = 10, PROGRAMS = 4000 };
+    for (int k = 0; k < PROGRAMS; k++) {
+        trd_params prm;
+        trd_params_init(&prm);
+        prm.n = 3;
+        prm.segments = 3;
+        size_t *first = malloc(4 * sizeof *first);
+        trd_step *steps = malloc(STEPS * sizeof *steps);
+        assert_true(first && steps);
+        first[0] = 0;
+        first[1] = first[2] = first[3] = STEPS;
+        for (int i = 0; i < STEPS; i++) {
+            int32_t kind = (int32_t)(trd_splitmix64(&rng) % 4);
+            int32_t b = (int32_t)(trd_splitmix64(&rng) % 3), buf = (int32_t)(trd_splitmix64(&rng) % 3);
+            trd_step *s = &steps[i];
+            *s = (trd_step){.kind = kind, .peer = kind <= TRD_STEP_RECV ? 1 + b % 2 : -1,
+                            .buf = buf, .src = kind >= TRD_STEP_COMBINE ? (buf + 1) % 3 : -1,
+                            .block = b, .blocks = b < 2 ? (int32_t)(trd_splitmix64(&rng) % 2) : 0,
+                            .dep = {random_dep(&rng, i), random_dep(&rng, i)}};
+            int32_t e = random_dep(&rng, i); /* half the time, the step uses an earlier one */
+            const trd_step *q = e >= 0 ? &steps[e] : NULL;
+            if (q && trd_splitmix64(&rng) % 2 == 0 && kind == TRD_STEP_SEND &&
+                q->kind == TRD_STEP_COMBINE)
+                *s = (trd_step){.kind = kind, .peer = s->peer, .buf = q->buf, .src = -1,
+                                .block = q->block, .blocks = q->blocks, .dep = {s->dep[0], e}};
+            if (q && trd_splitmix64(&rng) % 2 == 0 && kind == TRD_STEP_COMBINE &&
+                q->kind == TRD_STEP_RECV && q->buf != 0)
+                *s = (trd_step){.kind = kind, .peer = -1, .buf = 0, .src = q->buf,
+                                .block = q->block, .blocks = q->blocks, .dep = {e, s->dep[1]}};
+        }
+        trd_plan *plan = NULL;
+        assert_int_equal(trd_plan_custom(&plan, &algo, &prm, first, steps, 1.0), TRD_OK);
+        trd_fusion f;
+        int32_t want[STEPS], prod[STEPS];
+        assert_int_equal(trd_fusion_init(&f, plan, 0), TRD_OK);
+        oracle(plan, 0, want);
+        oracle_producers(plan, 0, prod);
+        for (int i = 0; i < STEPS; i++) {
+            TU_CHECK(f.producer[i] == prod[i], "program %d step %d: fuse.c says producer %d, "
+                     "the oracle %d", k, i, f.producer[i], prod[i]);
+            TU_CHECK(f.consumer[i] < 0 || f.consumer[i] == want[i], "program %d step %d: "
+                     "fuse.c fuses consumer %d, the oracle allows %d", k, i, f.consumer[i],
+                     want[i]);
+            produced += f.producer[i] >= 0;
+            fused += f.consumer[i] >= 0;
+        }
+        trd_fusion_free(&f);
+        trd_plan_free(plan);
+    }
+    TU_CHECK(produced > PROGRAMS / 10 && fused > PROGRAMS / 20, "%lld producers, %lld fused "
+             "receives in %d programs: the generator misses the cases", (long long)produced,
+             (long long)fused, PROGRAMS);
 }
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_every_static_algorithm)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_every_static_algorithm),
+                                       cmocka_unit_test(test_random_programs)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,11 +12,13 @@
  * non-commutative tree-dyn / ring, an exchange whose plan refuses p or the
  * operator - star and star-reduce-bcast run on p = n! ranks only, with a
  * commutative operator -, star in reproducible mode) must be
- * TRD_EUNSUPPORTED on every rank and leave every buffer as it was.  Then: segmented trees, pipelines and
- * exchanges, repeated calls with changing parameters on the same
- * communicators (and reproducible mode), "auto", injected random delays,
- * a model asking for more segments than elements (under a watchdog), the
- * threads wire's matching order (white box), calibrate and predict, and
+ * TRD_EUNSUPPORTED on every rank and leave every buffer as it was.
+ * Then: segmented trees, pipelines and exchanges, repeated calls with
+ * changing parameters on the same communicators (and reproducible mode),
+ * "auto", injected random delays, a model asking for more segments than
+ * elements (under a watchdog), the threads wire's matching order and its
+ * claims (white box), allreduces whose combines are written into the
+ * peer's result (claims made, results checked), calibrate and predict, and
  * count 0 as a fresh communicator's first call.
  *
  * usage: test_runtime [PATTERN [SKIP]] (cmocka filters); each test prints
@@ -29,6 +31,7 @@
 #include <unistd.h>
 
 #include "runtime_util.h"
+#include "runtime/comm.h"      /* a communicator's wire: the claims it made */
 #include "transport/threads.h" /* the wire itself, for its matching order */
 
 static const int32_t ps[] = {1, 2, 3, 4, 5, 7, 8, 9};
@@ -783,6 +786,61 @@ static void test_wire_threads_order(void **state)
         w[r].free(w[r].ctx);
 }
 
+static trd_status count_consumed(void *arg, const void *data, size_t bytes)
+{
+    (void)data;
+    *(size_t *)arg += bytes;
+    return TRD_OK;
+}
+
+/* claim_recv (wire.h) takes what a send posted now would match: the first
+ * posted receive of that sender and tag, and only if it is one of exactly
+ * the send's size into a buffer; isend_claimed completes both ends. */
+static void test_wire_threads_claim(void **state)
+{
+    (void)state;
+    trd_wire w[2];
+    trd_threads_opts topts = rt_topts(TIMEOUT_S);
+    assert_int_equal(trd_wire_threads_create(w, 2, &topts), TRD_OK);
+    int64_t a[4] = {1, 2, 3, 4}, b[4] = {5, 6, 7, 8}, x[4] = {0}, y[4] = {0};
+    void *dst = &dst;
+    int32_t h = -1;
+    assert_int_equal(w[0].claim_recv(w[0].ctx, 1, 3, sizeof a, &dst, &h), TRD_OK);
+    TU_CHECK(dst == NULL, "claimed a receive nobody posted");
+    assert_int_equal(w[1].irecv(w[1].ctx, 0, 3, x, sizeof x, 10), TRD_OK);
+    assert_int_equal(w[1].irecv(w[1].ctx, 0, 3, y, sizeof y, 11), TRD_OK);
+    assert_int_equal(w[0].claim_recv(w[0].ctx, 1, 3, sizeof a, &dst, &h), TRD_OK);
+    TU_CHECK(dst == (void *)x, "claimed %p, not the first receive posted (%p)", dst, (void *)x);
+    memcpy(dst, a, sizeof a);
+    assert_int_equal(w[0].isend_claimed(w[0].ctx, h, 1), TRD_OK);
+    wire_wait(&w[1], 10, 0);
+    wire_wait(&w[0], 1, -1);
+    assert_int_equal(w[0].isend(w[0].ctx, 1, 3, b, sizeof b, 2), TRD_OK); /* the second */
+    wire_wait(&w[1], 11, 0);
+    wire_wait(&w[0], 2, -1);
+    TU_CHECK(memcmp(x, a, sizeof a) == 0 && memcmp(y, b, sizeof b) == 0,
+             "claimed and sent messages mixed up: %lld %lld", (long long)x[0], (long long)y[0]);
+    /* a receive of another size, or a consuming one, is left to the send */
+    size_t consumed = 0;
+    assert_int_equal(w[1].irecv(w[1].ctx, 0, 4, x, sizeof x / 2, 12), TRD_OK);
+    assert_int_equal(w[1].irecv_consume(w[1].ctx, 0, 5, sizeof a, 13, count_consumed, &consumed),
+                     TRD_OK);
+    for (int32_t tag = 4; tag <= 5; tag++) {
+        assert_int_equal(w[0].claim_recv(w[0].ctx, 1, tag, sizeof a, &dst, &h), TRD_OK);
+        TU_CHECK(dst == NULL, "tag %d: claimed a receive of another kind or size", (int)tag);
+    }
+    assert_int_equal(w[0].isend(w[0].ctx, 1, 4, a, sizeof a / 2, 3), TRD_OK);
+    assert_int_equal(w[0].isend(w[0].ctx, 1, 5, a, sizeof a, 4), TRD_OK);
+    wire_wait(&w[1], 12, 0);
+    wire_wait(&w[1], 13, 0);
+    TU_CHECK(consumed == sizeof a, "the consuming receive took %zu bytes", consumed);
+    TU_CHECK(trd_wire_threads_claims(&w[0]) == 1 && trd_wire_threads_claims(&w[1]) == 0,
+             "claims counted: %lld and %lld", (long long)trd_wire_threads_claims(&w[0]),
+             (long long)trd_wire_threads_claims(&w[1]));
+    for (int r = 0; r < 2; r++)
+        w[r].free(w[r].ctx);
+}
+
 /* ---- Calibrate and predict. ---- */
 
 typedef struct calib_ctx {
@@ -1050,6 +1108,89 @@ static void test_calibrated_runs(void **state)
     trd_op_free(x.op);
 }
 
+/* ---- Combines written into the peer's result (exec.c, wire.h claim_recv) ---- */
+
+typedef struct claim_ctx {
+    const char *algo;
+    trd_op *op;
+    int64_t count;
+    const void *expected;
+    atomic_llong claims;
+    rt_log log;
+} claim_ctx;
+
+static trd_status claimed_rank(trd_comm *comm, int32_t rank, void *arg)
+{
+    claim_ctx *x = arg;
+    size_t bytes = (size_t)x->count * sizeof(int32_t);
+    int32_t *in = malloc(bytes), *out = malloc(bytes), *copy = malloc(bytes);
+    trd_status st = in && out && copy ? rt_fill(RT_I32_SUM, in, x->count, rank, 7) : TRD_ENOMEM;
+    trd_coll_opts o;
+    trd_coll_opts_init(&o);
+    o.algo = x->algo;
+    if (st == TRD_OK)
+        memcpy(copy, in, bytes);
+    int64_t before = trd_wire_threads_claims(&comm->wire);
+    for (int call = 0; call < 3 && st == TRD_OK; call++) {
+        memset(out, 0xff, bytes);
+        if ((st = trd_allreduce(comm, in, out, x->count, x->op, &o)) != TRD_OK)
+            break;
+        int64_t at = rt_first_diff(out, x->expected, x->count, sizeof *out);
+        if (at >= 0 || memcmp(in, copy, bytes) != 0)
+            rt_failf(&x->log, "%s, %lld elements, rank %d, call %d: %s at element %lld",
+                     x->algo, (long long)x->count, (int)rank, call,
+                     at >= 0 ? "wrong result" : "sendbuf changed", (long long)at);
+    }
+    atomic_fetch_add(&x->claims, trd_wire_threads_claims(&comm->wire) - before);
+    free(in);
+    free(out);
+    free(copy);
+    return st;
+}
+
+/* ring and rabenseifner allreduces whose combines go straight into the
+ * peer's result as well: small and streamed (>= 4 MiB) buffers, with and
+ * without random delays before every send (claims then fail or come late
+ * and the runtime falls back to sending); every result checked against
+ * the fold, the input unchanged.  On 2 ranks every combine has a
+ * producer, so claims must happen. */
+static void test_claimed_allreduce(void **state)
+{
+    (void)state;
+    static const char *const algos[] = {"ring", "rabenseifner"};
+    static const int64_t sizes[] = {4099, 1200000};
+    for (size_t a = 0; a < 2; a++)
+        for (size_t k = 0; k < 2; k++)
+            for (int32_t p = 2; p <= 4; p++)
+                for (int delayed = 0; delayed < 2; delayed++) {
+                    claim_ctx x = {.algo = algos[a], .op = rt_op_create(RT_I32_SUM),
+                                   .count = sizes[k]};
+                    int32_t *expected = malloc((size_t)x.count * sizeof *expected);
+                    assert_non_null(expected);
+                    assert_int_equal(rt_expected(RT_I32_SUM, expected, x.count, p, 7), TRD_OK);
+                    x.expected = expected;
+                    atomic_init(&x.claims, 0);
+                    rt_log_init(&x.log);
+                    trd_threads_opts topts = rt_topts(TIMEOUT_S);
+                    topts.delay_max_us = delayed ? 300 : 0;
+                    rt_result res;
+                    rt_run(p, &topts, claimed_rank, &x, &res);
+                    char what[96];
+                    snprintf(what, sizeof what, "%s p=%d count %lld%s", x.algo, (int)p,
+                             (long long)x.count, delayed ? " delayed" : "");
+                    for (int32_t r = 0; r < p; r++)
+                        TU_CHECK(res.status[r] == TRD_OK, "%s: rank %d: %s", what, (int)r,
+                                 res.msg[r]);
+                    rt_log_check(&x.log, what);
+                    if (p == 2 && !delayed)
+                        TU_CHECK(atomic_load(&x.claims) > 0, "%s: no combine was written "
+                                 "into the peer's result", what);
+                    rt_log_destroy(&x.log);
+                    free(expected);
+                    trd_op_free(x.op);
+                }
+}
+
 /* ---- auto with tune (src/runtime/tune.c) ---- */
 
 #define TUNE_P 4
@@ -1280,22 +1421,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "too many algorithms (%zu)\n", n);
         return 1;
     }
-    size_t kinds[4] = {0};
-    struct CMUnitTest *tests = calloc(n + 16, sizeof *tests);
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++) {
-        algo_index[i] = i;
-        kinds[trd_algo_kind_of(i)]++;
-        tests[m++] = (struct CMUnitTest){.name = trd_algo_name(i), .test_func = test_matrix,
-                                         .initial_state = &algo_index[i]};
-        tests[m - 1].setup_func = timing_setup;
-        tests[m - 1].teardown_func = timing_teardown;
-    }
-    if (!kinds[TRD_KIND_TREE] || !kinds[TRD_KIND_PIPELINED] || !kinds[TRD_KIND_EXCHANGE] ||
-        !kinds[TRD_KIND_DYNAMIC]) {
-        fprintf(stderr, "the registry lacks a kind of algorithm\n");
-        return 1;
-    }
     const struct CMUnitTest more[] = {
         cmocka_unit_test_setup_teardown(test_segments_trees, timing_setup, timing_teardown),
         cmocka_unit_test_setup_teardown(test_segments_pipelined, timing_setup, timing_teardown),
@@ -1309,13 +1434,32 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_many_segments_small_count, timing_setup,
                                         timing_teardown),
         cmocka_unit_test_setup_teardown(test_wire_threads_order, timing_setup, timing_teardown),
+        cmocka_unit_test_setup_teardown(test_wire_threads_claim, timing_setup, timing_teardown),
+        cmocka_unit_test_setup_teardown(test_claimed_allreduce, timing_setup, timing_teardown),
         cmocka_unit_test_setup_teardown(test_calibrate_predict, timing_setup, timing_teardown),
         cmocka_unit_test(test_parallelism_predict),
         cmocka_unit_test_setup_teardown(test_calibrated_runs, timing_setup, timing_teardown),
         /* last: under UBSan a failure here aborts the program */
         cmocka_unit_test_setup_teardown(test_count_zero_first, timing_setup, timing_teardown),
     };
-    for (size_t i = 0; i < sizeof more / sizeof more[0]; i++)
+    size_t kinds[4] = {0}, nmore = sizeof more / sizeof more[0];
+    struct CMUnitTest *tests = calloc(n + nmore, sizeof *tests);
+    size_t m = 0;
+    assert_non_null(tests);
+    for (size_t i = 0; i < n; i++) {
+        algo_index[i] = i;
+        kinds[trd_algo_kind_of(i)]++;
+        tests[m++] = (struct CMUnitTest){.name = trd_algo_name(i), .test_func = test_matrix,
+                                         .initial_state = &algo_index[i]};
+        tests[m - 1].setup_func = timing_setup;
+        tests[m - 1].teardown_func = timing_teardown;
+    }
+    if (!kinds[TRD_KIND_TREE] || !kinds[TRD_KIND_PIPELINED] || !kinds[TRD_KIND_EXCHANGE] ||
+        !kinds[TRD_KIND_DYNAMIC]) {
+        fprintf(stderr, "the registry lacks a kind of algorithm\n");
+        return 1;
+    }
+    for (size_t i = 0; i < nmore; i++)
         tests[m++] = more[i];
     int rc = _cmocka_run_group_tests("runtime", tests, m, NULL, NULL);
     free(tests);

@@ -243,6 +243,8 @@ static trd_status execute(trd_comm *c, const trd_op *op, const trd_comm_key *key
     bool holds = false;
     c->status = TRD_OK;
     trd_status st = trd_engine_run_rank(k->engine, &t, c->wire.rank, &holds);
+    if (st == TRD_OK)
+        st = trd_exec_drain(&c->exec);
     if (st != TRD_OK && c->status != TRD_OK)
         st = c->status; /* the wire's own code for a failed decision */
     if (st == TRD_OK && (holds || key->params.allreduce))

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/stream.h"
 #include "runtime/op.h"
 
 void trd_exec_range(const trd_exec *x, int32_t block, int32_t blocks, int64_t *lo,
@@ -84,6 +85,69 @@ static void filled(trd_exec *x, const trd_step *s)
         memset(x->fresh + s->block, 0, (size_t)(s->blocks > 1 ? s->blocks : 1));
 }
 
+/* trd_fusion.state: completed; combined on arrival; received straight
+ * into slot 0 (its COMBINE then folds the input in); a SEND that reads the
+ * input, not slot 0 (a later write of slot 0 need not wait for it); a SEND
+ * whose receive its COMBINE claimed and filled; a SEND of the input the
+ * engine was told is done before the wire said so. */
+enum {
+    STEP_DONE = 1,
+    STEP_ABSORBED = 2,
+    STEP_REDIRECTED = 4,
+    STEP_FROM_INPUT = 8,
+    STEP_CLAIMED = 16,
+    STEP_EARLY = 32
+};
+
+/* Combines that fill a claimed receive write both results past the cache
+ * (core/stream.h) when the whole buffer has at least this many bytes:
+ * more than a core's caches hold, so the result would not stay there. */
+#define STREAM_MIN ((size_t)4 << 20)
+
+/* Tries to claim the receive that the producer of COMBINE c (fuse.c) will
+ * fill: *dst is its buffer, or NULL while the peer has not posted it. */
+static trd_status claim(trd_exec *x, int32_t c, size_t bytes, unsigned char **dst)
+{
+    trd_fusion *f = x->fusion;
+    int32_t p = f->producer[c];
+    const trd_step *s = trd_plan_step(x->plan, x->rank, (size_t)p);
+    void *d = NULL;
+    trd_status st = x->wire->claim_recv(x->wire->ctx, s->peer, s->block, bytes, &d,
+                                        &f->claim[p]);
+    if (st == TRD_OK && d)
+        f->state[p] |= STEP_CLAIMED;
+    *dst = d;
+    return st;
+}
+
+/* COMBINE c of the program (-1: unknown): out = in (+) acc as
+ * trd_op_combine_into.  When c has a producer, the wire can claim and the
+ * peer has posted the receive, the result also goes straight into it,
+ * piece by piece while it is in cache, so neither rank copies it later
+ * (a two-rank allreduce then moves 4n bytes instead of 5n,
+ * docs/BENCHMARKS.md).  Otherwise the SEND will carry it. */
+static trd_status combine(trd_exec *x, int32_t c, trd_side side, unsigned char *out,
+                          const unsigned char *acc, unsigned char *in, int64_t count)
+{
+    trd_fusion *f = x->fusion;
+    int64_t piece = trd_op_piece(x->op, side);
+    unsigned char *dst = NULL;
+    trd_status st = TRD_OK;
+    if (c >= 0 && f && f->producer[c] >= 0 && x->wire->claim_recv && piece > 0)
+        st = claim(x, c, (size_t)count * x->elem, &dst);
+    if (st != TRD_OK || !dst)
+        return st != TRD_OK ? st : trd_op_combine_into(x->op, side, out, acc, in, count);
+    bool stream = (size_t)x->count * x->elem >= STREAM_MIN;
+    for (int64_t at = 0; at < count; at += piece) {
+        size_t off = (size_t)at * x->elem;
+        trd_op_combine_piece(x->op, out + off, dst + off, acc + off, in + off,
+                             count - at < piece ? count - at : piece, stream);
+    }
+    if (stream)
+        trd_stream_fence();
+    return TRD_OK;
+}
+
 static trd_status run_local(trd_exec *x, int32_t id, const trd_step *s, int64_t lo, int64_t hi,
                             const unsigned char *input)
 {
@@ -94,18 +158,13 @@ static trd_status run_local(trd_exec *x, int32_t id, const trd_step *s, int64_t 
     unsigned char *acc = x->slot[s->buf] + off, *in = x->slot[s->src] + off;
     if (s->kind == TRD_STEP_COPY)
         memcpy(acc, input ? input + off : in, (size_t)(hi - lo) * x->elem);
-    else if ((st = trd_op_combine_into(x->op, (trd_side)s->side, acc, input ? input + off : acc,
-                                       in, hi - lo)) != TRD_OK)
+    else if ((st = combine(x, x->fusion ? id - x->base : -1, (trd_side)s->side, acc,
+                           input ? input + off : acc, in, hi - lo)) != TRD_OK)
         return st;
     if (input)
         filled(x, s);
     return trd_fifo_push(&x->local, id, -1);
 }
-
-/* trd_fusion.state: completed; combined on arrival; received straight
- * into slot 0 (its COMBINE then folds the input in); a SEND that reads the
- * input, not slot 0 (a later write of slot 0 need not wait for it). */
-enum { STEP_DONE = 1, STEP_ABSORBED = 2, STEP_REDIRECTED = 4, STEP_FROM_INPUT = 8 };
 
 /* A consumed message (wire.h) is combined from where the sender keeps
  * it: `in` is only read (post_fused takes left or commutative combines
@@ -113,9 +172,9 @@ enum { STEP_DONE = 1, STEP_ABSORBED = 2, STEP_REDIRECTED = 4, STEP_FROM_INPUT = 
 static trd_status consume(void *arg, const void *data, size_t bytes)
 {
     trd_fused *f = arg;
-    trd_exec *x = f->exec;
     (void)bytes;
-    return trd_op_combine_into(x->op, (trd_side)f->side, f->out, f->acc, (void *)data, f->count);
+    return combine(f->exec, f->combine, (trd_side)f->side, f->out, f->acc, (void *)data,
+                   f->count);
 }
 
 static bool all_fresh(const trd_exec *x, const trd_step *s)
@@ -137,7 +196,7 @@ static trd_status post_consumed(trd_exec *x, int32_t id, int32_t i, const trd_st
     const unsigned char *input = x->input ? input_for(x, cs) : NULL;
     unsigned char *out = x->slot[cs->buf] + off;
     f->pending[i] = (trd_fused){.exec = x, .out = out, .acc = input ? input + off : out,
-                                .count = hi - lo, .side = cs->side};
+                                .count = hi - lo, .side = cs->side, .combine = c};
     if (input)
         filled(x, cs);
     f->state[c] |= STEP_ABSORBED;
@@ -201,6 +260,19 @@ static trd_status run_redirected(trd_exec *x, int32_t id, const trd_step *s)
     return trd_fifo_push(&x->local, id, -1);
 }
 
+/* A SEND of the input, not of slot 0, is done for the engine at once: the
+ * steps that wait for it only wait for its blocks of slot 0 to be free,
+ * and the input is never written (exec.h).  So a RECV into those blocks
+ * is posted now, where a peer may claim it.  The wire's own completion
+ * comes later and is dropped (wait_any); trd_exec_drain waits for the
+ * last ones, so the caller's sendbuf is free when the call returns. */
+static trd_status send_early(trd_exec *x, int32_t id)
+{
+    x->fusion->state[id - x->base] |= STEP_FROM_INPUT | STEP_EARLY;
+    x->early++;
+    return trd_fifo_push(&x->local, id, -1);
+}
+
 static trd_status post(void *ctx, int32_t rank, int32_t id, const trd_step *s)
 {
     trd_exec *x = ctx;
@@ -221,10 +293,11 @@ static trd_status post(void *ctx, int32_t rank, int32_t id, const trd_step *s)
     trd_wire *w = x->wire;
     switch (s->kind) {
     case TRD_STEP_SEND:
-        if (x->fusion && input)
-            x->fusion->state[id - x->base] |= STEP_FROM_INPUT;
-        return w->isend(w->ctx, s->peer, s->block, input ? input + (size_t)lo * x->elem : at,
-                        bytes, id);
+        if (x->fusion && (x->fusion->state[id - x->base] & STEP_CLAIMED))
+            return w->isend_claimed(w->ctx, x->fusion->claim[id - x->base], id);
+        st = w->isend(w->ctx, s->peer, s->block, input ? input + (size_t)lo * x->elem : at,
+                      bytes, id);
+        return st == TRD_OK && x->fusion && input ? send_early(x, id) : st;
     case TRD_STEP_RECV:
         if (x->fusion && ((st = post_fused(x, id, s, bytes, &posted)) != TRD_OK || posted))
             return st;
@@ -234,21 +307,50 @@ static trd_status post(void *ctx, int32_t rank, int32_t id, const trd_step *s)
     }
 }
 
+/* The wire's completion of a SEND the engine was told of early
+ * (send_early): dropped. */
+static bool drop_early(trd_exec *x, int32_t id)
+{
+    uint8_t *state = &x->fusion->state[id - x->base];
+    if (!(*state & STEP_EARLY))
+        return false;
+    *state &= (uint8_t)~STEP_EARLY;
+    x->early--;
+    return true;
+}
+
 static trd_status wait_any(void *ctx, int32_t *rank, int32_t *id, int32_t *from)
 {
     trd_exec *x = ctx;
     trd_completion c;
     trd_status st = TRD_OK;
-    *rank = x->wire->rank;
-    if (trd_fifo_pop(&x->local, &c)) {
-        *id = c.id;
-        *from = c.from;
-    } else {
-        trd_wire *w = x->wire;
+    trd_wire *w = x->wire;
+    *rank = w->rank;
+    for (;;) {
+        if (trd_fifo_pop(&x->local, &c)) {
+            *id = c.id;
+            *from = c.from;
+            break;
+        }
         st = w->wait(w->ctx, x->timeout_s, id, from);
+        if (st != TRD_OK || !x->fusion || !drop_early(x, *id))
+            break;
     }
     if (st == TRD_OK && x->fusion)
         x->fusion->state[*id - x->base] |= STEP_DONE;
+    return st;
+}
+
+trd_status trd_exec_drain(trd_exec *x)
+{
+    trd_status st = TRD_OK;
+    while (x->early > 0 && st == TRD_OK) {
+        int32_t id, from;
+        if ((st = x->wire->wait(x->wire->ctx, x->timeout_s, &id, &from)) == TRD_OK &&
+            !drop_early(x, id))
+            st = trd_fail(TRD_EIO, "runtime: rank %ld: step %ld completed after the end of "
+                          "its program", (long)x->rank, (long)id);
+    }
     return st;
 }
 

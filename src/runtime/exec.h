@@ -33,6 +33,7 @@ typedef struct trd_exec {
     const trd_plan *plan;
     int32_t rank, base;
     trd_fifo local;       /* completed COMBINE/COPY steps */
+    int32_t early;        /* SENDs done for the engine, not yet for the wire */
 } trd_exec;
 
 /* The engine's transport over exec (which must outlive it). */
@@ -40,6 +41,9 @@ trd_transport trd_exec_transport(trd_exec *exec);
 /* The first and one-past-last element of blocks [block, block+blocks). */
 void trd_exec_range(const trd_exec *exec, int32_t block, int32_t blocks, int64_t *lo,
                     int64_t *hi);
+/* After the engine's run: waits for the wire to finish the SENDs of the
+ * input it reported done early (exec.c send_early). */
+trd_status trd_exec_drain(trd_exec *exec);
 /* Copies the input into every block of slot 0 still fresh. */
 void trd_exec_fill_slot0(trd_exec *exec);
 void trd_exec_free(trd_exec *exec);

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/stream.h"
 #include "core/splitmix.h"
 #include "runtime/op.h"
 
@@ -351,6 +352,36 @@ static void combine_into(const trd_op *op, trd_side side, char *out, const char 
             memcpy(out + at, in + at, (size_t)n * es);
         }
     }
+}
+
+/* Bytes per piece of a combine written to two places (trd_op_combine_piece):
+ * small enough that its loads and its streamed stores alternate quickly,
+ * which the memory keeps busy with both (64 MiB allreduce on 2 threads:
+ * 1.0-1.2x the bound with 4 KiB, 1.5-1.6x with 32 KiB, docs/BENCHMARKS.md). */
+#define PIECE_BYTES ((size_t)4 * 1024)
+
+int64_t trd_op_piece(const trd_op *op, trd_side side)
+{
+    bool left = side == TRD_SIDE_LEFT || op->commutative;
+    return left && op->kernel3 ? (int64_t)(PIECE_BYTES / op->elem_size) : 0;
+}
+
+void trd_op_combine_piece(const trd_op *op, void *out, void *copy, const void *acc,
+                          const void *in, int64_t count, bool stream)
+{
+    size_t bytes = (size_t)count * op->elem_size;
+    if (!stream) { /* out first, then the copy from cache */
+        if (out == acc)
+            op->kernel(in, out, count);
+        else
+            op->kernel3(in, acc, out, count);
+        memcpy(copy, out, bytes);
+        return;
+    }
+    _Alignas(64) unsigned char piece[PIECE_BYTES];
+    op->kernel3(in, acc, piece, count);
+    trd_stream_copy(out, piece, bytes);
+    trd_stream_copy(copy, piece, bytes);
 }
 
 static trd_status check_side(const char *fn, trd_side side)

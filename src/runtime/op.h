@@ -13,4 +13,15 @@
 trd_status trd_op_combine_into(const trd_op *op, trd_side side, void *out, const void *acc,
                                void *in, int64_t count);
 
+/* Elements of a piece when a combine may be cut into pieces at no extra
+ * cost (a built-in operator, side LEFT or commutative: one kernel call per
+ * piece), else 0 (a user operator may cost per call: one call). */
+int64_t trd_op_piece(const trd_op *op, trd_side side);
+/* One piece (count <= trd_op_piece elements) of trd_op_combine_into on
+ * the left, out = in (+) acc, written to `copy` too (a peer's receive the
+ * runtime claimed, wire.h claim_recv).  stream: both written past the
+ * cache (core/stream.h; the caller fences), for large combines. */
+void trd_op_combine_piece(const trd_op *op, void *out, void *copy, const void *acc,
+                          const void *in, int64_t count, bool stream);
+
 #endif

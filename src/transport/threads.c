@@ -7,13 +7,14 @@
  * completed steps.  A send is a rendezvous: whoever arrives second (the
  * sender finding a posted receive, or the receiver finding a waiting send)
  * takes the pair out of the mailbox under the lock; the receiving rank's
- * thread copies the bytes outside it (one memcpy, no intermediate buffer:
- * at once in irecv, or in its next wait when the sender came second), then
- * completes both ends.  So a send completes once its bytes are in the
+ * thread copies the bytes outside it (one memcpy, no intermediate buffer,
+ * in its next wait), then completes both ends.  So a send completes once its bytes are in the
  * receiver's buffer, the receive at the same moment, and every rank copies
  * its own receives: two ranks exchanging large buffers copy in parallel.
  * A consuming receive (wire.h irecv_consume) runs its function on the
- * sender's buffer in place of the copy.
+ * sender's buffer in place of the copy.  A rank may also claim a posted
+ * receive before it has the bytes (wire.h claim_recv) and write them
+ * into the receiver's buffer itself: then nobody copies at all.
  *
  * Dynamic policies share one state for the whole world, behind a mutex
  * (decide).  Barriers are counted under a mutex with a generation, so a
@@ -74,10 +75,20 @@ typedef struct trd_world {
     int64_t shared_call;
 } trd_world;
 
+/* A receive of a peer taken by a send of this rank before the send's
+ * bytes exist (t_claim_recv): the sender writes them into recv.buf. */
+typedef struct claim {
+    int32_t peer;
+    pending recv;
+} claim;
+
 typedef struct rank_ctx {
     trd_world *world;
     int32_t rank;
     uint64_t rng; /* delay injection */
+    claim *claims; /* by handle; emptied when none is open */
+    int32_t nclaims, cap, open;
+    int64_t claimed; /* claims made so far (trd_wire_threads_claims) */
 } rank_ctx;
 
 static double now_s(void)
@@ -247,7 +258,10 @@ static trd_status t_isend(void *ctx, int32_t peer, int32_t tag, const void *buf,
     return st;
 }
 
-/* Posts receive `me` of rank r, or takes the waiting send it matches. */
+/* Posts receive `me` of rank r, or matches the waiting send it takes; the
+ * bytes move in r's next wait, not here, so a rank posts all of its ready
+ * steps before it spends time copying (a peer may then claim them,
+ * t_claim_recv). */
 static trd_status post_recv(rank_ctx *r, pending me)
 {
     trd_world *w = r->world;
@@ -255,14 +269,69 @@ static trd_status post_recv(rank_ctx *r, pending me)
     int32_t peer = me.peer, tag = me.tag;
     pthread_mutex_lock(&box->mu);
     long i = queue_find(&box->sends, peer, tag, true);
+    trd_status st;
     if (i < 0) {
-        trd_status st = queue_push(&box->recvs, me);
-        pthread_mutex_unlock(&box->mu);
-        return st;
+        st = queue_push(&box->recvs, me);
+    } else {
+        pending send = queue_take(&box->sends, (size_t)i);
+        st = check_sizes(send.peer, r->rank, &send, &me);
+        if (st == TRD_OK)
+            st = match_push(box, (match){.from = send.peer, .send = send, .recv = me});
     }
-    pending send = queue_take(&box->sends, (size_t)i);
     pthread_mutex_unlock(&box->mu);
-    return deliver(w, send.peer, r->rank, &send, &me);
+    return st;
+}
+
+/* Takes the receive of `peer` that a send of `bytes` bytes with `tag`
+ * would match now, if it is posted into a buffer of exactly that size:
+ * the same match as t_isend's, made before the bytes exist. */
+static trd_status t_claim_recv(void *ctx, int32_t peer, int32_t tag, size_t bytes, void **dst,
+                               int32_t *handle)
+{
+    rank_ctx *r = ctx;
+    mailbox *box = &r->world->box[peer];
+    *dst = NULL;
+    if (r->nclaims == r->cap) {
+        int32_t cap = r->cap ? 2 * r->cap : 8;
+        claim *grown = realloc(r->claims, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return trd_fail(TRD_ENOMEM, "threads transport: out of memory");
+        r->claims = grown;
+        r->cap = cap;
+    }
+    pthread_mutex_lock(&box->mu);
+    long i = queue_find(&box->recvs, r->rank, tag, true);
+    bool fits = i >= 0 && !box->recvs.items[i].consume && box->recvs.items[i].bytes == bytes;
+    if (fits) {
+        *handle = r->nclaims;
+        r->claims[r->nclaims++] = (claim){.peer = peer, .recv = queue_take(&box->recvs, (size_t)i)};
+        r->open++;
+        r->claimed++;
+        *dst = r->claims[*handle].recv.buf;
+    }
+    pthread_mutex_unlock(&box->mu);
+    return TRD_OK;
+}
+
+/* The send of a claimed receive, its bytes written: completes both ends. */
+static trd_status t_isend_claimed(void *ctx, int32_t handle, int32_t id)
+{
+    rank_ctx *r = ctx;
+    if (handle < 0 || handle >= r->nclaims)
+        return trd_fail(TRD_EINVAL, "threads transport: rank %ld: no claim %ld", (long)r->rank,
+                        (long)handle);
+    const claim *c = &r->claims[handle];
+    trd_status st = complete(&r->world->box[c->peer], c->recv.id, r->rank);
+    if (st == TRD_OK)
+        st = complete(&r->world->box[r->rank], id, -1);
+    if (--r->open == 0)
+        r->nclaims = 0;
+    return st;
+}
+
+int64_t trd_wire_threads_claims(const trd_wire *wire)
+{
+    return ((const rank_ctx *)wire->ctx)->claimed;
 }
 
 static trd_status t_irecv(void *ctx, int32_t peer, int32_t tag, void *buf, size_t bytes,
@@ -416,6 +485,7 @@ static void t_free(void *ctx)
     pthread_mutex_unlock(&w->mu);
     if (last)
         free_world(w);
+    free(r->claims);
     free(r);
 }
 
@@ -465,6 +535,7 @@ static trd_wire wire_of(rank_ctx *r)
 {
     return (trd_wire){.ctx = r, .rank = r->rank, .size = r->world->size, .name = "threads",
                       .isend = t_isend, .irecv = t_irecv, .irecv_consume = t_irecv_consume,
+                      .claim_recv = t_claim_recv, .isend_claimed = t_isend_claimed,
                       .wait = t_wait, .now = t_now,
                       .decide = t_decide, .end_dynamic = t_end_dynamic,
                       .barrier = t_barrier, .free = t_free};

@@ -12,6 +12,10 @@
  * only.  The world lives until every wire's free has been called. */
 trd_status trd_wire_threads_create(trd_wire *wires, int32_t p, const trd_threads_opts *opts);
 
+/* Receives this rank's wire has claimed so far (wire.h claim_recv): the
+ * tests' proof that the runtime writes results into its peers' buffers. */
+int64_t trd_wire_threads_claims(const trd_wire *wire);
+
 /* The options the world was created with. */
 const trd_threads_opts *trd_wire_threads_opts(const trd_wire *wire);
 

@@ -52,6 +52,19 @@ struct trd_wire {
      * wait that ran it. */
     trd_status (*irecv_consume)(void *ctx, int32_t peer, int32_t tag, size_t bytes,
                                 int32_t id, trd_consume_fn consume, void *arg);
+    /* Optional, both or neither (NULL: this wire cannot): a send whose
+     * bytes do not exist yet.  claim_recv takes the receive of `peer` that
+     * a send of exactly `bytes` bytes with `tag` posted now would match, if
+     * it is posted into a buffer of that size (not a consuming one): *dst
+     * is then that buffer and *handle names the claim; else *dst = NULL
+     * and nothing changes.  The caller writes the message into *dst and
+     * then posts its send with isend_claimed(handle, id), which completes
+     * both ends.  The runtime writes a combined block straight into the
+     * peer that it would otherwise send it to (exec.c), so that nobody
+     * copies it. */
+    trd_status (*claim_recv)(void *ctx, int32_t peer, int32_t tag, size_t bytes, void **dst,
+                             int32_t *handle);
+    trd_status (*isend_claimed)(void *ctx, int32_t handle, int32_t id);
     /* Blocks until one posted send or receive completes: its id, and for a
      * receive the rank it came from (-1 for a send).  Fails with
      * TRD_ETIMEDOUT when nothing completes within `timeout_s` seconds,
