@@ -49,7 +49,7 @@ static void help(void)
            "                  the model's first, untimed; at most 8)\n"
            "  --out DIR       folder of bench.csv, ratios.csv and the PNG figures\n"
            "                  (default bench-out)\n"
-           "  --timeout S     deadline of every wait in seconds (default 120)\n"
+           "  --timeout S     timeout of every wait in seconds (default 120)\n"
            "  --format F      text (default) or json summary on stdout (rank 0)\n\n"
            "Files: bench.csv (transport,p,kind,op,bytes,algo,median_us,min_us,\n"
            "predicted_us,verified; algo is a registered name, auto, mpi or bound),\n"

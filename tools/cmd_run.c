@@ -62,7 +62,7 @@ static void help(void)
            "                    prediction then adds the part of the plan's work that\n"
            "                    K ranks cannot run at once (docs/RUNTIME.md; default 0:\n"
            "                    not modelled; measured with the rest)\n"
-           "  --timeout S       deadline of every wait in seconds (default 30)\n"
+           "  --timeout S       timeout of every wait in seconds (default 30)\n"
            "  --inject-delay US tests: a random delay below US microseconds before each\n"
            "                    send (threads)\n"
            "  --dead-rank R     tests: rank R dies (threads: takes no part in the calls;\n"

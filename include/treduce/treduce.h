@@ -473,7 +473,7 @@ typedef struct trd_comm trd_comm;
 /* Options of the threads transport (zero-initialised fields are NOT
  * defaults: call trd_threads_opts_init). */
 typedef struct trd_threads_opts {
-    double timeout_s;     /* deadline of every wait (default 30 s) */
+    double timeout_s;     /* timeout of every wait (default 30 s) */
     double delay_max_us;  /* tests: a random delay in [0, max) before each
                              send (default 0: none) */
     uint64_t delay_seed;  /* seed of those delays */

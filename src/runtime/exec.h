@@ -16,7 +16,7 @@ typedef struct trd_exec {
     int64_t count;
     size_t elem;          /* bytes per element */
     int32_t blocks;       /* B (trd_plan_blocks; 1 for dynamic) */
-    double timeout_s;     /* each wait's deadline, from its start */
+    double timeout_s;     /* each wait's timeout */
     /* The caller's sendbuf while slot 0 has not been filled from it (NULL
      * once it has, or in place): fresh[b] = 1 while block b of slot 0
      * still stands for the same block of input.  Steps read the input
