@@ -1081,11 +1081,13 @@ static trd_status calibrated_rank(trd_comm *comm, int32_t rank, void *arg)
     return st;
 }
 
-/* Runs fn on p fresh communicators (the test deadline); every rank must
- * return TRD_OK. */
-static void run_all_ok(int32_t p, rt_rank_fn fn, void *ctx, const char *what)
+
+/* Runs fn on p fresh communicators (the test deadline; random delays of
+ * up to delay_us before every send); every rank must return TRD_OK. */
+static void run_all_ok(int32_t p, rt_rank_fn fn, void *ctx, const char *what, double delay_us)
 {
     trd_threads_opts topts = rt_topts(TIMEOUT_S);
+    topts.delay_max_us = delay_us;
     rt_result res;
     rt_run(p, &topts, fn, ctx, &res);
     for (int32_t r = 0; r < p; r++)
@@ -1097,7 +1099,7 @@ static void test_calibrated_runs(void **state)
     (void)state;
     calib_run_ctx x = {.op = rt_op_create(RT_I32_SUM)};
     rt_log_init(&x.log);
-    run_all_ok(5, calibrated_rank, &x, "calibrated runs");
+    run_all_ok(5, calibrated_rank, &x, "calibrated runs", 0);
     rt_log_check(&x.log, "calibrated runs");
     int want = 0; /* one result per static reduce (root 2), five per allreduce */
     for (size_t a = 0; a < trd_algo_count(); a++)
@@ -1148,12 +1150,36 @@ static trd_status claimed_rank(trd_comm *comm, int32_t rank, void *arg)
     return st;
 }
 
+/* One case of test_claimed_allreduce: p ranks, count int32, random send
+ * delays of up to delay_us. */
+static void claimed_case(const char *algo, int64_t count, int32_t p, double delay_us)
+{
+    claim_ctx x = {.algo = algo, .op = rt_op_create(RT_I32_SUM), .count = count};
+    int32_t *expected = malloc((size_t)count * sizeof *expected);
+    assert_non_null(expected);
+    assert_int_equal(rt_expected(RT_I32_SUM, expected, count, p, 7), TRD_OK);
+    x.expected = expected;
+    atomic_init(&x.claims, 0);
+    rt_log_init(&x.log);
+    char what[96];
+    snprintf(what, sizeof what, "%s p=%d count %lld delays %g us", algo, (int)p,
+             (long long)count, delay_us);
+    run_all_ok(p, claimed_rank, &x, what, delay_us);
+    rt_log_check(&x.log, what);
+    if (p == 2 && delay_us == 0)
+        TU_CHECK(atomic_load(&x.claims) > 0, "%s: no combine was written into the peer's "
+                 "result", what);
+    rt_log_destroy(&x.log);
+    free(expected);
+    trd_op_free(x.op);
+}
+
 /* ring and rabenseifner allreduces whose combines go straight into the
  * peer's result as well: small and streamed (>= 4 MiB) buffers, with and
- * without random delays before every send (claims then fail or come late
- * and the runtime falls back to sending); every result checked against
- * the fold, the input unchanged.  On 2 ranks every combine has a
- * producer, so claims must happen. */
+ * without random delays before every send (a claim then may find no
+ * receive posted, and the SEND carries the block); every result checked
+ * against the fold, the input unchanged.  On 2 ranks every combine has a
+ * producer, so without delays claims must happen. */
 static void test_claimed_allreduce(void **state)
 {
     (void)state;
@@ -1161,34 +1187,10 @@ static void test_claimed_allreduce(void **state)
     static const int64_t sizes[] = {4099, 1200000};
     for (size_t a = 0; a < 2; a++)
         for (size_t k = 0; k < 2; k++)
-            for (int32_t p = 2; p <= 4; p++)
-                for (int delayed = 0; delayed < 2; delayed++) {
-                    claim_ctx x = {.algo = algos[a], .op = rt_op_create(RT_I32_SUM),
-                                   .count = sizes[k]};
-                    int32_t *expected = malloc((size_t)x.count * sizeof *expected);
-                    assert_non_null(expected);
-                    assert_int_equal(rt_expected(RT_I32_SUM, expected, x.count, p, 7), TRD_OK);
-                    x.expected = expected;
-                    atomic_init(&x.claims, 0);
-                    rt_log_init(&x.log);
-                    trd_threads_opts topts = rt_topts(TIMEOUT_S);
-                    topts.delay_max_us = delayed ? 300 : 0;
-                    rt_result res;
-                    rt_run(p, &topts, claimed_rank, &x, &res);
-                    char what[96];
-                    snprintf(what, sizeof what, "%s p=%d count %lld%s", x.algo, (int)p,
-                             (long long)x.count, delayed ? " delayed" : "");
-                    for (int32_t r = 0; r < p; r++)
-                        TU_CHECK(res.status[r] == TRD_OK, "%s: rank %d: %s", what, (int)r,
-                                 res.msg[r]);
-                    rt_log_check(&x.log, what);
-                    if (p == 2 && !delayed)
-                        TU_CHECK(atomic_load(&x.claims) > 0, "%s: no combine was written "
-                                 "into the peer's result", what);
-                    rt_log_destroy(&x.log);
-                    free(expected);
-                    trd_op_free(x.op);
-                }
+            for (int32_t p = 2; p <= 4; p++) {
+                claimed_case(algos[a], sizes[k], p, 0);
+                claimed_case(algos[a], sizes[k], p, 300);
+            }
 }
 
 /* ---- auto with tune (src/runtime/tune.c) ---- */
@@ -1298,7 +1300,7 @@ static void test_tune(void **state)
     x.opts.d = 1e-3;
     x.opts.c = 1.0;
     x.opts.tune = 3;
-    run_all_ok(TUNE_P, tune_rank, &x, "tune");
+    run_all_ok(TUNE_P, tune_rank, &x, "tune", 0);
     rt_log_check(&x.log, "tune");
     TU_CHECK(!strcmp(x.model_first[0], "pipeline"), "tune: the model's first is %s, the test "
              "needs pipeline", x.model_first[0]);
@@ -1380,7 +1382,7 @@ static void test_tune_table(void **state)
     (void)state;
     table_ctx x = {.op = rt_op_create(RT_I32_SUM)};
     rt_log_init(&x.log);
-    run_all_ok(2, table_rank, &x, "tune table");
+    run_all_ok(2, table_rank, &x, "tune table", 0);
     for (int32_t r = 0; r < 2; r++) {
         TU_CHECK(x.timed_fresh[r] == 0 && x.timed_first[r] == 0 && x.timed_last[r] == 2,
                  "tune table: rank %d: %d timed for arguments never called, %d for the "
