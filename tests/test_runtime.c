@@ -567,6 +567,69 @@ static void test_auto(void **state)
     free(l.v);
 }
 
+/* "auto" remembers its last final choice with the arguments it was made
+ * for (comm.c, resolve_auto): a call with the same arguments takes it
+ * without resolving again, a call that differs in any argument resolves
+ * again.  Seen through the communicator: the remembered arguments follow
+ * the calls, and a planted choice is what the same arguments then run. */
+typedef struct memo_call {
+    int64_t count;
+    double c;
+    bool allreduce;
+} memo_call;
+
+static trd_status memo_rank(trd_comm *comm, int32_t rank, void *arg)
+{
+    rt_log *log = arg;
+    static const memo_call calls[] = {{8, 1, false}, {8, 1, false}, {16, 1, false},
+                                      {16, 2, false}, {16, 2, true}, {16, 2, true}};
+    double in[16], out[16];
+    trd_op *sum;
+    trd_status st = trd_op_builtin(&sum, TRD_OP_SUM, TRD_DOUBLE);
+    for (int i = 0; i < 16; i++)
+        in[i] = rank + i;
+    for (size_t k = 0; k < sizeof calls / sizeof calls[0] && st == TRD_OK; k++) {
+        const memo_call *m = &calls[k];
+        trd_coll_opts o;
+        trd_coll_opts_init(&o);
+        o.algo = "auto";
+        o.c = m->c;
+        st = m->allreduce ? trd_allreduce(comm, in, out, m->count, sum, &o)
+                          : trd_reduce(comm, in, out, m->count, sum, 0, &o);
+        if (st == TRD_OK && (!comm->auto_algo || comm->auto_args.count != m->count ||
+                             comm->auto_args.opts.c != m->c ||
+                             comm->auto_args.allreduce != m->allreduce))
+            rt_failf(log, "memo: rank %d call %zu: remembered count %lld, c %g, allreduce %d",
+                     (int)rank, k, (long long)comm->auto_args.count, comm->auto_args.opts.c,
+                     (int)comm->auto_args.allreduce);
+        if (st == TRD_OK && k == 0) {
+            comm->auto_algo = "ring"; /* planted: an allreduce, refused for a reduce */
+            st = trd_reduce(comm, in, out, m->count, sum, 0, &o);
+            if (st != TRD_EUNSUPPORTED || !strstr(trd_errmsg(), "ring"))
+                rt_failf(log, "memo: rank %d: the same arguments did not take the "
+                         "remembered choice (status %d: %s)", (int)rank, (int)st, trd_errmsg());
+            comm->auto_algo = NULL; /* forgotten: the next call resolves again */
+            st = TRD_OK;
+        }
+    }
+    trd_op_free(sum);
+    return st;
+}
+
+static void test_auto_memo(void **state)
+{
+    (void)state;
+    rt_log log;
+    rt_log_init(&log);
+    trd_threads_opts topts = rt_topts(20);
+    rt_result res;
+    rt_run(2, &topts, memo_rank, &log, &res);
+    for (int32_t r = 0; r < 2; r++)
+        TU_CHECK(res.status[r] == TRD_OK, "rank %d: %s", (int)r, res.msg[r]);
+    assert_int_equal(log.failures, 0);
+    rt_log_destroy(&log);
+}
+
 /* 50 calls in a row of each dynamic algorithm on the same communicators. */
 static void test_repeated_dynamic(void **state)
 {
@@ -1430,6 +1493,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_repeated_mixed, timing_setup, timing_teardown),
         cmocka_unit_test_setup_teardown(test_repeated_dynamic, timing_setup, timing_teardown),
         cmocka_unit_test_setup_teardown(test_auto, timing_setup, timing_teardown),
+        cmocka_unit_test_setup_teardown(test_auto_memo, timing_setup, timing_teardown),
         cmocka_unit_test_setup_teardown(test_tune, timing_setup, timing_teardown),
         cmocka_unit_test_setup_teardown(test_tune_table, timing_setup, timing_teardown),
         cmocka_unit_test_setup_teardown(test_random_delays, timing_setup, timing_teardown),

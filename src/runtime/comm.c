@@ -271,16 +271,16 @@ static trd_status ranking(trd_comm *c, int64_t count, const trd_op *op, int32_t 
 
 /* "auto" with opts->tune: the candidate this call times, or the one kept
  * (src/runtime/tune.c).  *timed: the entry to record this call's time in. */
-static trd_status resolve_tuned(trd_comm *c, int64_t count, const trd_op *op, int32_t root,
-                                bool allreduce, trd_coll_opts *opts, trd_tune_entry **timed)
+static trd_status resolve_tuned(trd_comm *c, const trd_tune_key *args, trd_coll_opts *opts,
+                                trd_tune_entry **timed)
 {
-    trd_tune_key key = trd_tune_key_of(op, count, root, allreduce, opts);
-    trd_tune_entry *e = trd_tune_find(&c->tune, &key);
+    trd_tune_entry *e = trd_tune_find(&c->tune, args);
     trd_status st = TRD_OK;
     if (!e) {
         trd_candidate *all;
-        if ((st = ranking(c, count, op, root, allreduce, opts, &all)) == TRD_OK)
-            e = trd_tune_start(&c->tune, &key, all, trd_algo_count());
+        if ((st = ranking(c, args->count, args->op, args->root, args->allreduce, opts,
+                          &all)) == TRD_OK)
+            e = trd_tune_start(&c->tune, args, all, trd_algo_count());
         free(all);
     }
     bool timing = false;
@@ -290,35 +290,41 @@ static trd_status resolve_tuned(trd_comm *c, int64_t count, const trd_op *op, in
     return st;
 }
 
-/* "auto": the algorithm trd_comm_explain puts first, remembered for the
- * arguments it was chosen for (the same on every rank: a pure function of
- * them), or with opts->tune the one timed fastest.  *opts then names it. */
+/* "auto": the algorithm trd_comm_explain puts first, or with opts->tune
+ * the one timed fastest; *opts then names it.  Either is a pure function
+ * of the arguments (the same on every rank), so the last call's choice is
+ * remembered once it is final and a loop of calls with the same arguments
+ * pays one comparison: looking it up again cost ~60 ns a call, most of
+ * treduce's extra latency over MPI's for one double (docs/BENCHMARKS.md). */
 static trd_status resolve_auto(trd_comm *c, const void *sendbuf, void *recvbuf, int64_t count,
                                const trd_op *op, int32_t root, bool allreduce,
                                trd_coll_opts *opts, trd_tune_entry **timed)
 {
+    trd_tune_key args = trd_tune_key_of(op, count, root, allreduce, opts);
     trd_comm_key key;
     void *acc;
     *timed = NULL;
-    opts->algo = "binomial"; /* any name: the key of the arguments, checked */
+    if (c->auto_algo && trd_tune_same_key(&c->auto_args, &args)) {
+        opts->algo = c->auto_algo;
+        return TRD_OK;
+    }
+    opts->algo = "binomial"; /* any name: the arguments are checked before ranking */
     trd_status st = trd_comm_check(c, sendbuf, recvbuf, count, op, root, allreduce, opts, &key,
                                    &acc);
     if (st != TRD_OK)
         return st;
-    if (opts->tune > 0 && !opts->reproducible)
-        return resolve_tuned(c, count, op, root, allreduce, opts, timed);
-    key.params.segments = opts->segment_bytes; /* what the choice depended on */
-    if (c->auto_algo && same_key(&c->auto_key, &key)) {
-        opts->algo = c->auto_algo;
-        return TRD_OK;
+    if (opts->tune > 0 && !opts->reproducible) {
+        st = resolve_tuned(c, &args, opts, timed);
+    } else {
+        trd_candidate *all;
+        if ((st = ranking(c, count, op, root, allreduce, opts, &all)) == TRD_OK)
+            opts->algo = all[0].algo;
+        free(all);
     }
-    trd_candidate *all;
-    st = ranking(c, count, op, root, allreduce, opts, &all);
-    if (st == TRD_OK) {
-        c->auto_key = key;
-        c->auto_algo = opts->algo = all[0].algo;
+    if (st == TRD_OK && !*timed) { /* final: kept until other arguments come */
+        c->auto_args = args;
+        c->auto_algo = opts->algo;
     }
-    free(all);
     return st;
 }
 

@@ -38,7 +38,7 @@ struct trd_comm {
     int64_t calls;        /* collective calls so far: names a dynamic call */
     trd_status status;    /* the wire's status of the last failed decision */
     trd_comm_cache cache;
-    trd_comm_key auto_key;   /* the arguments "auto" last chose for */
+    trd_tune_key auto_args;  /* the arguments "auto" last chose for */
     const char *auto_algo;   /* ...and its choice (NULL: none yet) */
     trd_tune_table tune;     /* auto's timed choices (trd_coll_opts.tune) */
     unsigned char *scratch;

@@ -40,13 +40,17 @@ trd_tune_key trd_tune_key_of(const trd_op *op, int64_t count, int32_t root, bool
     return k;
 }
 
+bool trd_tune_same_key(const trd_tune_key *a, const trd_tune_key *b)
+{
+    return a->op == b->op && a->count == b->count && a->root == b->root &&
+           a->allreduce == b->allreduce && same_opts(&a->opts, &b->opts);
+}
+
 trd_tune_entry *trd_tune_find(trd_tune_table *t, const trd_tune_key *key)
 {
     for (int32_t i = 0; i < TRD_TUNE_KEYS; i++) {
         trd_tune_entry *e = &t->entry[i];
-        if (e->used && e->key.op == key->op && e->key.count == key->count &&
-            e->key.root == key->root && e->key.allreduce == key->allreduce &&
-            same_opts(&e->key.opts, &key->opts))
+        if (e->used && trd_tune_same_key(&e->key, key))
             return e;
     }
     return NULL;

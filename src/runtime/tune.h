@@ -38,6 +38,8 @@ typedef struct trd_tune_table {
 
 trd_tune_key trd_tune_key_of(const trd_op *op, int64_t count, int32_t root, bool allreduce,
                              const trd_coll_opts *opts);
+/* Whether a and b are the same arguments. */
+bool trd_tune_same_key(const trd_tune_key *a, const trd_tune_key *b);
 /* The entry of these arguments, or NULL. */
 trd_tune_entry *trd_tune_find(trd_tune_table *t, const trd_tune_key *key);
 /* A new entry: the first key->opts.tune of `ranked` (trd_comm_explain's
