@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "runtime_util.h"
+#include "plan/plan_internal.h" /* trd_plan_same_programs */
 #include "runtime/comm.h"      /* a communicator's wire: the claims it made */
 #include "transport/threads.h" /* the wire itself, for its matching order */
 
@@ -1393,6 +1394,133 @@ static void test_tune(void **state)
     rt_log_destroy(&x.log);
 }
 
+/* Tuning times distinct programs (comm.c, distinct_plans): where some of
+ * the model's best candidates build the same programs (several planners
+ * build the binomial tree at p = 4), only the best-ranked of them is
+ * timed and the next different ones take the others' places. */
+#define DISTINCT_COUNT 1024
+
+typedef struct distinct_ctx {
+    trd_op *op;
+    trd_coll_opts opts;
+} distinct_ctx;
+
+/* Whether algorithms a and b run the same programs for a reduce of
+ * DISTINCT_COUNT elements under o (false when either has no plan). */
+static bool same_call_plans(trd_comm *comm, const distinct_ctx *x, const char *a, const char *b)
+{
+    trd_coll_opts oa = x->opts, ob = x->opts;
+    trd_comm_key key;
+    trd_plan *pa = NULL, *pb = NULL;
+    oa.algo = a;
+    ob.algo = b;
+    oa.tune = ob.tune = 0;
+    bool same =
+        trd_comm_plan_call(comm, DISTINCT_COUNT, x->op, 0, false, &oa, &key, &pa) == TRD_OK &&
+        trd_comm_plan_call(comm, DISTINCT_COUNT, x->op, 0, false, &ob, &key, &pb) == TRD_OK &&
+        pa && pb && trd_plan_same_programs(pa, pb);
+    trd_plan_free(pa);
+    trd_plan_free(pb);
+    return same;
+}
+
+/* The model's ranking (untuned): the first `want` runnable candidates,
+ * *dups of them repeating an earlier one's programs, and in want_set the
+ * first `want` runnable ones with distinct programs. */
+static void first_candidates(trd_comm *comm, const distinct_ctx *x, int want, int *dups,
+                             const char **want_set)
+{
+    trd_candidate c[64];
+    size_t n;
+    trd_coll_opts o = x->opts;
+    o.tune = 0;
+    TU_CHECK(trd_comm_explain(comm, DISTINCT_COUNT, x->op, 0, false, &o, c, &n) == TRD_OK,
+             "explain: %s", trd_errmsg());
+    const char *first[8];
+    int nfirst = 0, nset = 0;
+    *dups = 0;
+    for (size_t i = 0; i < n && (nfirst < want || nset < want); i++) {
+        if (c[i].status != TRD_OK || !isfinite(c[i].predicted))
+            continue;
+        bool dup = false;
+        for (int k = 0; k < nfirst && !dup; k++)
+            dup = same_call_plans(comm, x, first[k], c[i].algo);
+        if (nfirst < want) {
+            *dups += dup;
+            first[nfirst++] = c[i].algo;
+        }
+        bool dup_set = false;
+        for (int k = 0; k < nset && !dup_set; k++)
+            dup_set = same_call_plans(comm, x, want_set[k], c[i].algo);
+        if (!dup_set && nset < want)
+            want_set[nset++] = c[i].algo;
+    }
+}
+
+static trd_status distinct_rank(trd_comm *comm, int32_t rank, void *arg)
+{
+    distinct_ctx *x = arg;
+    double in[DISTINCT_COUNT], out[DISTINCT_COUNT];
+    trd_status st = TRD_OK;
+    for (int i = 0; i < DISTINCT_COUNT; i++)
+        in[i] = rank + i;
+    for (int k = 0; k < x->opts.tune * TRD_TUNE_CALLS && st == TRD_OK; k++)
+        st = trd_reduce(comm, in, out, DISTINCT_COUNT, x->op, 0, &x->opts);
+    return st;
+}
+
+static void test_tune_distinct(void **state)
+{
+    (void)state;
+    static const double costs[][3] = {{1e-4, 1e-6, 5e-5}, {1e-5, 1e-5, 1e-5},
+                                      {1e-6, 1e-4, 0},    {2e-4, 1e-4, 1e-4}};
+    distinct_ctx x = {0};
+    trd_comm *comm[TUNE_P];
+    trd_threads_opts topts = rt_topts(TIMEOUT_S);
+    const char *want_set[TRD_TUNE_MAX];
+    int dups = 0;
+    TU_CHECK(trd_op_builtin(&x.op, TRD_OP_SUM, TRD_DOUBLE) == TRD_OK, "%s", trd_errmsg());
+    rt_comms_create(comm, TUNE_P, &topts);
+    for (size_t k = 0; k < sizeof costs / sizeof costs[0] && dups == 0; k++) {
+        trd_coll_opts_init(&x.opts);
+        x.opts.algo = "auto";
+        x.opts.tune = 4;
+        x.opts.d = costs[k][0];
+        x.opts.c = costs[k][1];
+        x.opts.latency = costs[k][2];
+        first_candidates(comm[0], &x, x.opts.tune, &dups, want_set);
+    }
+    TU_CHECK(dups > 0, "no cost model puts two candidates with the same programs among the "
+             "model's first 4: the test needs one");
+    TU_CHECK(same_call_plans(comm[0], &x, "binomial", "binomial") &&
+                 !same_call_plans(comm[0], &x, "binomial", "chain") &&
+                 !same_call_plans(comm[0], &x, "binomial", "tree-dyn"),
+             "trd_plan_same_programs: a plan is itself, a chain is not a binomial tree, a "
+             "dynamic algorithm has no plan");
+    rt_result res;
+    rt_run_on(comm, TUNE_P, distinct_rank, &x, &res);
+    for (int32_t r = 0; r < TUNE_P; r++)
+        TU_CHECK(res.status[r] == TRD_OK, "rank %d: %s", (int)r, res.msg[r]);
+    trd_candidate c[64];
+    size_t n;
+    TU_CHECK(trd_comm_explain(comm[0], DISTINCT_COUNT, x.op, 0, false, &x.opts, c, &n) ==
+                 TRD_OK, "explain: %s", trd_errmsg());
+    int timed = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (isnan(c[i].measured))
+            continue;
+        bool listed = false;
+        for (int k = 0; k < x.opts.tune; k++)
+            listed |= !strcmp(want_set[k], c[i].algo);
+        TU_CHECK(listed, "tune: timed %s, not among the first 4 distinct programs",
+                 c[i].algo);
+        timed++;
+    }
+    TU_CHECK(timed == x.opts.tune, "tune: %d candidates timed, want %d", timed, x.opts.tune);
+    rt_comms_free(comm, TUNE_P);
+    trd_op_free(x.op);
+}
+
 /* The tuning table: TRD_TUNE_KEYS + 1 argument sets (counts 1..17) tuned
  * in turn on 2 ranks; the first is then forgotten (timed again from
  * scratch: nothing measured), the last remembered, and different
@@ -1496,6 +1624,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_auto_memo, timing_setup, timing_teardown),
         cmocka_unit_test_setup_teardown(test_tune, timing_setup, timing_teardown),
         cmocka_unit_test_setup_teardown(test_tune_table, timing_setup, timing_teardown),
+        cmocka_unit_test_setup_teardown(test_tune_distinct, timing_setup, timing_teardown),
         cmocka_unit_test_setup_teardown(test_random_delays, timing_setup, timing_teardown),
         cmocka_unit_test_setup_teardown(test_many_segments_small_count, timing_setup,
                                         timing_teardown),

@@ -543,7 +543,9 @@ typedef struct trd_coll_opts {
                                 model, the others TRD_SEGMENT_BYTES;
                                 dynamic algorithms never cut */
     int32_t tune;            /* "auto" only: how many of the model's best
-                                candidates to time (0 to TRD_TUNE_MAX).
+                                candidates to time (0 to TRD_TUNE_MAX),
+                                skipping any that repeats the programs of
+                                a better-ranked one.
                                 The first tune * TRD_TUNE_CALLS calls with
                                 the same arguments run them in turn, each
                                 TRD_TUNE_CALLS times; every later call runs

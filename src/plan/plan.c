@@ -329,3 +329,22 @@ int32_t trd_plan_scratch_slots(const trd_plan *plan, int32_t rank)
 int32_t trd_plan_blocks(const trd_plan *plan) { return plan->blocks; }
 
 int32_t trd_plan_result_rank(const trd_plan *plan) { return (int32_t)plan->params.root; }
+
+bool trd_plan_same_programs(const trd_plan *x, const trd_plan *y)
+{
+    if (x->params.n != y->params.n || x->blocks != y->blocks)
+        return false;
+    for (int32_t r = 0; r < (int32_t)x->params.n; r++) {
+        size_t k = trd_plan_step_count(x, r);
+        if (trd_plan_step_count(y, r) != k)
+            return false;
+        for (size_t i = 0; i < k; i++) {
+            const trd_step *a = trd_plan_step(x, r, i), *b = trd_plan_step(y, r, i);
+            if (a->kind != b->kind || a->peer != b->peer || a->buf != b->buf ||
+                a->src != b->src || a->side != b->side || a->block != b->block ||
+                a->blocks != b->blocks || a->dep[0] != b->dep[0] || a->dep[1] != b->dep[1])
+                return false;
+        }
+    }
+    return true;
+}

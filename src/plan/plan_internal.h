@@ -60,4 +60,9 @@ trd_status trd_plan_custom(trd_plan **out, const trd_algo *algo, const trd_param
 double trd_transfer_work(const trd_params *p, double share);
 double trd_combine_work(const trd_params *p, double share);
 
+/* Whether two plans run the same programs: the same blocks and, rank by
+ * rank, the same steps (the model's times aside).  Several planners build
+ * the same tree for some n (plan.c). */
+bool trd_plan_same_programs(const trd_plan *x, const trd_plan *y);
+
 #endif

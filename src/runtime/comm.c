@@ -12,10 +12,12 @@
  * holding the result sends it to the root. */
 #include "runtime/comm.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
+#include "plan/plan_internal.h"
 #include "plan/registry.h"
 
 /* Tag of the message carrying a dynamic algorithm's result to the root:
@@ -269,6 +271,44 @@ static trd_status ranking(trd_comm *c, int64_t count, const trd_op *op, int32_t 
     return trd_comm_explain(c, count, op, root, allreduce, opts, *all, &n);
 }
 
+/* Drops from the ranking (in place; returns what is left) the candidates
+ * whose programs repeat those of a better-ranked one, until opts->tune
+ * runnable ones are kept: at p = 4 five planners build the binomial tree,
+ * and timing it five times left the tuner no other tree to fall back on
+ * when that one ran at half speed here (docs/BENCHMARKS.md). */
+static size_t distinct_plans(trd_comm *c, const trd_tune_key *args, const trd_coll_opts *opts,
+                             trd_candidate *all, size_t n)
+{
+    trd_plan *kept[TRD_TUNE_MAX];
+    int32_t nkept = 0, runnable = 0;
+    size_t out = 0;
+    for (size_t i = 0; i < n; i++) {
+        trd_plan *plan = NULL;
+        bool dup = false;
+        if (runnable < opts->tune && all[i].status == TRD_OK && isfinite(all[i].predicted)) {
+            trd_coll_opts o = *opts;
+            trd_comm_key key;
+            o.algo = all[i].algo;
+            if (trd_comm_plan_call(c, args->count, args->op, args->root, args->allreduce, &o,
+                                   &key, &plan) != TRD_OK)
+                continue; /* cannot run after all: not a candidate */
+            for (int32_t k = 0; plan && k < nkept && !dup; k++)
+                dup = trd_plan_same_programs(kept[k], plan);
+            runnable += !dup;
+        }
+        if (dup)
+            trd_plan_free(plan);
+        else if (plan)
+            kept[nkept++] = plan;
+        if (!dup)
+            all[out++] = all[i];
+    }
+    for (int32_t k = 0; k < nkept; k++)
+        trd_plan_free(kept[k]);
+    trd_clear_error();
+    return out;
+}
+
 /* "auto" with opts->tune: the candidate this call times, or the one kept
  * (src/runtime/tune.c).  *timed: the entry to record this call's time in. */
 static trd_status resolve_tuned(trd_comm *c, const trd_tune_key *args, trd_coll_opts *opts,
@@ -280,7 +320,8 @@ static trd_status resolve_tuned(trd_comm *c, const trd_tune_key *args, trd_coll_
         trd_candidate *all;
         if ((st = ranking(c, args->count, args->op, args->root, args->allreduce, opts,
                           &all)) == TRD_OK)
-            e = trd_tune_start(&c->tune, args, all, trd_algo_count());
+            e = trd_tune_start(&c->tune, args, all,
+                               distinct_plans(c, args, opts, all, trd_algo_count()));
         free(all);
     }
     bool timing = false;

@@ -55,6 +55,12 @@ trd_status trd_comm_check(const trd_comm *c, const void *sendbuf, void *recvbuf,
 
 /* The plan of a call (the same on every rank). */
 trd_status trd_comm_plan(const trd_comm_key *key, trd_plan **out);
+/* The key and plan of a call with these arguments (opts->algo names the
+ * algorithm), checked as the call itself; *plan NULL for a dynamic
+ * algorithm (src/runtime/predict.c). */
+trd_status trd_comm_plan_call(trd_comm *c, int64_t count, const trd_op *op, int32_t root,
+                              bool allreduce, const trd_coll_opts *opts, trd_comm_key *key,
+                              trd_plan **plan);
 
 /* trd_reduce and trd_allreduce. */
 trd_status trd_comm_collective(trd_comm *c, const void *sendbuf, void *recvbuf, int64_t count,

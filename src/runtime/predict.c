@@ -53,28 +53,37 @@ static double with_parallelism(double t, double work, int64_t n, double k)
     return t + (work - t) * ((double)n / k - 1.0) / (double)(n - 1);
 }
 
+trd_status trd_comm_plan_call(trd_comm *c, int64_t count, const trd_op *op, int32_t root,
+                              bool allreduce, const trd_coll_opts *opts, trd_comm_key *key,
+                              trd_plan **plan)
+{
+    void *acc;
+    static unsigned char none[1];
+    *plan = NULL;
+    /* the checks of the call itself, with one stand-in buffer (in place) */
+    trd_status st = trd_comm_check(c, none, none, count, op, root, allreduce, opts, key, &acc);
+    if (st == TRD_OK && !trd_algo_entry(key->algo)->policy)
+        st = trd_comm_plan(key, plan);
+    return st;
+}
+
 trd_status trd_comm_predict(trd_comm *c, int64_t count, const trd_op *op, int32_t root,
                             bool allreduce, const trd_coll_opts *opts, double *seconds)
 {
     trd_comm_key key;
-    void *acc;
-    static unsigned char none[1];
+    trd_plan *plan;
     if (!seconds)
         return trd_fail(TRD_EINVAL, "predict: NULL argument (seconds)");
-    /* the checks of the call itself, with one stand-in buffer (in place) */
-    trd_status st = trd_comm_check(c, none, none, count, op, root, allreduce, opts, &key, &acc);
+    trd_status st = trd_comm_plan_call(c, count, op, root, allreduce, opts, &key, &plan);
     if (st != TRD_OK)
         return st;
     const trd_params *p = &key.params;
     double k = opts ? opts->parallelism : 0.0, work;
-    if (trd_algo_entry(key.algo)->policy) {
+    if (!plan) {
         st = simulate_policy(&key, seconds);
         /* any tree: n - 1 transfers and combines of the whole buffer */
         work = (double)(p->n - 1) * (trd_transfer_work(p, 1.0) + trd_combine_work(p, 1.0));
     } else {
-        trd_plan *plan;
-        if ((st = trd_comm_plan(&key, &plan)) != TRD_OK)
-            return st;
         bool big = trd_plan_blocks(plan) > TRD_PREDICT_BLOCKS_MAX;
         *seconds = big ? NAN : trd_plan_makespan(plan);
         work = trd_plan_work(plan);
