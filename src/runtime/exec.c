@@ -19,6 +19,11 @@ void trd_exec_range(const trd_exec *x, int32_t block, int32_t blocks, int64_t *l
                     int64_t *hi)
 {
     int32_t nb = blocks > 1 ? blocks : 1;
+    if (x->blocks == 1) { /* unsegmented: no division (each costs ~40 cycles, per step) */
+        *lo = 0;
+        *hi = x->count;
+        return;
+    }
     /* count * block fits in 64 bits: count < 2^62 / TRD_SEGMENTS_MAX (comm.c) */
     *lo = x->count * block / x->blocks;
     *hi = x->count * (block + nb) / x->blocks;
