@@ -19,7 +19,7 @@ void trd_exec_range(const trd_exec *x, int32_t block, int32_t blocks, int64_t *l
                     int64_t *hi)
 {
     int32_t nb = blocks > 1 ? blocks : 1;
-    if (x->blocks == 1) { /* unsegmented: no division (each costs ~40 cycles, per step) */
+    if (x->blocks == 1) { /* unsegmented: no division (two per step otherwise) */
         *lo = 0;
         *hi = x->count;
         return;
