@@ -273,9 +273,9 @@ static trd_status ranking(trd_comm *c, int64_t count, const trd_op *op, int32_t 
 
 /* Drops from the ranking (in place; returns what is left) the candidates
  * whose programs repeat those of a better-ranked one, until opts->tune
- * runnable ones are kept: at p = 4 five planners build the binomial tree,
- * and timing it five times left the tuner no other tree to fall back on
- * when that one ran at half speed here (docs/BENCHMARKS.md). */
+ * runnable ones are kept: at p = 4 several planners build one binomial
+ * tree, and timing it several times left the tuner no other tree to fall
+ * back on when that one ran at half speed here (docs/BENCHMARKS.md). */
 static size_t distinct_plans(trd_comm *c, const trd_tune_key *args, const trd_coll_opts *opts,
                              trd_candidate *all, size_t n)
 {
