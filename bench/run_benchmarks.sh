@@ -27,7 +27,7 @@ parts=${PARTS:-sum costly cd threads}
 nps=${NPS:-2 4 8}
 cd_size=${CD_SIZE:-512K}
 algos=${ALGOS:-all}
-tune=(${TUNE:+--tune "$TUNE"})
+tune=(${TUNE:+--tune="$TUNE"}) # one word: mpirun also reads a bare --tune as its own
 if [ "$(id -u)" -eq 0 ]; then # Open MPI refuses root unless told
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 fi
