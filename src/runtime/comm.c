@@ -396,6 +396,11 @@ trd_status trd_comm_collective(trd_comm *c, const void *sendbuf, void *recvbuf, 
     if ((st = cached_plan(c, &key)) != TRD_OK || (st = lay_out_slots(c, acc, bytes)) != TRD_OK)
         return st;
     bool copy = sendbuf != TRD_IN_PLACE && sendbuf != c->cache.slots[0] && bytes > 0;
+    /* A tuning call starts from a barrier: else a candidate pays for the
+     * lateness the previous one left a rank with (np 2, one double:
+     * binomial, 5x faster than tree-dyn, lost to it when run after it). */
+    if (timed && (st = trd_comm_barrier(c)) != TRD_OK)
+        return st;
     double t0 = timed ? trd_comm_now(c) : 0.0; /* the run only: not the plan's building */
     st = execute(c, op, &key, copy ? sendbuf : NULL); /* copied lazily (trd_exec.input) */
     if (st == TRD_OK && timed)

@@ -1,7 +1,10 @@
 /* mpi.c: the wire of wire.h over MPI point-to-point (DESIGN.md: the
  * distributed engine).
  *
- * Data.  Every send and receive is one MPI_Isend / MPI_Irecv of MPI_BYTE on
+ * Data.  When the whole communicator is on one node, messages of at most
+ * shm_below - 1 bytes go through shared-memory rings (shm.h: a third of
+ * MPI's cost for one double), larger ones through MPI.  Every MPI send
+ * and receive is one MPI_Isend / MPI_Irecv of MPI_BYTE on
  * a duplicate of the caller's communicator, with the caller's tag as MPI
  * tag, so MPI's own matching gives wire.h's order rules.  The posted
  * requests sit in one table (MPI_Request array + what each one is); wait()
@@ -37,6 +40,9 @@
 
 #ifdef TRD_HAVE_MPI
 
+#include "core/fifo.h"
+#include "transport/shm.h"
+
 #include <limits.h>
 #include <math.h>
 #include <mpi.h>
@@ -68,10 +74,6 @@ typedef struct op_info {
     size_t bytes;
 } op_info;
 
-typedef struct completion {
-    int32_t id, from;
-} completion;
-
 /* A decision request rank 0 holds until it enters that call. */
 typedef struct held_req {
     int32_t src, rank;
@@ -94,9 +96,11 @@ typedef struct mpi_wire {
     op_info *info;
     int *idx;
     MPI_Status *st;
-    /* Completions not handed out yet (a ring). */
-    completion *done;
-    int dhead, dcount, dcap;
+    trd_fifo done; /* completions not handed out yet */
+    /* The small messages' rings when the whole communicator is on one
+     * node (shm.h); NULL otherwise. */
+    trd_shm *shm;
+    size_t shm_below; /* messages shorter than this go through them (0: none) */
     /* The wire's own messages and their buffers. */
     MPI_Request ctrl[C_COUNT];
     int64_t req_in[2], req_out[2], arrive_in, arrive_out, release_in;
@@ -413,24 +417,6 @@ static trd_status poll_ctrl(mpi_wire *w, bool *progress)
     return s;
 }
 
-static trd_status push_done(mpi_wire *w, int32_t id, int32_t from)
-{
-    if (w->dcount == w->dcap) {
-        int cap = w->dcap ? 2 * w->dcap : 16;
-        completion *d = malloc((size_t)cap * sizeof *d);
-        if (!d)
-            return trd_fail(TRD_ENOMEM, "mpi wire: out of memory for completions");
-        for (int i = 0; i < w->dcount; i++)
-            d[i] = w->done[(w->dhead + i) % w->dcap];
-        free(w->done);
-        w->done = d;
-        w->dcap = cap;
-        w->dhead = 0;
-    }
-    w->done[(w->dhead + w->dcount++) % w->dcap] = (completion){id, from};
-    return TRD_OK;
-}
-
 /* A completed request that failed: MPI_ERR_TRUNCATE is the caller's size
  * mismatch, anything else a lost peer or a broken MPI. */
 static trd_status op_error(const mpi_wire *w, const op_info *op, const MPI_Status *st)
@@ -481,7 +467,7 @@ static trd_status poll_ops(mpi_wire *w, bool *progress)
         if (rc == MPI_ERR_IN_STATUS && w->st[k].MPI_ERROR != MPI_SUCCESS)
             s = op_error(w, op, &w->st[k]);
         else
-            s = push_done(w, op->id, op->kind == K_RECV ? (int32_t)w->st[k].MPI_SOURCE : -1);
+            s = trd_fifo_push(&w->done, op->id, op->kind == K_RECV ? (int32_t)w->st[k].MPI_SOURCE : -1);
     }
     if (count > 0) {
         *progress = true;
@@ -505,6 +491,8 @@ static trd_status poll_once(mpi_wire *w, bool ctrl, bool *progress)
     if (s == TRD_OK)
         s = poll_ops(w, progress);
     unguard_world(&g);
+    if (s == TRD_OK && w->shm)
+        s = trd_shm_poll(w->shm, &w->done, progress);
     if (*progress)
         w->empty_polls = 0;
     return s;
@@ -562,6 +550,8 @@ static trd_status wire_isend(void *ctx, int32_t peer, int32_t tag, const void *b
 {
     mpi_wire *w = ctx;
     trd_status s = check_op(w, "send", peer, tag, buf, bytes);
+    if (s == TRD_OK && bytes < w->shm_below)
+        return trd_shm_isend(w->shm, peer, tag, buf, bytes, id, &w->done);
     if (s == TRD_OK)
         s = reserve(w);
     if (s != TRD_OK)
@@ -579,6 +569,8 @@ static trd_status wire_irecv(void *ctx, int32_t peer, int32_t tag, void *buf, si
 {
     mpi_wire *w = ctx;
     trd_status s = check_op(w, "receive", peer, tag, buf, bytes);
+    if (s == TRD_OK && bytes < w->shm_below)
+        return trd_shm_irecv(w->shm, peer, tag, buf, bytes, id, &w->done);
     if (s == TRD_OK)
         s = reserve(w);
     if (s != TRD_OK)
@@ -592,20 +584,33 @@ static trd_status wire_irecv(void *ctx, int32_t peer, int32_t tag, void *buf, si
     return TRD_OK;
 }
 
+/* Sends and receives posted and not complete, through MPI and the rings. */
+static int pending(const mpi_wire *w, int *sends)
+{
+    int shm_recvs = 0, shm_sends = 0;
+    if (w->shm)
+        trd_shm_pending(w->shm, &shm_recvs, &shm_sends);
+    *sends = shm_sends;
+    for (int i = 0; i < w->n; i++)
+        *sends += w->info[i].kind == K_SEND;
+    return w->n + shm_recvs + shm_sends;
+}
+
 static trd_status wait_timeout(const mpi_wire *w)
 {
-    if (w->n == 0)
+    int sends, total = pending(w, &sends);
+    if (total == 0)
         return trd_fail(TRD_ETIMEDOUT, "mpi wire: rank %d: nothing completed before the "
                         "deadline", w->rank);
-    int sends = 0;
-    for (int i = 0; i < w->n; i++)
-        sends += w->info[i].kind == K_SEND;
-    const op_info *op = &w->info[0];
+    char first[96] = ", all of at most the shared-memory limit";
+    const op_info *op = w->n > 0 ? &w->info[0] : NULL;
+    if (op)
+        snprintf(first, sizeof first, ", the first through MPI: %s of step %d %s rank %d with "
+                 "tag %d", op->kind == K_SEND ? "send" : "receive", (int)op->id,
+                 op->kind == K_SEND ? "to" : "from", (int)op->peer, (int)op->tag);
     return trd_fail(TRD_ETIMEDOUT, "mpi wire: rank %d: nothing completed before the deadline; "
-                    "%d requests pending (%d sends, %d receives), the first: %s of step %d %s "
-                    "rank %d with tag %d", w->rank, w->n, sends, w->n - sends,
-                    op->kind == K_SEND ? "send" : "receive", (int)op->id,
-                    op->kind == K_SEND ? "to" : "from", (int)op->peer, (int)op->tag);
+                    "%d requests pending (%d sends, %d receives)%s", w->rank, total, sends,
+                    total - sends, first);
 }
 
 static trd_status wire_wait(void *ctx, double timeout_s, int32_t *id, int32_t *from)
@@ -617,9 +622,10 @@ static trd_status wire_wait(void *ctx, double timeout_s, int32_t *id, int32_t *f
         return s;
     if (!id || !from)
         return trd_fail(TRD_EINVAL, "mpi wire: wait needs id and from");
-    if (w->dcount == 0 && w->n == 0)
+    int sends;
+    if (w->done.len == 0 && pending(w, &sends) == 0)
         return trd_fail(TRD_EINVAL, "mpi wire: rank %d: wait with nothing posted", w->rank);
-    while (w->dcount == 0) {
+    while (w->done.len == 0) {
         /* The wire's own messages matter to a send or receive's wait only
          * on rank 0 serving a dynamic call's decisions; otherwise testing
          * them on every poll doubled the MPI calls of a small message's
@@ -628,15 +634,14 @@ static trd_status wire_wait(void *ctx, double timeout_s, int32_t *id, int32_t *f
         s = poll_once(w, ctrl, &progress);
         if (s != TRD_OK)
             return broke(w, s);
-        if (w->dcount > 0)
+        if (w->done.len > 0)
             break;
         if (past_timeout(w, &deadline, timeout_s))
             return broke(w, wait_timeout(w));
         back_off(w, progress);
     }
-    completion c = w->done[w->dhead];
-    w->dhead = (w->dhead + 1) % w->dcap;
-    w->dcount--;
+    trd_completion c;
+    trd_fifo_pop(&w->done, &c);
     *id = c.id;
     *from = c.from;
     return TRD_OK;
@@ -868,7 +873,8 @@ static void wire_free(void *ctx)
     free(w->info);
     free(w->idx);
     free(w->st);
-    free(w->done);
+    free(w->done.items);
+    trd_shm_free(w->shm);
     free(w->held);
     free(w->reply);
     free(w->reply_req);
@@ -912,20 +918,77 @@ static trd_status alloc_root(mpi_wire *w)
     return s != TRD_OK ? s : post_standing(w, C_ARRIVE_IN);
 }
 
-/* w->crowded: whether this node runs more of the communicator's ranks
- * than it has cores online (back_off). */
-static int count_crowded(mpi_wire *w)
+/* *local: how many of the communicator's ranks run on this node; and
+ * w->crowded: whether that is more than it has cores online (back_off). */
+static int count_node(mpi_wire *w, int *local)
 {
     MPI_Comm node;
-    int local = 1, rc = MPI_Comm_split_type(w->comm, MPI_COMM_TYPE_SHARED, w->rank,
-                                            MPI_INFO_NULL, &node);
+    int rc = MPI_Comm_split_type(w->comm, MPI_COMM_TYPE_SHARED, w->rank, MPI_INFO_NULL, &node);
     if (rc != MPI_SUCCESS)
         return rc;
-    rc = MPI_Comm_size(node, &local);
+    rc = MPI_Comm_size(node, local);
     MPI_Comm_free(&node);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    w->crowded = cores < 1 || local > cores;
+    w->crowded = cores < 1 || *local > cores;
     return rc;
+}
+
+/* Rank 0: the largest message for the rings, from TRD_MPI_SHM_MAX (bytes;
+ * 0: no rings) or TRD_SHM_MAX_DEFAULT, cut to what fits (trd_shm_fit). */
+static trd_status shm_limit(int size, int64_t *max)
+{
+    const char *text = getenv("TRD_MPI_SHM_MAX");
+    char *end = NULL;
+    long long v = text ? strtoll(text, &end, 10) : TRD_SHM_MAX_DEFAULT;
+    if (text && (end == text || *end || v < 0 || v > INT_MAX))
+        return trd_fail(TRD_EINVAL, "mpi wire: TRD_MPI_SHM_MAX=%s is not a byte count from 0 "
+                        "to %d", text, INT_MAX);
+    *max = (int64_t)trd_shm_fit(size, (size_t)v);
+    return TRD_OK;
+}
+
+/* The rings of shm.h, when every rank of the communicator is on this node:
+ * rank 0 creates their segment and tells the others its name and limit;
+ * if any rank cannot map it, every rank goes without (MPI only). */
+static trd_status setup_shm(mpi_wire *w, int local)
+{
+    if (local != w->size || w->size < 2)
+        return TRD_OK; /* the same on every rank: no node holds them all */
+    struct {
+        int64_t max; /* -1: rank 0 refused TRD_MPI_SHM_MAX */
+        char name[64];
+    } seg = {0, ""};
+    trd_status s = TRD_OK;
+    if (w->rank == 0) {
+        s = shm_limit(w->size, &seg.max);
+        if (s != TRD_OK)
+            seg.max = -1;
+        else if (seg.max > 0 &&
+                 trd_shm_open(&w->shm, seg.name, true, 0, w->size, (size_t)seg.max) != TRD_OK)
+            seg.max = 0;
+    }
+    int rc = MPI_Bcast(&seg, (int)sizeof seg, MPI_BYTE, 0, w->comm);
+    if (rc != MPI_SUCCESS)
+        return mpi_fail(TRD_EBACKEND, rc, "MPI_Bcast of the shared segment", w->rank);
+    if (seg.max < 0)
+        return w->rank == 0 ? s : trd_fail(TRD_EINVAL, "mpi wire: rank 0 refused its "
+                                           "TRD_MPI_SHM_MAX (not a byte count)");
+    if (seg.max == 0)
+        return TRD_OK;
+    int ok = w->rank == 0 || trd_shm_open(&w->shm, seg.name, false, w->rank, w->size,
+                                          (size_t)seg.max) == TRD_OK, all = 0;
+    rc = MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, w->comm);
+    if (w->rank == 0)
+        trd_shm_unlink(seg.name); /* mapped everywhere now: nothing to leave behind */
+    if (rc != MPI_SUCCESS)
+        return mpi_fail(TRD_EBACKEND, rc, "MPI_Allreduce of the shared segment", w->rank);
+    if (all)
+        w->shm_below = (size_t)seg.max + 1;
+    else {
+        trd_shm_free(w->shm);
+        w->shm = NULL;
+    }
+    return TRD_OK;
 }
 
 static trd_status setup(mpi_wire *w, MPI_Comm comm)
@@ -942,9 +1005,12 @@ static trd_status setup(mpi_wire *w, MPI_Comm comm)
         rc = MPI_Comm_size(w->comm, &w->size);
     if (rc != MPI_SUCCESS)
         return mpi_fail(TRD_EBACKEND, rc, "setting up the communicator", -1);
-    if ((rc = count_crowded(w)) != MPI_SUCCESS)
+    int local = 1;
+    if ((rc = count_node(w, &local)) != MPI_SUCCESS)
         return mpi_fail(TRD_EBACKEND, rc, "counting the ranks of this node", -1);
-    trd_status s = pick_ctrl_tag(w);
+    trd_status s = setup_shm(w, local);
+    if (s == TRD_OK)
+        s = pick_ctrl_tag(w);
     if (s != TRD_OK || w->rank != 0)
         return s;
     return alloc_root(w);
@@ -996,6 +1062,14 @@ bool trd_wire_mpi_available(void)
     return true;
 }
 
+size_t trd_wire_mpi_shm_max(const trd_wire *w)
+{
+    if (!w || w->free != wire_free)
+        return 0;
+    const mpi_wire *m = w->ctx;
+    return m->shm_below ? m->shm_below - 1 : 0;
+}
+
 #else /* !TRD_HAVE_MPI: the same functions, saying there is no MPI. */
 
 bool trd_wire_mpi_available(void)
@@ -1016,6 +1090,12 @@ trd_status trd_wire_mpi_set_timeout(trd_wire *w, double seconds)
     (void)w;
     (void)seconds;
     return trd_fail(TRD_EUNSUPPORTED, "treduce was built without MPI");
+}
+
+size_t trd_wire_mpi_shm_max(const trd_wire *w)
+{
+    (void)w;
+    return 0;
 }
 
 #endif

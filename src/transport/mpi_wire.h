@@ -35,4 +35,14 @@ trd_status trd_wire_mpi_create(trd_wire **out, const void *mpi_comm);
  * unchanged). */
 trd_status trd_wire_mpi_set_timeout(trd_wire *w, double seconds);
 
+/* The largest message this wire moves through shared-memory rings instead
+ * of MPI (src/transport/shm.h): 0 when it has none (its communicator spans
+ * several nodes, TRD_MPI_SHM_MAX=0, no shared memory, or not an MPI
+ * wire).  Set at creation from TRD_MPI_SHM_MAX, read on rank 0 (bytes,
+ * default TRD_SHM_MAX_DEFAULT); creation fails with TRD_EINVAL on every
+ * rank when it is not a byte count.  Sends and receives must then agree on
+ * which side of the limit a message lies: a receive buffer larger than
+ * the limit never gets a message no longer than it (the wait times out). */
+size_t trd_wire_mpi_shm_max(const trd_wire *w);
+
 #endif

@@ -7,7 +7,8 @@
  * (src/runtime/exec.c) turns the engine's SEND and RECV steps into these
  * calls and runs COMBINE and COPY itself, so the same wire serves every
  * algorithm.  Two wires exist: threads of one process
- * (src/transport/threads.c) and MPI point-to-point (src/transport/mpi.c).
+ * (src/transport/threads.c) and MPI point-to-point (src/transport/mpi.c,
+ * with shared-memory rings for the small messages of one node: shm.c).
  *
  * Matching.  A receive accepts a message from its `peer` (or from any rank
  * with TRD_ANY_RANK) with the same `tag`; messages from one sender with

@@ -3,6 +3,9 @@
  *
  * Checks: argument errors; ping-pong of 0 bytes, 1 byte and 1 MiB with
  * every rank; two messages with one (peer, tag) matched in sending order;
+ * the shared-memory rings of small messages (shm.h): more sends than a
+ * ring holds, messages set aside until their tag's receive comes, the
+ * limit from TRD_MPI_SHM_MAX (none, 100 bytes, refused);
  * TRD_ANY_RANK receives naming their sender; rounds of the real dynamic
  * policies (tree-dyn, nc-tree-dyn) through the coordinator over several
  * calls: one terminal decision per rank, one DONE overall, the DONE rank
@@ -21,6 +24,7 @@
 
 #include "engine/policy.h"
 #include "transport/mpi_wire.h"
+#include "transport/shm.h"
 
 static int me, nranks;
 
@@ -168,6 +172,98 @@ static void test_any_rank(trd_wire *w)
     free(seen);
 }
 
+/* Rank 1 sends 3 ringfuls and one more of small messages with one tag
+ * while rank 0 is away: the sends beyond a ringful wait for room (shm.h)
+ * and still arrive whole and in order. */
+static void test_ring_full(trd_wire *w)
+{
+    enum { N = 3 * TRD_SHM_SLOTS + 1 };
+    int32_t v[N];
+    if (me == 1) {
+        for (int32_t k = 0; k < N; k++) {
+            v[k] = 1000 + k;
+            OK(w->isend(w->ctx, 0, 9, &v[k], sizeof v[k], 200 + k));
+        }
+        for (int32_t k = 0; k < N; k++) {
+            int32_t id, from;
+            OK(w->wait(w->ctx, 20, &id, &from));
+            CHECK(from == -1 && id >= 200 && id < 200 + N);
+        }
+    } else if (me == 0) {
+        sleep_s(0.2);
+        for (int32_t k = 0; k < N; k++)
+            OK(w->irecv(w->ctx, 1, 9, &v[k], sizeof v[k], 300 + k));
+        for (int32_t k = 0; k < N; k++) {
+            int32_t id, from;
+            OK(w->wait(w->ctx, 20, &id, &from));
+            CHECK(from == 1 && id >= 300 && id < 300 + N);
+        }
+        for (int32_t k = 0; k < N; k++)
+            CHECK(v[k] == 1000 + k);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* Tags 10, 11, 10 from rank 1, received as 11, 10, 10 once all have
+ * arrived: the first two are set aside, then taken in sending order. */
+static void test_tags_apart(trd_wire *w)
+{
+    int32_t v[3] = {1, 2, 3}, tags[3] = {10, 11, 10};
+    if (me == 1)
+        for (int k = 0; k < 3; k++) {
+            OK(w->isend(w->ctx, 0, tags[k], &v[k], sizeof v[k], 60 + k));
+            expect(w, 60 + k, -1);
+        }
+    MPI_Barrier(MPI_COMM_WORLD); /* all three sent (small: complete on sending) */
+    if (me == 0) {
+        int32_t got[3] = {0, 0, 0};
+        OK(w->irecv(w->ctx, 1, 11, &got[0], sizeof got[0], 70));
+        expect(w, 70, 1);
+        OK(w->irecv(w->ctx, 1, 10, &got[1], sizeof got[1], 71));
+        expect(w, 71, 1);
+        OK(w->irecv(w->ctx, 1, 10, &got[2], sizeof got[2], 72));
+        expect(w, 72, 1);
+        CHECK(got[0] == 2 && got[1] == 1 && got[2] == 3);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+/* A wire created while rank 0 has TRD_MPI_SHM_MAX = limit (NULL: unset). */
+static trd_status create_with_limit(trd_wire **w, const char *limit)
+{
+    if (me == 0 && limit)
+        setenv("TRD_MPI_SHM_MAX", limit, 1);
+    MPI_Comm world = MPI_COMM_WORLD;
+    trd_status s = trd_wire_mpi_create(w, &world);
+    if (me == 0)
+        unsetenv("TRD_MPI_SHM_MAX");
+    return s;
+}
+
+/* The shared-memory limit: the default, none, 100 bytes (100 through the
+ * rings, 101 through MPI: both arrive), and a limit that is not a number
+ * (every rank refuses). */
+static void test_shm_limit(void)
+{
+    trd_wire *w = NULL;
+    OK(create_with_limit(&w, NULL));
+    CHECK(trd_wire_mpi_shm_max(w) == TRD_SHM_MAX_DEFAULT); /* run_mpi.sh: one node */
+    w->free(w->ctx);
+    const char *limits[] = {"0", "100"};
+    const size_t expect_max[] = {0, 100}, sizes[] = {1, 100, 101, 5000};
+    for (int k = 0; k < 2; k++) {
+        OK(create_with_limit(&w, limits[k]));
+        CHECK(trd_wire_mpi_shm_max(w) == expect_max[k]);
+        for (int32_t p = 1; p < nranks; p++)
+            for (int j = 0; j < 4; j++)
+                ping_pong(w, p, sizes[j]);
+        w->free(w->ctx);
+    }
+    CHECK(create_with_limit(&w, "12x") == TRD_EINVAL && !w);
+    CHECK(strstr(trd_errmsg(), "TRD_MPI_SHM_MAX") != NULL);
+    CHECK(trd_wire_mpi_shm_max(NULL) == 0);
+}
+
 /* A partial result: a sum and the interval of ranks it covers. */
 typedef struct partial {
     int64_t sum;
@@ -252,10 +348,12 @@ static void test_barrier(trd_wire *w)
     }
 }
 
-/* 16 bytes into an 8-byte buffer: TRD_EIO naming the buffer, not truncation. */
-static void test_truncate(void)
+/* 16 bytes into an 8-byte buffer: TRD_EIO naming the buffer, not
+ * truncation; through the rings (limit NULL: the default) or MPI ("0"). */
+static void test_truncate(const char *limit)
 {
-    trd_wire *w = make_wire();
+    trd_wire *w = NULL;
+    OK(create_with_limit(&w, limit));
     char buf[16] = "0123456789abcde";
     if (me == 1) {
         OK(w->isend(w->ctx, 0, 6, buf, 16, 70));
@@ -328,8 +426,12 @@ int main(int argc, char **argv)
     test_dynamic(w, trd_policy_tree_dyn, false);
     test_dynamic(w, trd_policy_nc_tree_dyn, true);
     test_barrier(w);
+    test_ring_full(w);
+    test_tags_apart(w);
     w->free(w->ctx);
-    test_truncate();
+    test_shm_limit();
+    test_truncate(NULL);
+    test_truncate("0");
     test_timeout();
     test_decide_timeout();
     MPI_Barrier(MPI_COMM_WORLD);

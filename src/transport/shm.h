@@ -1,0 +1,84 @@
+/* shm.h: mailbox rings in shared memory for the small messages of ranks
+ * that share a node (src/transport/shm.c), under the MPI wire.
+ *
+ * A message through MPI's point-to-point API costs its matching, a request
+ * and the progress engine: ~0.2 us for one double between two ranks of
+ * this machine, against ~0.06 us through a cache line the two ranks share
+ * (docs/BENCHMARKS.md).  So the MPI wire (mpi.c) hands the messages of at
+ * most `max` bytes to these rings when every rank of its communicator is
+ * on one node, and everything larger to MPI.
+ *
+ * One ring per ordered pair (sender, receiver) in one POSIX shared-memory
+ * segment: SHM_SLOTS slots of `max` bytes, written only by the sender,
+ * read only by the receiver.  A slot is published by a release store of
+ * its sequence number after its bytes; the receiver frees it by a release
+ * store of its consumed count.  A send copies into the ring and is
+ * complete at once (its buffer may be reused), or waits in order behind a
+ * full ring; a receive copies out.  Matching follows wire.h (per sender
+ * and tag in sending order; receives in posting order; TRD_ANY_RANK): a
+ * message that no posted receive wants is copied aside (unexpected, as in
+ * MPI) so the ring never stalls its sender.
+ *
+ * Nothing here blocks or reads a clock: the caller polls (mpi.c's wait
+ * loop, with its back-off and deadlines) and gets completions pushed onto
+ * its FIFO. */
+#ifndef TRD_TRANSPORT_SHM_H
+#define TRD_TRANSPORT_SHM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/fifo.h"
+#include "treduce/treduce.h"
+
+/* Slots per ring: enough for the messages one step of an algorithm sends
+ * to one peer before it waits. */
+#define TRD_SHM_SLOTS 8
+/* Default largest message through the rings (bytes); above it, a copy in
+ * and a copy out cost more than MPI's single copy saves. */
+#define TRD_SHM_MAX_DEFAULT 4096
+/* Largest segment one node maps for n ranks (n * n rings); more ranks
+ * get a smaller `max`, or no rings (trd_shm_fit). */
+#define TRD_SHM_SEGMENT_MAX ((size_t)64 << 20)
+
+typedef struct trd_shm trd_shm;
+
+/* The largest `max` at most `wanted` whose segment for n ranks fits in
+ * TRD_SHM_SEGMENT_MAX; 0 when not even 64 bytes do. */
+size_t trd_shm_fit(int32_t n, size_t wanted);
+
+/* Bytes of the segment for n ranks and messages of at most max bytes. */
+size_t trd_shm_segment_bytes(int32_t n, size_t max);
+
+/* Creates (create: one rank of the node, the others after it) or maps the
+ * segment called `name` ("/treduce-...", at most 63 characters; create
+ * picks it and writes it there) and returns rank me's end of it.  The
+ * creator unlinks the name with trd_shm_unlink once every rank has
+ * mapped it; the mapping lives until trd_shm_free. */
+trd_status trd_shm_open(trd_shm **out, char name[64], bool create, int32_t me, int32_t n,
+                        size_t max);
+void trd_shm_unlink(const char *name);
+void trd_shm_free(trd_shm *s);
+
+size_t trd_shm_max(const trd_shm *s);
+
+/* A send of bytes <= max to peer: complete at once (pushed onto done) when
+ * its ring has room and no earlier send to peer waits; else it waits in
+ * order for room (trd_shm_poll). */
+trd_status trd_shm_isend(trd_shm *s, int32_t peer, int32_t tag, const void *buf, size_t bytes,
+                         int32_t id, trd_fifo *done);
+
+/* A receive into buf of at most bytes (<= max) from peer or TRD_ANY_RANK;
+ * a longer message fails it with TRD_EIO naming both sizes. */
+trd_status trd_shm_irecv(trd_shm *s, int32_t peer, int32_t tag, void *buf, size_t bytes,
+                         int32_t id, trd_fifo *done);
+
+/* Moves waiting sends into rings with room and arrived messages into their
+ * receives (or aside); *progress says whether anything moved. */
+trd_status trd_shm_poll(trd_shm *s, trd_fifo *done, bool *progress);
+
+/* Posted receives and waiting sends not complete yet. */
+void trd_shm_pending(const trd_shm *s, int *recvs, int *sends);
+
+#endif
