@@ -187,6 +187,21 @@ static double wire_now(void *ctx)
     return MPI_Wtime();
 }
 
+/* The empty polls a wait spends spinning: none on a node with more ranks
+ * than cores when it waits for the rings alone.  A ring poll costs ~20 ns,
+ * so 200 of them only kept the core from the rank that had to write the
+ * message: an allreduce of one double at np 8 took 3.4-4.8x MPI's time
+ * with them, 1.03-1.06x without; through MPI the same allreduce needs the
+ * spins (1.06-1.20x with, 2.3-2.5x without: docs/BENCHMARKS.md). */
+static long spin_polls(const mpi_wire *w)
+{
+    int recvs = 0, sends = 0;
+    if (!w->crowded || w->n > 0 || !w->shm)
+        return SPIN_POLLS;
+    trd_shm_pending(w->shm, &recvs, &sends);
+    return recvs + sends > 0 ? 0 : SPIN_POLLS;
+}
+
 /* Called after each poll: the first SPIN_POLLS empty polls (~10 us) just
  * poll again, since a small message is often about to arrive and a yield
  * costs a system call and a trip through the scheduler; then a poll that
@@ -196,16 +211,18 @@ static double wire_now(void *ctx)
  * the same distinction).  With a core per rank a sleep would only delay
  * the wake-up (a 50 us sleep ends up to 100 us late), so a rank waiting
  * for a long transfer or combine keeps yielding.  Spinning first helped
- * even 8 ranks on 2 cores (docs/BENCHMARKS.md). */
+ * even 8 ranks on 2 cores (docs/BENCHMARKS.md) - while MPI has requests
+ * to progress; see spin_polls for the rings. */
 static void back_off(mpi_wire *w, bool progress)
 {
     if (progress) {
         w->empty_polls = 0;
         return;
     }
-    if (++w->empty_polls <= SPIN_POLLS)
+    long spin = spin_polls(w);
+    if (++w->empty_polls <= spin)
         return; /* the message is often about to come: no system call yet */
-    if (!w->crowded || w->empty_polls < SPIN_POLLS + YIELD_POLLS) {
+    if (!w->crowded || w->empty_polls < spin + YIELD_POLLS) {
         sched_yield();
         return;
     }

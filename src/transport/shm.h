@@ -35,9 +35,11 @@
 /* Slots per ring: enough for the messages one step of an algorithm sends
  * to one peer before it waits. */
 #define TRD_SHM_SLOTS 8
-/* Default largest message through the rings (bytes); above it, a copy in
- * and a copy out cost more than MPI's single copy saves. */
-#define TRD_SHM_MAX_DEFAULT 4096
+/* Default largest message through the rings (bytes).  Measured at np 2
+ * (docs/BENCHMARKS.md): a 16 KiB reduce takes 0.75x MPI's time through
+ * the rings, 1.06x through MPI; at 32 KiB a copy in and a copy out cost
+ * as much as MPI's single copy saves, or more. */
+#define TRD_SHM_MAX_DEFAULT 16384
 /* Largest segment one node maps for n ranks (n * n rings); more ranks
  * get a smaller `max`, or no rings (trd_shm_fit). */
 #define TRD_SHM_SEGMENT_MAX ((size_t)64 << 20)
