@@ -8,6 +8,8 @@
 #     allreduce as its kind allows, with the JSON keys of the contract;
 #   - counts 0, 1, odd and large on 1, 2, 5, 8 and 9 processes for a tree,
 #     an exchange and a dynamic algorithm;
+#   - small messages through MPI too (TRD_MPI_SHM_MAX=0: no shared-memory
+#     rings), and a malformed TRD_MPI_SHM_MAX refused;
 #   - bad input exits 2 on every rank with one message; a killed process
 #     (--dead-rank) ends the job with a failure, never a hang.
 set -uo pipefail
@@ -38,6 +40,15 @@ for np in 1 2 5 8 9; do
 done
 run_ok 4 --algo binomial --count 300000 --type int64 --op bxor --segment 65536
 run_ok 5 --algo pipeline --count 100000 --type uint64 --op prod --allreduce
+
+# small messages through MPI as well: the shared-memory rings off
+for algo in binomial nc-tree-dyn; do
+  TRD_MPI_SHM_MAX=0 run_ok 4 --algo "$algo" --count 1001 --op matrix --d 1 --c 1
+done
+TRD_MPI_SHM_MAX=0 run_ok 3 --algo rabenseifner --count 1001 --op matrix --allreduce --d 1 --c 1
+# a ring limit that is a byte count only in part: refused on every rank
+expect 2 "TRD_MPI_SHM_MAX=12x is not a byte count" -- env TRD_MPI_SHM_MAX=12x "${launch[@]}" 2 \
+  "$tool" run --transport mpi --algo binomial --count 10
 
 # bad input: exit 2, the message once (rank 0), no hang
 expect 2 "band.*double|double.*band" -- "${launch[@]}" 3 "$tool" run --transport mpi \
