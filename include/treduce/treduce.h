@@ -488,6 +488,10 @@ void trd_threads_opts_init(trd_threads_opts *opts);
 trd_status trd_comm_threads_create(trd_comm **comm, int32_t p, const trd_threads_opts *opts);
 /* A communicator over MPI point-to-point on a duplicate of *mpi_comm (an
  * MPI_Comm; NULL: MPI_COMM_WORLD), MPI already initialised by the caller.
+ * Collective over *mpi_comm.  When all its ranks share a node, messages of
+ * at most 16 KiB go through shared-memory rings instead (the environment
+ * variable TRD_MPI_SHM_MAX, read on rank 0, sets that limit in bytes; 0:
+ * none; not a byte count: TRD_EINVAL on every rank; docs/RUNTIME.md).
  * TRD_EUNSUPPORTED when treduce was built without MPI. */
 trd_status trd_comm_mpi_create(trd_comm **out, const void *mpi_comm, double timeout_s);
 /* Whether this build has the MPI transport. */
