@@ -64,9 +64,9 @@ static int64_t segments_for(const trd_algo *a, const trd_coll_opts *o, int64_t c
         return 1;
     if (o->segment_bytes == 0 && a->segments)
         return 0; /* the algorithm's choice (comm.c keeps it <= count) */
-    int64_t seg = o->segment_bytes ? o->segment_bytes : TRD_SEGMENT_BYTES;
-    int64_t bytes = count * (int64_t)elem;
-    int64_t m = (bytes + seg - 1) / seg;
+    int64_t bytes = count * (int64_t)elem; /* a constant divisor: a shift, not a division */
+    int64_t m = o->segment_bytes ? (bytes + o->segment_bytes - 1) / o->segment_bytes
+                                 : (bytes + TRD_SEGMENT_BYTES - 1) / TRD_SEGMENT_BYTES;
     if (m > count)
         m = count;
     if (o->segment_bytes == 0 && m > TRD_SEGMENTS_DEFAULT)
@@ -77,12 +77,16 @@ static int64_t segments_for(const trd_algo *a, const trd_coll_opts *o, int64_t c
 static trd_status check_sizes(const trd_comm *c, int64_t count, size_t elem,
                               const trd_coll_opts *o)
 {
-    int64_t p = c->wire.size;
+    int64_t p = c->wire.size, blocks;
+    size_t slots;
     if (count < 0)
         return trd_fail(TRD_EINVAL, "count = %lld is negative", (long long)count);
-    /* block boundaries count * b / B stay in 64 bits; slot sizes in size_t */
-    int64_t most = (INT64_MAX / 4) / ((int64_t)TRD_SEGMENTS_MAX * (p + 1));
-    if (count > most || (uint64_t)count > SIZE_MAX / elem / (uint64_t)(p + 2))
+    /* block boundaries count * b / B stay in 64 bits; slot sizes in size_t.
+     * Products checked for overflow, not quotients: three 64-bit divisions
+     * were a tenth of a one-rank call. */
+    if (__builtin_mul_overflow(count, (int64_t)TRD_SEGMENTS_MAX * (p + 1), &blocks) ||
+        blocks > INT64_MAX / 4 ||
+        __builtin_mul_overflow((size_t)count, elem * (size_t)(p + 2), &slots))
         return trd_fail(TRD_EINVAL, "count = %lld elements of %zu bytes is too large for %lld "
                         "ranks", (long long)count, elem, (long long)p);
     if (o->segment_bytes < 0)
@@ -109,7 +113,8 @@ trd_status trd_comm_check(const trd_comm *c, const void *sendbuf, void *recvbuf,
                           const trd_coll_opts *opts, trd_comm_key *key, void **acc)
 {
     trd_coll_opts defaults;
-    trd_coll_opts_init(&defaults);
+    if (!opts)
+        trd_coll_opts_init(&defaults);
     const trd_coll_opts *o = opts ? opts : &defaults;
     size_t index;
     trd_status st;
