@@ -25,8 +25,11 @@ static void help(void)
            "element (least squares); and the parallelism: P if an integer loop runs on\n"
            "all ranks at once about as fast as alone (a core each), else P times a\n"
            "combine's time alone over its time when all P ranks combine at once (auto\n"
-           "then adds the work the platform cannot run at once to its predictions).  Under MPI: mpirun -np P treduce calibrate\n"
-           "--transport mpi.\n\n"
+           "then adds the work the platform cannot run at once to its predictions).\n"
+           "Under MPI: mpirun -np P treduce calibrate --transport mpi; when all ranks\n"
+           "share a node, messages of at most 16 KiB go through shared memory\n"
+           "(TRD_MPI_SHM_MAX sets the limit, 0: none) and the profile's line is\n"
+           "fitted through both regimes.\n\n"
            "  --transport T  threads (default) or mpi\n"
            "  -p P           ranks for threads (default 2)\n"
            "  --op OP        operator (default sum; matrix, interval, sleep-sum and\n"
@@ -40,6 +43,7 @@ typedef struct calib_ctx {
     const trd_op *op;
     trd_profile profile;
     int64_t p;
+    size_t shm_max; /* trd_comm_shm_max */
     trd_status status;
     char error[512];
 } calib_ctx;
@@ -48,25 +52,30 @@ static void measure(trd_comm *comm, void *arg)
 {
     calib_ctx *c = arg;
     c->p = trd_comm_size(comm);
+    c->shm_max = trd_comm_shm_max(comm);
     c->status = trd_comm_profile(comm, c->op, &c->profile);
     if (c->status != TRD_OK)
         snprintf(c->error, sizeof c->error, "%s", trd_errmsg());
 }
 
-static json_t *profile_json(const trd_run_args *a, int64_t p, const trd_profile *pr)
+static json_t *profile_json(const trd_run_args *a, const calib_ctx *c)
 {
-    return json_pack("{s:i, s:s, s:I, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
-                     "treduce_profile", 1, "transport", a->transport, "p", (json_int_t)p, "op",
+    const trd_profile *pr = &c->profile;
+    return json_pack("{s:i, s:s, s:I, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:I}",
+                     "treduce_profile", 1, "transport", a->transport, "p", (json_int_t)c->p, "op",
                      a->op, "type", a->type, "latency_s", pr->latency, "flight_s", pr->flight,
                      "seconds_per_byte", pr->per_byte,
                      "bandwidth_GBps", pr->per_byte > 0 ? 1e-9 / pr->per_byte : 0.0,
                      "combine_fixed_s", pr->combine_fixed, "combine_seconds_per_element",
-                     pr->per_element, "parallelism", pr->parallelism);
+                     pr->per_element, "parallelism", pr->parallelism, "shm_max_bytes",
+                     (json_int_t)c->shm_max);
 }
 
-static int report(const trd_run_args *a, int64_t p, const trd_profile *pr, const char *out)
+static int report(const trd_run_args *a, const calib_ctx *c, const char *out)
 {
-    json_t *j = profile_json(a, p, pr);
+    const trd_profile *pr = &c->profile;
+    int64_t p = c->p;
+    json_t *j = profile_json(a, c);
     if (out && json_dump_file(j, out, JSON_INDENT(2)) != 0) {
         json_decref(j);
         fprintf(stderr, "treduce calibrate: cannot write %s\n", out);
@@ -83,6 +92,10 @@ static int report(const trd_run_args *a, int64_t p, const trd_profile *pr, const
                pr->per_byte > 0 ? 1e-9 / pr->per_byte : 0.0);
         printf("            of the latency, %.3g us in flight (a rank spends %.3g us per "
                "message)\n", 1e6 * pr->flight, 1e6 * (pr->latency - pr->flight));
+        if (c->shm_max) /* one line through two regimes: say so */
+            printf("            messages of at most %zu bytes go through shared memory, larger "
+                   "ones\n            through MPI: the line is fitted through both\n",
+                   c->shm_max);
         printf("  combine   %.3g us + %.3g ns per element\n", 1e6 * pr->combine_fixed,
                1e9 * pr->per_element);
         printf("  parallel  %.3g of %lld ranks work at full speed at once\n", pr->parallelism,
@@ -177,7 +190,7 @@ int cmd_calibrate(int argc, char **argv)
     }
     if (st != TRD_OK)
         return cli_lib_error("calibrate", st);
-    return rank == 0 ? report(&a, ctx.p, &ctx.profile, out) : CLI_OK;
+    return rank == 0 ? report(&a, &ctx, out) : CLI_OK;
 }
 
 /* An optional key of a profile: 0 when absent, else a number >= 0. */

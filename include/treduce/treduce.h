@@ -503,6 +503,10 @@ int32_t trd_comm_rank(const trd_comm *comm);
 int32_t trd_comm_size(const trd_comm *comm);
 /* "threads" or "mpi". */
 const char *trd_comm_transport(const trd_comm *comm);
+/* The largest message this communicator moves through shared-memory rings
+ * instead of MPI point-to-point (an MPI communicator on one node,
+ * docs/RUNTIME.md); 0: none (threads, several nodes, TRD_MPI_SHM_MAX=0). */
+size_t trd_comm_shm_max(const trd_comm *comm);
 /* Wall-clock seconds on this rank's transport clock. */
 double trd_comm_now(const trd_comm *comm);
 /* All ranks meet (with the communicator's deadline). */

@@ -11,6 +11,11 @@
 
 bool trd_mpi_available(void) { return trd_wire_mpi_available(); }
 
+size_t trd_comm_shm_max(const trd_comm *comm)
+{
+    return comm ? trd_wire_mpi_shm_max(&comm->wire) : 0; /* 0 for any other wire */
+}
+
 trd_status trd_comm_mpi_create(trd_comm **out, const void *mpi_comm, double timeout_s)
 {
     trd_wire *w = NULL;

@@ -484,7 +484,8 @@ static trd_status poll_ops(mpi_wire *w, bool *progress)
         if (rc == MPI_ERR_IN_STATUS && w->st[k].MPI_ERROR != MPI_SUCCESS)
             s = op_error(w, op, &w->st[k]);
         else
-            s = trd_fifo_push(&w->done, op->id, op->kind == K_RECV ? (int32_t)w->st[k].MPI_SOURCE : -1);
+            s = trd_fifo_push(&w->done, op->id,
+                              op->kind == K_RECV ? (int32_t)w->st[k].MPI_SOURCE : -1);
     }
     if (count > 0) {
         *progress = true;

@@ -46,6 +46,14 @@ for algo in binomial nc-tree-dyn; do
   TRD_MPI_SHM_MAX=0 run_ok 4 --algo "$algo" --count 1001 --op matrix --d 1 --c 1
 done
 TRD_MPI_SHM_MAX=0 run_ok 3 --algo rabenseifner --count 1001 --op matrix --allreduce --d 1 --c 1
+# the limit as calibrate reports it: 16 KiB on one node, 0 with the rings
+# off, 0 for threads
+"${launch[@]}" 2 "$tool" calibrate --transport mpi --format json >"$out/cal.json" 2>"$out/err" &&
+  jcheck '.shm_max_bytes == 16384' "$out/cal.json" || bad "calibrate: $(tail -3 "$out/err")"
+TRD_MPI_SHM_MAX=0 "${launch[@]}" 2 "$tool" calibrate --transport mpi --format json \
+  >"$out/cal.json" 2>"$out/err" &&
+  jcheck '.shm_max_bytes == 0' "$out/cal.json" || bad "calibrate, rings off: $(tail -3 "$out/err")"
+"$tool" calibrate -p 2 --format json >"$out/cal.json" && jcheck '.shm_max_bytes == 0' "$out/cal.json"
 # a ring limit that is a byte count only in part: refused on every rank
 expect 2 "TRD_MPI_SHM_MAX=12x is not a byte count" -- env TRD_MPI_SHM_MAX=12x "${launch[@]}" 2 \
   "$tool" run --transport mpi --algo binomial --count 10
