@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "core/memory.h"
 #include "plan/star.h"
 
 int64_t trd_star_factorial(int32_t n)
@@ -105,24 +106,11 @@ void trd_star_sched_free(trd_star_sched *s)
     s->rounds = s->round_cap = s->xfers = s->xfer_cap = 0;
 }
 
-/* Room for one more element of size `size` in *v (capacity *cap). */
-static trd_status grow(void **v, size_t *cap, size_t len, size_t size)
-{
-    if (len < *cap)
-        return TRD_OK;
-    size_t want = *cap ? 2 * *cap : 64;
-    void *p = realloc(*v, want * size);
-    if (!p)
-        return trd_fail(TRD_ENOMEM, "star schedule: out of memory for %zu entries", want);
-    *v = p;
-    *cap = want;
-    return TRD_OK;
-}
-
 trd_status trd_star_round_open(trd_star_sched *s, int32_t link, trd_star_send send,
                                trd_star_recv recv)
 {
-    trd_status st = grow((void **)&s->round, &s->round_cap, s->rounds, sizeof *s->round);
+    trd_status st = trd_grow((void **)&s->round, s->rounds, &s->round_cap, sizeof *s->round, 64,
+                             "star schedule");
     if (st == TRD_OK)
         s->round[s->rounds++] = (trd_star_round){.link = link, .send = send, .recv = recv,
                                                  .first = s->xfers};
@@ -131,7 +119,8 @@ trd_status trd_star_round_open(trd_star_sched *s, int32_t link, trd_star_send se
 
 trd_status trd_star_xfer_add(trd_star_sched *s, int32_t from, int32_t to)
 {
-    trd_status st = grow((void **)&s->xfer, &s->xfer_cap, s->xfers, sizeof *s->xfer);
+    trd_status st = trd_grow((void **)&s->xfer, s->xfers, &s->xfer_cap, sizeof *s->xfer, 64,
+                             "star schedule");
     if (st == TRD_OK) {
         s->xfer[s->xfers++] = (trd_star_xfer){from, to};
         s->round[s->rounds - 1].count++;

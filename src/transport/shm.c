@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "core/memory.h"
 #include "engine/transport.h" /* TRD_ANY_RANK */
 
 #define LINE 64 /* a cache line: what two ranks write never shares one */
@@ -72,21 +73,10 @@ struct trd_shm {
     oversize bad;
 };
 
-/* Makes room for one more item in a VEC: the items pointer, len, cap. */
-static trd_status grow(void **items, size_t len, size_t *cap, size_t size)
-{
-    if (len < *cap)
-        return TRD_OK;
-    size_t want = *cap ? 2 * *cap : 8;
-    void *p = realloc(*items, want * size);
-    if (!p)
-        return trd_fail(TRD_ENOMEM, "shm: out of memory for %zu pending messages", want);
-    *items = p;
-    *cap = want;
-    return TRD_OK;
-}
+/* Appends item to a VEC (TRD_ENOMEM when it cannot grow). */
 #define PUSH(vec, item)                                                                      \
-    (grow((void **)&(vec).items, (vec).len, &(vec).cap, sizeof *(vec).items) != TRD_OK     \
+    (trd_grow((void **)&(vec).items, (vec).len, &(vec).cap, sizeof *(vec).items, 8,        \
+              "shm: pending messages") != TRD_OK                                             \
          ? TRD_ENOMEM                                                                        \
          : ((vec).items[(vec).len++] = (item), TRD_OK))
 
