@@ -5,12 +5,14 @@
  * Oracle: wire.h's matching rule written down here - the k-th receive
  * posted for (sender, tag) gets the k-th message that sender sent with that
  * tag - checked on random interleavings of sends, receives and polls
- * (rings full, messages set aside, every size from 0 to the limit), with
- * bytes that name their message.  Also: TRD_ANY_RANK keeping each sender's
- * order, a message longer than its receive (TRD_EIO from the next poll,
- * naming both sizes), two threads exchanging through the rings (the
- * release/acquire protocol: a torn or stale message fails the byte check),
- * and the refusals and size arithmetic. */
+ * (rings full, messages set aside, every size from 0 to 256 bytes through
+ * slots of 1 to 256 bytes, so messages of up to 256 fragments, set aside
+ * half-arrived), with bytes that name their message.  Also: TRD_ANY_RANK
+ * keeping each sender's order, a message longer than its receive (TRD_EIO
+ * from the next poll, naming both sizes; the next message still arrives
+ * whole), two threads exchanging through the rings (the release/acquire
+ * protocol: a torn or stale message or fragment fails the byte check), and
+ * the refusals and size arithmetic. */
 #include <pthread.h>
 
 #include "core/splitmix.h"
@@ -20,12 +22,12 @@
 
 /* Ranks 0 .. n-1 of one new segment (rank 0 creates it; the name is
  * unlinked once all have mapped it, as mpi.c does). */
-static void open_all(trd_shm **s, int32_t n, size_t max)
+static void open_all(trd_shm **s, int32_t n, size_t frag)
 {
     char name[64];
-    assert_int_equal(trd_shm_open(&s[0], name, true, 0, n, max), TRD_OK);
+    assert_int_equal(trd_shm_open(&s[0], name, true, 0, n, frag), TRD_OK);
     for (int32_t r = 1; r < n; r++)
-        assert_int_equal(trd_shm_open(&s[r], name, false, r, n, max), TRD_OK);
+        assert_int_equal(trd_shm_open(&s[r], name, false, r, n, frag), TRD_OK);
     trd_shm_unlink(name);
 }
 
@@ -75,20 +77,21 @@ static void collect(trd_fifo *done, bool *sent, receive *recv, int32_t want_from
     }
 }
 
-/* Rank 1 sends MSGS messages of random tags (0..2) and sizes (0..max) to
- * rank 0, which posts MSGS receives in an order the oracle can answer;
- * sends, receives and both ranks' polls interleave at random. */
-static void random_run(uint64_t seed, size_t max)
+/* Rank 1 sends MSGS messages of random tags (0..2) and sizes (0..MAX) to
+ * rank 0 through slots of frag bytes; rank 0 posts MSGS receives in an
+ * order the oracle can answer; sends, receives and both ranks' polls
+ * interleave at random. */
+static void random_run(uint64_t seed, size_t frag)
 {
     trd_shm *s[2];
-    open_all(s, 2, max);
+    open_all(s, 2, frag);
     static message msg[MSGS];
     static receive recv[MSGS];
     bool sent[MSGS] = {false};
     int32_t per_tag[3][MSGS], ntag[3] = {0, 0, 0}, taken[3] = {0, 0, 0};
     for (int32_t m = 0; m < MSGS; m++) {
         msg[m].tag = (int32_t)(trd_splitmix64(&seed) % 3);
-        msg[m].bytes = (size_t)(trd_splitmix64(&seed) % (max + 1));
+        msg[m].bytes = (size_t)(trd_splitmix64(&seed) % (MAX + 1));
         for (size_t i = 0; i < msg[m].bytes; i++)
             msg[m].data[i] = byte_of(m, i);
         per_tag[msg[m].tag][ntag[msg[m].tag]++] = m;
@@ -119,7 +122,7 @@ static void random_run(uint64_t seed, size_t max)
             next_send++;
         } else if (what == 1 && next_recv < MSGS) {
             receive *r = &recv[next_recv];
-            assert_int_equal(trd_shm_irecv(s[0], 1, r->tag, r->buf, max, 1000 + next_recv,
+            assert_int_equal(trd_shm_irecv(s[0], 1, r->tag, r->buf, MAX, 1000 + next_recv,
                                            &done[0]), TRD_OK);
             next_recv++;
         } else {
@@ -152,9 +155,9 @@ static void random_run(uint64_t seed, size_t max)
 static void test_random_matching(void **state)
 {
     (void)state;
-    const size_t limits[] = {1, 64, 100, MAX};
+    const size_t frags[] = {1, 64, 100, MAX};
     for (uint64_t seed = 1; seed <= 40; seed++)
-        random_run(seed * 7919, limits[seed % 4]);
+        random_run(seed * 7919, frags[seed % 4]);
 }
 
 /* Ranks 1 and 2 each send 20 numbered messages with tag 5 to rank 0,
@@ -197,31 +200,48 @@ static void test_any_rank(void **state)
 }
 
 /* 16 bytes into an 8-byte receive: the receive never completes and the
- * next poll fails with both sizes; the receive counts as pending. */
-static void test_too_long(void **state)
+ * next poll fails with both sizes; the receive counts as pending.  With
+ * 4-byte slots the message is 4 fragments, skipped to the end: the next
+ * message, posted before or after it came (a stray), arrives whole. */
+static void too_long(size_t frag, bool stray)
 {
-    (void)state;
     trd_shm *s[2];
-    open_all(s, 2, 64);
+    open_all(s, 2, frag);
     trd_fifo done[2] = {{0}, {0}};
-    char text[16] = "0123456789abcde", buf[8];
+    char text[16] = "0123456789abcde", next[12] = "next message", buf[8], got[12];
     assert_int_equal(trd_shm_isend(s[1], 0, 6, text, 16, 1, &done[1]), TRD_OK);
     assert_int_equal(trd_shm_irecv(s[0], 1, 6, buf, 8, 2, &done[0]), TRD_OK);
     int recvs, sends;
     trd_shm_pending(s[0], &recvs, &sends);
     assert_int_equal(recvs, 1);
+    if (!stray)
+        assert_int_equal(trd_shm_irecv(s[0], 1, 6, got, 12, 3, &done[0]), TRD_OK);
+    assert_int_equal(trd_shm_isend(s[1], 0, 6, next, 12, 4, &done[1]), TRD_OK);
     bool progress = false;
     assert_int_equal(trd_shm_poll(s[0], &done[0], &progress), TRD_EIO);
     TU_CHECK(strstr(trd_errmsg(), "16 bytes") && strstr(trd_errmsg(), "8-byte"), "%s",
              trd_errmsg());
-    assert_int_equal(done[0].len, 0);
+    if (stray)
+        assert_int_equal(trd_shm_irecv(s[0], 1, 6, got, 12, 3, &done[0]), TRD_OK);
+    trd_completion c;
+    TU_CHECK(trd_fifo_pop(&done[0], &c) && c.id == 3 && c.from == 1 && done[0].len == 0,
+             "frag %zu: the message after the long one did not complete alone", frag);
+    TU_CHECK(memcmp(got, next, 12) == 0, "frag %zu: the next message came wrong", frag);
     free(done[0].items);
     free(done[1].items);
     close_all(s, 2);
 }
 
+static void test_too_long(void **state)
+{
+    (void)state;
+    too_long(64, false);
+    too_long(4, false);
+    too_long(4, true);
+}
+
 /* Two threads, ranks 0 and 1, each sending the other ROUNDS messages of
- * every size up to the limit and checking every byte received. */
+ * every size up to MAX, in fragments, and checking every byte received. */
 #define ROUNDS 3000
 typedef struct pinger {
     trd_shm *s;
@@ -259,7 +279,7 @@ static void test_two_threads(void **state)
 {
     (void)state;
     trd_shm *s[2];
-    open_all(s, 2, MAX);
+    open_all(s, 2, 48); /* messages of up to 6 fragments */
     pinger p[2] = {{s[0], 0, 0}, {s[1], 1, 0}};
     pthread_t t;
     assert_int_equal(pthread_create(&t, NULL, ping, &p[1]), 0);

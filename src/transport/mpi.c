@@ -3,7 +3,8 @@
  *
  * Data.  When the whole communicator is on one node, messages of at most
  * shm_below - 1 bytes go through shared-memory rings (shm.h: a third of
- * MPI's cost for one double), larger ones through MPI.  Every MPI send
+ * MPI's cost for one double; longer ones in fragments, the receiver's
+ * copy overlapping the sender's), larger ones through MPI.  Every MPI send
  * and receive is one MPI_Isend / MPI_Irecv of MPI_BYTE on
  * a duplicate of the caller's communicator, with the caller's tag as MPI
  * tag, so MPI's own matching gives wire.h's order rules.  The posted
@@ -952,16 +953,20 @@ static int count_node(mpi_wire *w, int *local)
 }
 
 /* Rank 0: the largest message for the rings, from TRD_MPI_SHM_MAX (bytes;
- * 0: no rings) or TRD_SHM_MAX_DEFAULT, cut to what fits (trd_shm_fit). */
-static trd_status shm_limit(int size, int64_t *max)
+ * 0: no rings) or the default (mpi_wire.h: larger on a crowded node), and
+ * their slots' size: at most TRD_SHM_FRAGMENT, cut to what fits
+ * (trd_shm_fit; 0: no rings). */
+static trd_status shm_limit(const mpi_wire *w, int64_t *max, int64_t *frag)
 {
     const char *text = getenv("TRD_MPI_SHM_MAX");
     char *end = NULL;
-    long long v = text ? strtoll(text, &end, 10) : TRD_SHM_MAX_DEFAULT;
+    long long v = text ? strtoll(text, &end, 10)
+                       : w->crowded ? TRD_MPI_SHM_MAX_CROWDED : TRD_MPI_SHM_MAX_DEFAULT;
     if (text && (end == text || *end || v < 0 || v > INT_MAX))
         return trd_fail(TRD_EINVAL, "mpi wire: TRD_MPI_SHM_MAX=%s is not a byte count from 0 "
                         "to %d", text, INT_MAX);
-    *max = (int64_t)trd_shm_fit(size, (size_t)v);
+    *frag = (int64_t)trd_shm_fit(w->size, v < TRD_SHM_FRAGMENT ? (size_t)v : TRD_SHM_FRAGMENT);
+    *max = *frag > 0 ? v : 0;
     return TRD_OK;
 }
 
@@ -973,16 +978,16 @@ static trd_status setup_shm(mpi_wire *w, int local)
     if (local != w->size || w->size < 2)
         return TRD_OK; /* the same on every rank: no node holds them all */
     struct {
-        int64_t max; /* -1: rank 0 refused TRD_MPI_SHM_MAX */
+        int64_t max, frag; /* max -1: rank 0 refused TRD_MPI_SHM_MAX */
         char name[64];
-    } seg = {0, ""};
+    } seg = {0, 0, ""};
     trd_status s = TRD_OK;
     if (w->rank == 0) {
-        s = shm_limit(w->size, &seg.max);
+        s = shm_limit(w, &seg.max, &seg.frag);
         if (s != TRD_OK)
             seg.max = -1;
         else if (seg.max > 0 &&
-                 trd_shm_open(&w->shm, seg.name, true, 0, w->size, (size_t)seg.max) != TRD_OK)
+                 trd_shm_open(&w->shm, seg.name, true, 0, w->size, (size_t)seg.frag) != TRD_OK)
             seg.max = 0;
     }
     int rc = MPI_Bcast(&seg, (int)sizeof seg, MPI_BYTE, 0, w->comm);
@@ -994,7 +999,7 @@ static trd_status setup_shm(mpi_wire *w, int local)
     if (seg.max == 0)
         return TRD_OK;
     int ok = w->rank == 0 || trd_shm_open(&w->shm, seg.name, false, w->rank, w->size,
-                                          (size_t)seg.max) == TRD_OK, all = 0;
+                                          (size_t)seg.frag) == TRD_OK, all = 0;
     rc = MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, w->comm);
     if (w->rank == 0)
         trd_shm_unlink(seg.name); /* mapped everywhere now: nothing to leave behind */

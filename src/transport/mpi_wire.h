@@ -7,6 +7,7 @@
 #ifndef TRD_TRANSPORT_MPI_WIRE_H
 #define TRD_TRANSPORT_MPI_WIRE_H
 
+#include <limits.h>
 #include <stdbool.h>
 
 #include "engine/policy.h"
@@ -35,12 +36,24 @@ trd_status trd_wire_mpi_create(trd_wire **out, const void *mpi_comm);
  * unchanged). */
 trd_status trd_wire_mpi_set_timeout(trd_wire *w, double seconds);
 
+/* Default largest message through the rings (bytes; TRD_MPI_SHM_MAX sets
+ * it), measured (docs/BENCHMARKS.md).  When every rank has a core: 16 KiB
+ * (a 16 KiB reduce at np 2 takes 0.75x MPI's time through the rings,
+ * 1.06x through MPI; longer messages win in some runs, 0.5-0.8x, and lose
+ * in others, 1.5-1.7x, where every copy between the two cores is slow and
+ * the rings' two copies lose to MPI's one).  On a node with more ranks
+ * than cores, every message (at np 4 and 8 the messages above 16 KiB went
+ * from a geometric mean of 0.82 and 0.73x MPI's time to 0.60 and 0.69x). */
+#define TRD_MPI_SHM_MAX_DEFAULT 16384
+#define TRD_MPI_SHM_MAX_CROWDED INT_MAX
+
 /* The largest message this wire moves through shared-memory rings instead
  * of MPI (src/transport/shm.h): 0 when it has none (its communicator spans
  * several nodes, TRD_MPI_SHM_MAX=0, no shared memory, or not an MPI
  * wire).  Set at creation from TRD_MPI_SHM_MAX, read on rank 0 (bytes,
- * default TRD_SHM_MAX_DEFAULT); creation fails with TRD_EINVAL on every
- * rank when it is not a byte count.  Sends and receives must then agree on
+ * default TRD_MPI_SHM_MAX_DEFAULT, or _CROWDED on a crowded node);
+ * creation fails with TRD_EINVAL on every rank when it is not a byte
+ * count.  Sends and receives must then agree on
  * which side of the limit a message lies: a receive buffer larger than
  * the limit never gets a message no longer than it (the wait times out). */
 size_t trd_wire_mpi_shm_max(const trd_wire *w);

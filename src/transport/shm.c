@@ -21,11 +21,12 @@ typedef struct ring_head {
     _Atomic uint64_t consumed;
 } ring_head;
 
-/* A slot's first line; its `max` bytes of payload follow. */
+/* A slot's first line; its `frag` bytes of payload follow. */
 typedef struct slot_head {
-    _Atomic uint64_t seq; /* message number + 1 once published; 0: never used */
+    _Atomic uint64_t seq; /* fragment number + 1 once published; 0: never used */
     int32_t tag;
-    uint32_t bytes;
+    uint32_t bytes; /* of this fragment */
+    uint64_t total; /* of its message */
 } slot_head;
 
 typedef struct recv_op { /* a posted receive */
@@ -37,7 +38,7 @@ typedef struct recv_op { /* a posted receive */
 typedef struct send_op { /* a send waiting for room in its ring */
     int32_t peer, tag, id;
     const void *buf;
-    size_t bytes;
+    size_t bytes, off; /* off: bytes already in the ring */
 } send_op;
 
 /* A message longer than the receive it matched: the error the next poll
@@ -54,6 +55,16 @@ typedef struct stray { /* a message no receive wanted yet: copied aside */
     void *data;
 } stray;
 
+/* The message a sender's fragments are filling, between its first
+ * fragment and its last: a posted receive's buffer, a stray's, or none
+ * (a message too long for its receive: the rest is skipped). */
+typedef struct incoming {
+    bool on, to_recv;
+    recv_op r;    /* to_recv: the receive it completes */
+    stray m;      /* otherwise: the stray it becomes (m.data NULL: skipped) */
+    size_t got;
+} incoming;
+
 /* A growing array of `type` items (posted receives, waiting sends, strays). */
 #define VEC(type)         \
     struct {              \
@@ -63,9 +74,11 @@ typedef struct stray { /* a message no receive wanted yet: copied aside */
 
 struct trd_shm {
     unsigned char *base;
-    size_t len, max, ring_bytes;
+    size_t len, frag, ring_bytes;
     int32_t me, n;
-    uint64_t *sent, *read; /* per peer: messages written to me -> peer, read from peer -> me */
+    uint64_t *sent, *read; /* per peer: fragments written to me -> peer, read from peer -> me */
+    incoming *in;          /* per peer: the message its fragments are filling */
+    int filling;           /* receives matched whose last fragment has not come */
     VEC(recv_op) recvs;
     VEC(send_op) sends;
     VEC(stray) strays;
@@ -84,14 +97,14 @@ struct trd_shm {
 #define TAKE(vec, i)                                                                         \
     memmove(&(vec).items[i], &(vec).items[(i) + 1], ((vec).len-- - (i) - 1) * sizeof *(vec).items)
 
-static size_t slot_bytes(size_t max)
+static size_t slot_bytes(size_t frag)
 {
-    return LINE + (max + LINE - 1) / LINE * LINE;
+    return LINE + (frag + LINE - 1) / LINE * LINE;
 }
 
-size_t trd_shm_segment_bytes(int32_t n, size_t max)
+size_t trd_shm_segment_bytes(int32_t n, size_t frag)
 {
-    return (size_t)n * (size_t)n * (LINE + TRD_SHM_SLOTS * slot_bytes(max));
+    return (size_t)n * (size_t)n * (LINE + TRD_SHM_SLOTS * slot_bytes(frag));
 }
 
 size_t trd_shm_fit(int32_t n, size_t wanted)
@@ -113,7 +126,7 @@ static unsigned char *ring(const trd_shm *s, int32_t from, int32_t to)
 
 static slot_head *slot(const trd_shm *s, unsigned char *r, uint64_t msg)
 {
-    return (slot_head *)(r + LINE + (size_t)(msg % TRD_SHM_SLOTS) * slot_bytes(s->max));
+    return (slot_head *)(r + LINE + (size_t)(msg % TRD_SHM_SLOTS) * slot_bytes(s->frag));
 }
 
 static trd_status map_segment(trd_shm *s, char name[64], bool create)
@@ -157,21 +170,22 @@ static void touch_rings(trd_shm *s)
 }
 
 trd_status trd_shm_open(trd_shm **out, char name[64], bool create, int32_t me, int32_t n,
-                        size_t max)
+                        size_t frag)
 {
     *out = NULL;
-    if (n < 2 || me < 0 || me >= n || max == 0 || max > trd_shm_fit(n, max))
-        return trd_fail(TRD_EINVAL, "shm: no rings for rank %d of %d with %zu-byte messages",
-                        (int)me, (int)n, max);
+    if (n < 2 || me < 0 || me >= n || frag == 0 || frag > trd_shm_fit(n, frag))
+        return trd_fail(TRD_EINVAL, "shm: no rings for rank %d of %d with %zu-byte slots",
+                        (int)me, (int)n, frag);
     trd_shm *s = calloc(1, sizeof *s);
     if (!s)
         return trd_fail(TRD_ENOMEM, "shm: out of memory");
-    *s = (trd_shm){.me = me, .n = n, .max = max, .len = trd_shm_segment_bytes(n, max),
-                   .ring_bytes = LINE + TRD_SHM_SLOTS * slot_bytes(max)};
+    *s = (trd_shm){.me = me, .n = n, .frag = frag, .len = trd_shm_segment_bytes(n, frag),
+                   .ring_bytes = LINE + TRD_SHM_SLOTS * slot_bytes(frag)};
     s->sent = calloc((size_t)n, sizeof *s->sent);
     s->read = calloc((size_t)n, sizeof *s->read);
+    s->in = calloc((size_t)n, sizeof *s->in);
     s->blocked = calloc((size_t)n, sizeof *s->blocked);
-    trd_status st = s->sent && s->read && s->blocked
+    trd_status st = s->sent && s->read && s->in && s->blocked
                         ? map_segment(s, name, create)
                         : trd_fail(TRD_ENOMEM, "shm: out of memory for %d ranks", (int)n);
     if (st != TRD_OK) {
@@ -196,6 +210,9 @@ void trd_shm_free(trd_shm *s)
         munmap(s->base, s->len);
     for (size_t i = 0; i < s->strays.len; i++)
         free(s->strays.items[i].data);
+    for (int32_t q = 0; s->in && q < s->n; q++)
+        free(s->in[q].m.data);
+    free(s->in);
     free(s->recvs.items);
     free(s->sends.items);
     free(s->strays.items);
@@ -205,34 +222,43 @@ void trd_shm_free(trd_shm *s)
     free(s);
 }
 
-size_t trd_shm_max(const trd_shm *s)
+size_t trd_shm_fragment(const trd_shm *s)
 {
-    return s->max;
+    return s->frag;
 }
 
 void trd_shm_pending(const trd_shm *s, int *recvs, int *sends)
 {
-    *recvs = (int)s->recvs.len + s->bad.seen; /* the failed one: its wait fails */
+    /* bad: the failed one, whose wait fails */
+    *recvs = (int)s->recvs.len + s->filling + s->bad.seen;
     *sends = (int)s->sends.len;
 }
 
 /* ---- Sending. ---- */
 
-/* Writes one message into the ring to op->peer if it has a free slot. */
-static bool try_write(trd_shm *s, const send_op *op)
+/* Writes the rest of op into the ring to op->peer, a fragment per free
+ * slot; whether it all went (a message of 0 bytes is one empty fragment).
+ * The receiver copies one fragment out while the next is written, so a
+ * long message costs about one copy, not two in turn. */
+static bool try_write(trd_shm *s, send_op *op)
 {
     unsigned char *r = ring(s, s->me, op->peer);
     uint64_t m = s->sent[op->peer];
     uint64_t consumed = atomic_load_explicit(&((ring_head *)r)->consumed, memory_order_acquire);
-    if (m - consumed >= TRD_SHM_SLOTS)
-        return false;
-    slot_head *h = slot(s, r, m);
-    if (op->bytes)
-        memcpy(h + 1, op->buf, op->bytes);
-    h->tag = op->tag;
-    h->bytes = (uint32_t)op->bytes;
-    atomic_store_explicit(&h->seq, m + 1, memory_order_release); /* bytes first, then this */
-    s->sent[op->peer] = m + 1;
+    do {
+        if (m - consumed >= TRD_SHM_SLOTS)
+            return false;
+        slot_head *h = slot(s, r, m);
+        size_t left = op->bytes - op->off, bytes = left < s->frag ? left : s->frag;
+        if (bytes)
+            memcpy(h + 1, (const unsigned char *)op->buf + op->off, bytes);
+        h->tag = op->tag;
+        h->bytes = (uint32_t)bytes;
+        h->total = op->bytes;
+        atomic_store_explicit(&h->seq, m + 1, memory_order_release); /* bytes first, then this */
+        s->sent[op->peer] = ++m;
+        op->off += bytes;
+    } while (op->off < op->bytes);
     return true;
 }
 
@@ -259,15 +285,18 @@ static trd_status flush_sends(trd_shm *s, trd_fifo *done, bool *progress)
 {
     memset(s->blocked, 0, (size_t)s->n * sizeof *s->blocked);
     for (size_t i = 0; i < s->sends.len;) {
-        send_op op = s->sends.items[i];
-        if (s->blocked[op.peer] || !try_write(s, &op)) {
-            s->blocked[op.peer] = true;
+        send_op *op = &s->sends.items[i];
+        size_t off = op->off;
+        if (s->blocked[op->peer] || !try_write(s, op)) {
+            *progress |= op->off != off;
+            s->blocked[op->peer] = true;
             i++;
             continue;
         }
+        int32_t id = op->id;
         TAKE(s->sends, i);
         *progress = true;
-        trd_status st = trd_fifo_push(done, op.id, -1);
+        trd_status st = trd_fifo_push(done, id, -1);
         if (st != TRD_OK)
             return st;
     }
@@ -281,42 +310,99 @@ static bool wants(const recv_op *r, int32_t from, int32_t tag)
     return r->tag == tag && (r->peer == from || r->peer == TRD_ANY_RANK);
 }
 
-/* Copies a message into receive r and completes it; one too long for it
- * is kept as the error of the next poll, and r never completes. */
-static trd_status deliver(trd_shm *s, const recv_op *r, int32_t from, const void *data,
-                          size_t bytes, trd_fifo *done)
+/* Whether a message of `bytes` fits receive r; one too long for it is
+ * kept as the error of the next poll, and r never completes. */
+static bool fits(trd_shm *s, const recv_op *r, int32_t from, size_t bytes)
 {
-    if (bytes > r->cap) {
-        if (!s->bad.seen)
-            s->bad = (oversize){true, from, r->tag, r->id, bytes, r->cap};
-        return TRD_OK;
-    }
-    if (bytes)
-        memcpy(r->buf, data, bytes);
-    return trd_fifo_push(done, r->id, from);
+    if (bytes > r->cap && !s->bad.seen)
+        s->bad = (oversize){true, from, r->tag, r->id, bytes, r->cap};
+    return bytes <= r->cap;
 }
 
-/* The next message from `from`, handed to the first posted receive that
- * wants it or copied aside; then its slot is the sender's again. */
-static trd_status take_message(trd_shm *s, int32_t from, slot_head *h, trd_fifo *done)
+/* The first posted receive that wants a message from `from` with tag, or
+ * s->recvs.len. */
+static size_t first_wanting(const trd_shm *s, int32_t from, int32_t tag)
+{
+    size_t i = 0;
+    while (i < s->recvs.len && !wants(&s->recvs.items[i], from, tag))
+        i++;
+    return i;
+}
+
+/* Copies stray m into receive r, completes r and frees m. */
+static trd_status hand_stray(trd_shm *s, const recv_op *r, stray m, trd_fifo *done)
 {
     trd_status st = TRD_OK;
-    size_t bytes = h->bytes, i = 0;
-    while (i < s->recvs.len && !wants(&s->recvs.items[i], from, h->tag))
-        i++;
-    if (i < s->recvs.len) {
-        st = deliver(s, &s->recvs.items[i], from, h + 1, bytes, done);
-        TAKE(s->recvs, i);
-    } else {
-        stray m = {.from = from, .tag = h->tag, .bytes = bytes, .data = malloc(bytes ? bytes : 1)};
-        if (!m.data)
-            return trd_fail(TRD_ENOMEM, "shm: out of memory for a %zu-byte message", bytes);
-        memcpy(m.data, h + 1, bytes);
-        st = PUSH(s->strays, m);
+    if (fits(s, r, m.from, m.bytes)) {
+        if (m.bytes)
+            memcpy(r->buf, m.data, m.bytes);
+        st = trd_fifo_push(done, r->id, m.from);
+    }
+    free(m.data);
+    return st;
+}
+
+/* A stray whose last fragment came: to the first receive posted since that
+ * wants it, or aside until one does. */
+static trd_status settle_stray(trd_shm *s, stray m, trd_fifo *done)
+{
+    size_t i = first_wanting(s, m.from, m.tag);
+    if (i == s->recvs.len) {
+        trd_status st = PUSH(s->strays, m);
         if (st != TRD_OK)
             free(m.data);
+        return st;
     }
-    return st;
+    recv_op r = s->recvs.items[i];
+    TAKE(s->recvs, i);
+    return hand_stray(s, &r, m, done);
+}
+
+/* A message's first fragment: it goes to the first posted receive that
+ * wants it (which leaves the posted list: later ones match the next
+ * message), else aside into a stray of its full length. */
+static trd_status open_message(trd_shm *s, int32_t from, const slot_head *h)
+{
+    incoming *in = &s->in[from];
+    size_t i = first_wanting(s, from, h->tag);
+    *in = (incoming){.on = true, .m = {.from = from, .tag = h->tag, .bytes = h->total}};
+    if (i < s->recvs.len) {
+        in->r = s->recvs.items[i];
+        TAKE(s->recvs, i);
+        in->to_recv = fits(s, &in->r, from, h->total);
+        s->filling += in->to_recv;
+        return TRD_OK;
+    }
+    in->m.data = malloc(h->total ? h->total : 1);
+    in->on = in->m.data != NULL;
+    return in->on ? TRD_OK
+                  : trd_fail(TRD_ENOMEM, "shm: out of memory for a %zu-byte message",
+                             (size_t)h->total);
+}
+
+/* The next fragment from `from` into the message it belongs to; the last
+ * one completes its receive or settles its stray.  Then its slot is the
+ * sender's again. */
+static trd_status take_fragment(trd_shm *s, int32_t from, const slot_head *h, trd_fifo *done)
+{
+    incoming *in = &s->in[from];
+    trd_status st = in->on ? TRD_OK : open_message(s, from, h);
+    if (st != TRD_OK)
+        return st;
+    unsigned char *dst = in->to_recv ? in->r.buf : in->m.data;
+    if (dst && h->bytes)
+        memcpy(dst + in->got, h + 1, h->bytes);
+    in->got += h->bytes;
+    if (in->got < in->m.bytes)
+        return TRD_OK;
+    in->on = false;
+    if (in->to_recv) {
+        s->filling--;
+        return trd_fifo_push(done, in->r.id, from);
+    }
+    stray m = in->m;
+    in->m.data = NULL;
+    return m.data ? settle_stray(s, m, done) : TRD_OK;
 }
 
 /* Takes every message published in the ring from `from`. */
@@ -329,7 +415,7 @@ static trd_status drain(trd_shm *s, int32_t from, trd_fifo *done, bool *progress
         slot_head *h = slot(s, r, m);
         if (atomic_load_explicit(&h->seq, memory_order_acquire) != m + 1)
             break;
-        st = take_message(s, from, h, done);
+        st = take_fragment(s, from, h, done);
         if (st != TRD_OK)
             break;
         m++;
@@ -360,9 +446,7 @@ trd_status trd_shm_irecv(trd_shm *s, int32_t peer, int32_t tag, void *buf, size_
         if (!wants(&r, m.from, m.tag))
             continue;
         TAKE(s->strays, i);
-        trd_status st = deliver(s, &r, m.from, m.data, m.bytes, done);
-        free(m.data);
-        return st;
+        return hand_stray(s, &r, m, done);
     }
     trd_status st = PUSH(s->recvs, r);
     bool progress = false;

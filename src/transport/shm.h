@@ -4,20 +4,23 @@
  * A message through MPI's point-to-point API costs its matching, a request
  * and the progress engine: ~0.2 us for one double between two ranks of
  * this machine, against ~0.06 us through a cache line the two ranks share
- * (docs/BENCHMARKS.md).  So the MPI wire (mpi.c) hands the messages of at
- * most `max` bytes to these rings when every rank of its communicator is
- * on one node, and everything larger to MPI.
+ * (docs/BENCHMARKS.md).  So the MPI wire (mpi.c) hands the messages up to
+ * a limit (TRD_MPI_SHM_MAX) to these rings when every rank of its
+ * communicator is on one node, and everything larger to MPI.
  *
  * One ring per ordered pair (sender, receiver) in one POSIX shared-memory
- * segment: SHM_SLOTS slots of `max` bytes, written only by the sender,
- * read only by the receiver.  A slot is published by a release store of
- * its sequence number after its bytes; the receiver frees it by a release
+ * segment: TRD_SHM_SLOTS slots of `frag` bytes, written only by the
+ * sender, read only by the receiver.  A message longer than a slot goes as
+ * consecutive fragments, which the receiver copies out while the sender
+ * writes the next ones.  A slot is published by a release store of its
+ * sequence number after its bytes; the receiver frees it by a release
  * store of its consumed count.  A send copies into the ring and is
- * complete at once (its buffer may be reused), or waits in order behind a
- * full ring; a receive copies out.  Matching follows wire.h (per sender
- * and tag in sending order; receives in posting order; TRD_ANY_RANK): a
- * message that no posted receive wants is copied aside (unexpected, as in
- * MPI) so the ring never stalls its sender.
+ * complete once its last fragment is in (its buffer may be reused), or
+ * waits in order behind a full ring; a receive copies out.  Matching
+ * follows wire.h (per sender and tag in sending order; receives in posting
+ * order; TRD_ANY_RANK), decided by a message's first fragment: a message
+ * that no posted receive wants is copied aside (unexpected, as in MPI) so
+ * the ring never stalls its sender.
  *
  * Nothing here blocks or reads a clock: the caller polls (mpi.c's wait
  * loop, with its back-off and deadlines) and gets completions pushed onto
@@ -35,23 +38,20 @@
 /* Slots per ring: enough for the messages one step of an algorithm sends
  * to one peer before it waits. */
 #define TRD_SHM_SLOTS 8
-/* Default largest message through the rings (bytes).  Measured at np 2
- * (docs/BENCHMARKS.md): a 16 KiB reduce takes 0.75x MPI's time through
- * the rings, 1.06x through MPI; at 32 KiB a copy in and a copy out cost
- * as much as MPI's single copy saves, or more. */
-#define TRD_SHM_MAX_DEFAULT 16384
+/* Bytes per slot (a message's fragment), at most. */
+#define TRD_SHM_FRAGMENT 16384
 /* Largest segment one node maps for n ranks (n * n rings); more ranks
- * get a smaller `max`, or no rings (trd_shm_fit). */
+ * get smaller slots, or no rings (trd_shm_fit). */
 #define TRD_SHM_SEGMENT_MAX ((size_t)64 << 20)
 
 typedef struct trd_shm trd_shm;
 
-/* The largest `max` at most `wanted` whose segment for n ranks fits in
- * TRD_SHM_SEGMENT_MAX; 0 when not even 64 bytes do. */
+/* The largest slot size at most `wanted` whose segment for n ranks fits
+ * in TRD_SHM_SEGMENT_MAX; 0 when not even 64 bytes do. */
 size_t trd_shm_fit(int32_t n, size_t wanted);
 
-/* Bytes of the segment for n ranks and messages of at most max bytes. */
-size_t trd_shm_segment_bytes(int32_t n, size_t max);
+/* Bytes of the segment for n ranks and slots of frag bytes. */
+size_t trd_shm_segment_bytes(int32_t n, size_t frag);
 
 /* Creates (create: one rank of the node, the others after it) or maps the
  * segment called `name` ("/treduce-...", at most 63 characters; create
@@ -59,20 +59,21 @@ size_t trd_shm_segment_bytes(int32_t n, size_t max);
  * creator unlinks the name with trd_shm_unlink once every rank has
  * mapped it; the mapping lives until trd_shm_free. */
 trd_status trd_shm_open(trd_shm **out, char name[64], bool create, int32_t me, int32_t n,
-                        size_t max);
+                        size_t frag);
 void trd_shm_unlink(const char *name);
 void trd_shm_free(trd_shm *s);
 
-size_t trd_shm_max(const trd_shm *s);
+/* Bytes per slot. */
+size_t trd_shm_fragment(const trd_shm *s);
 
-/* A send of bytes <= max to peer: complete at once (pushed onto done) when
- * its ring has room and no earlier send to peer waits; else it waits in
- * order for room (trd_shm_poll). */
+/* A send to peer: complete at once (pushed onto done) when its ring has
+ * room for all its fragments and no earlier send to peer waits; else it
+ * waits in order for room (trd_shm_poll). */
 trd_status trd_shm_isend(trd_shm *s, int32_t peer, int32_t tag, const void *buf, size_t bytes,
                          int32_t id, trd_fifo *done);
 
-/* A receive into buf of at most bytes (<= max) from peer or TRD_ANY_RANK;
- * a longer message fails it with TRD_EIO naming both sizes. */
+/* A receive into buf of at most bytes from peer or TRD_ANY_RANK; a longer
+ * message fails it with TRD_EIO naming both sizes. */
 trd_status trd_shm_irecv(trd_shm *s, int32_t peer, int32_t tag, void *buf, size_t bytes,
                          int32_t id, trd_fifo *done);
 

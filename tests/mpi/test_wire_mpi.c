@@ -3,9 +3,10 @@
  *
  * Checks: argument errors; ping-pong of 0 bytes, 1 byte and 1 MiB with
  * every rank; two messages with one (peer, tag) matched in sending order;
- * the shared-memory rings of small messages (shm.h): more sends than a
- * ring holds, messages set aside until their tag's receive comes, the
- * limit from TRD_MPI_SHM_MAX (none, 100 bytes, refused);
+ * the shared-memory rings (shm.h): more sends than a ring holds, messages
+ * set aside until their tag's receive comes (whole, and while their
+ * fragments still arrive), the limit from TRD_MPI_SHM_MAX (none, 100
+ * bytes, 20 000 bytes in two fragments, refused);
  * TRD_ANY_RANK receives naming their sender; rounds of the real dynamic
  * policies (tree-dyn, nc-tree-dyn) through the coordinator over several
  * calls: one terminal decision per rank, one DONE overall, the DONE rank
@@ -21,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "engine/policy.h"
 #include "transport/mpi_wire.h"
@@ -204,6 +206,41 @@ static void test_ring_full(trd_wire *w)
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* Tags 10, 11, 10 from rank 1 in messages of `bytes` (beyond a ringful of
+ * fragments: 3 x 100 000), all sent before rank 0 receives them as 11, 10,
+ * 10: the first is set aside while its fragments come, then taken. */
+static void test_tags_apart_long(trd_wire *w, size_t bytes)
+{
+    const int32_t tags[3] = {10, 11, 10};
+    unsigned char *buf[3];
+    for (int k = 0; k < 3; k++) {
+        CHECK((buf[k] = malloc(bytes)) != NULL);
+        memset(buf[k], me == 1 ? 'a' + k : 0, bytes);
+    }
+    if (me == 1) {
+        for (int k = 0; k < 3; k++)
+            OK(w->isend(w->ctx, 0, tags[k], buf[k], bytes, 60 + k));
+        for (int k = 0; k < 3; k++) { /* complete once rank 0 has made room */
+            int32_t id, from;
+            OK(w->wait(w->ctx, 20, &id, &from));
+            CHECK(id >= 60 && id < 63 && from == -1);
+        }
+    } else if (me == 0) {
+        sleep_s(0.1);
+        const int order[3] = {1, 0, 2}; /* message k lands in buf[k] */
+        for (int j = 0; j < 3; j++) {
+            OK(w->irecv(w->ctx, 1, tags[order[j]], buf[order[j]], bytes, 70 + j));
+            expect(w, 70 + j, 1);
+        }
+        for (int k = 0; k < 3; k++)
+            CHECK(buf[k][0] == 'a' + k && buf[k][bytes - 1] == 'a' + k &&
+                  buf[k][bytes / 2] == 'a' + k);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    for (int k = 0; k < 3; k++)
+        free(buf[k]);
+}
+
 /* Tags 10, 11, 10 from rank 1, received as 11, 10, 10 once all have
  * arrived: the first two are set aside, then taken in sending order. */
 static void test_tags_apart(trd_wire *w)
@@ -241,21 +278,24 @@ static trd_status create_with_limit(trd_wire **w, const char *limit)
 }
 
 /* The shared-memory limit: the default, none, 100 bytes (100 through the
- * rings, 101 through MPI: both arrive), and a limit that is not a number
- * (every rank refuses). */
+ * rings, 101 through MPI: both arrive), 20 000 (two fragments of 16 KiB
+ * slots; 20 001 through MPI), and a limit that is not a number (every
+ * rank refuses). */
 static void test_shm_limit(void)
 {
     trd_wire *w = NULL;
     OK(create_with_limit(&w, NULL));
-    CHECK(trd_wire_mpi_shm_max(w) == TRD_SHM_MAX_DEFAULT); /* run_mpi.sh: one node */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN); /* run_mpi.sh: one node */
+    CHECK(trd_wire_mpi_shm_max(w) ==
+          (cores < nranks ? TRD_MPI_SHM_MAX_CROWDED : TRD_MPI_SHM_MAX_DEFAULT));
     w->free(w->ctx);
-    const char *limits[] = {"0", "100"};
-    const size_t expect_max[] = {0, 100}, sizes[] = {1, 100, 101, 5000};
-    for (int k = 0; k < 2; k++) {
+    const char *limits[] = {"0", "100", "20000"};
+    const size_t expect_max[] = {0, 100, 20000}, sizes[] = {1, 100, 101, 5000, 20000, 20001};
+    for (int k = 0; k < 3; k++) {
         OK(create_with_limit(&w, limits[k]));
         CHECK(trd_wire_mpi_shm_max(w) == expect_max[k]);
         for (int32_t p = 1; p < nranks; p++)
-            for (int j = 0; j < 4; j++)
+            for (int j = 0; j < 6; j++)
                 ping_pong(w, p, sizes[j]);
         w->free(w->ctx);
     }
@@ -428,6 +468,7 @@ int main(int argc, char **argv)
     test_barrier(w);
     test_ring_full(w);
     test_tags_apart(w);
+    test_tags_apart_long(w, 100000);
     w->free(w->ctx);
     test_shm_limit();
     test_truncate(NULL);
