@@ -11,12 +11,13 @@ fail=0
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
-# expect STATUS PATTERN -- command...: exit status and a stderr/stdout pattern.
+# expect STATUS PATTERN -- command...: exit status and a stderr/stdout pattern,
+# within EXPECT_TIMEOUT seconds (default 60).
 expect() {
   local want=$1 pattern=$2
   shift 3
   local text status
-  text=$(timeout 60 "$@" 2>&1)
+  text=$(timeout "${EXPECT_TIMEOUT:-60}" "$@" 2>&1)
   status=$?
   if [ "$status" -ne "$want" ]; then
     bad "'$*' exited $status, expected $want: $text"
