@@ -222,11 +222,6 @@ void trd_shm_free(trd_shm *s)
     free(s);
 }
 
-size_t trd_shm_fragment(const trd_shm *s)
-{
-    return s->frag;
-}
-
 void trd_shm_pending(const trd_shm *s, int *recvs, int *sends)
 {
     /* bad: the failed one, whose wait fails */

@@ -63,9 +63,6 @@ trd_status trd_shm_open(trd_shm **out, char name[64], bool create, int32_t me, i
 void trd_shm_unlink(const char *name);
 void trd_shm_free(trd_shm *s);
 
-/* Bytes per slot. */
-size_t trd_shm_fragment(const trd_shm *s);
-
 /* A send to peer: complete at once (pushed onto done) when its ring has
  * room for all its fragments and no earlier send to peer waits; else it
  * waits in order for room (trd_shm_poll). */
