@@ -32,6 +32,7 @@
 
 #include "runtime_util.h"
 #include "plan/plan_internal.h" /* trd_plan_same_programs */
+#include "plan/registry.h"      /* trd_algo_find: the key a call ran */
 #include "runtime/comm.h"      /* a communicator's wire: the claims it made */
 #include "transport/threads.h" /* the wire itself, for its matching order */
 
@@ -568,27 +569,53 @@ static void test_auto(void **state)
     free(l.v);
 }
 
-/* "auto" remembers its last final choice with the arguments it was made
- * for (comm.c, resolve_auto): a call with the same arguments takes it
- * without resolving again, a call that differs in any argument resolves
- * again.  Seen through the communicator: the remembered arguments follow
- * the calls, and a planted choice is what the same arguments then run. */
+/* A communicator remembers the last call's checked arguments, buffers
+ * aside (comm.h, trd_comm_memo): a call with the same ones takes the
+ * remembered key and checks only its buffers; a call that differs in any
+ * argument - the algorithm's name changed in the same buffer, another
+ * operator, even at the same address - is checked and resolved again. */
 typedef struct memo_call {
     int64_t count;
     double c;
     bool allreduce;
 } memo_call;
 
-static trd_status memo_rank(trd_comm *comm, int32_t rank, void *arg)
+static void add_left(const void *in, void *inout, int64_t count, void *ctx)
 {
-    rt_log *log = arg;
+    (void)ctx;
+    for (int64_t i = 0; i < count; i++)
+        ((double *)inout)[i] += ((const double *)in)[i];
+}
+
+/* A non-commutative operator, at address `was` if malloc gives it back
+ * within a few tries (it hands out the chunks freed last first). */
+static trd_status op_at(uintptr_t was, trd_op **out)
+{
+    trd_op *tried[32];
+    int n = 0;
+    trd_status st = TRD_OK;
+    while (st == TRD_OK && n < 32 &&
+           (n == 0 || (uintptr_t)tried[n - 1] != was) &&
+           (st = trd_op_user(&tried[n], add_left, sizeof(double), false, NULL)) == TRD_OK)
+        n++;
+    if (n > 0 && (uintptr_t)tried[n - 1] != was)
+        rt_note_once("memo: no operator was created at the address of the freed one");
+    for (int i = 0; i + 1 < n; i++)
+        trd_op_free(tried[i]);
+    *out = n > 0 ? tried[n - 1] : NULL;
+    return st;
+}
+
+/* The auto calls: the memo follows their arguments; a planted key is what
+ * the same arguments then run. */
+static trd_status memo_auto(trd_comm *comm, int32_t rank, rt_log *log, const trd_op *sum,
+                            double *in, double *out)
+{
     static const memo_call calls[] = {{8, 1, false}, {8, 1, false}, {16, 1, false},
                                       {16, 2, false}, {16, 2, true}, {16, 2, true}};
-    double in[16], out[16];
-    trd_op *sum;
-    trd_status st = trd_op_builtin(&sum, TRD_OP_SUM, TRD_DOUBLE);
-    for (int i = 0; i < 16; i++)
-        in[i] = rank + i;
+    trd_status st = TRD_OK;
+    size_t chain;
+    trd_algo_find("chain", &chain);
     for (size_t k = 0; k < sizeof calls / sizeof calls[0] && st == TRD_OK; k++) {
         const memo_call *m = &calls[k];
         trd_coll_opts o;
@@ -597,22 +624,76 @@ static trd_status memo_rank(trd_comm *comm, int32_t rank, void *arg)
         o.c = m->c;
         st = m->allreduce ? trd_allreduce(comm, in, out, m->count, sum, &o)
                           : trd_reduce(comm, in, out, m->count, sum, 0, &o);
-        if (st == TRD_OK && (!comm->auto_algo || comm->auto_args.count != m->count ||
-                             comm->auto_args.opts.c != m->c ||
-                             comm->auto_args.allreduce != m->allreduce))
+        const trd_comm_memo *mm = &comm->memo;
+        if (st == TRD_OK && (!mm->valid || strcmp(mm->algo, "auto") ||
+                             mm->args.count != m->count || mm->args.opts.c != m->c ||
+                             mm->args.allreduce != m->allreduce))
             rt_failf(log, "memo: rank %d call %zu: remembered count %lld, c %g, allreduce %d",
-                     (int)rank, k, (long long)comm->auto_args.count, comm->auto_args.opts.c,
-                     (int)comm->auto_args.allreduce);
+                     (int)rank, k, (long long)mm->args.count, mm->args.opts.c,
+                     (int)mm->args.allreduce);
         if (st == TRD_OK && k == 0) {
-            comm->auto_algo = "ring"; /* planted: an allreduce, refused for a reduce */
+            comm->memo.key.algo = chain; /* planted: a reduce as good as any */
+            comm->memo.cached = false;   /* ...whose plan the cache does not hold */
             st = trd_reduce(comm, in, out, m->count, sum, 0, &o);
-            if (st != TRD_EUNSUPPORTED || !strstr(trd_errmsg(), "ring"))
-                rt_failf(log, "memo: rank %d: the same arguments did not take the "
-                         "remembered choice (status %d: %s)", (int)rank, (int)st, trd_errmsg());
-            comm->auto_algo = NULL; /* forgotten: the next call resolves again */
-            st = TRD_OK;
+            if (st != TRD_OK || comm->cache.key.algo != chain)
+                rt_failf(log, "memo: rank %d: the same arguments did not take the remembered "
+                         "key (status %d: %s)", (int)rank, (int)st, trd_errmsg());
+            comm->memo.valid = false; /* forgotten: the next call resolves again */
         }
     }
+    return st;
+}
+
+/* What the memo must not hide: a name changed in place, overlapping
+ * buffers, another operator (tree-dyn refuses a non-commutative one). */
+static trd_status memo_changes(trd_comm *comm, int32_t rank, rt_log *log, trd_op **sum,
+                               double *in, double *out)
+{
+    char name[32] = "binomial";
+    trd_coll_opts o;
+    trd_coll_opts_init(&o);
+    o.algo = name;
+    size_t chain;
+    trd_algo_find("chain", &chain);
+    trd_status st = trd_reduce(comm, in, out, 8, *sum, 0, &o);
+    strcpy(name, "no-such-algo");
+    if (st != TRD_OK || trd_reduce(comm, in, out, 8, *sum, 0, &o) != TRD_ENOALGO)
+        rt_failf(log, "memo: rank %d: a name changed in place was not checked", (int)rank);
+    strcpy(name, "chain");
+    st = trd_reduce(comm, in, out, 8, *sum, 0, &o);
+    if (st != TRD_OK || comm->cache.key.algo != chain)
+        rt_failf(log, "memo: rank %d: chain named in place ran %zu", (int)rank,
+                 comm->cache.key.algo);
+    st = trd_allreduce(comm, in, out, 8, *sum, &o);
+    if (st != TRD_OK || trd_allreduce(comm, in, in + 1, 8, *sum, &o) != TRD_EINVAL ||
+        !strstr(trd_errmsg(), "overlap"))
+        rt_failf(log, "memo: rank %d: overlapping buffers passed on a remembered call",
+                 (int)rank);
+    strcpy(name, "tree-dyn");
+    st = trd_reduce(comm, in, out, 8, *sum, 0, &o);
+    uintptr_t was = (uintptr_t)*sum;
+    trd_op_free(*sum);
+    *sum = NULL;
+    if (st == TRD_OK)
+        st = op_at(was, sum);
+    if (st != TRD_OK || trd_reduce(comm, in, out, 8, *sum, 0, &o) != TRD_EUNSUPPORTED)
+        rt_failf(log, "memo: rank %d: another operator (%s address) took the remembered key",
+                 (int)rank, (uintptr_t)*sum == was ? "same" : "other");
+    return st;
+}
+
+static trd_status memo_rank(trd_comm *comm, int32_t rank, void *arg)
+{
+    rt_log *log = arg;
+    double in[17], out[17];
+    trd_op *sum;
+    trd_status st = trd_op_builtin(&sum, TRD_OP_SUM, TRD_DOUBLE);
+    for (int i = 0; i < 17; i++)
+        in[i] = rank + i;
+    if (st == TRD_OK)
+        st = memo_auto(comm, rank, log, sum, in, out);
+    if (st == TRD_OK)
+        st = memo_changes(comm, rank, log, &sum, in, out);
     trd_op_free(sum);
     return st;
 }

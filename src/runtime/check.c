@@ -124,12 +124,9 @@ trd_status trd_comm_check(const trd_comm *c, const void *sendbuf, void *recvbuf,
         return trd_fail(TRD_EINVAL, "root = %ld is not a rank: need 0 <= root < p = %ld",
                         (long)root, (long)c->wire.size);
     size_t elem = trd_op_elem_size(op);
-    bool gets_result = allreduce || c->wire.rank == root;
     if ((st = trd_algo_find(o->algo, &index)) != TRD_OK ||
         (st = check_algo(trd_algo_entry(index), op, allreduce, o->reproducible)) != TRD_OK ||
-        (st = check_sizes(c, count, elem, o)) != TRD_OK ||
-        (st = check_model(o)) != TRD_OK ||
-        (st = check_buffers(c, sendbuf, recvbuf, (size_t)count * elem, gets_result)) != TRD_OK)
+        (st = check_sizes(c, count, elem, o)) != TRD_OK || (st = check_model(o)) != TRD_OK)
         return st;
     trd_params p;
     trd_params_init(&p);
@@ -146,6 +143,13 @@ trd_status trd_comm_check(const trd_comm *c, const void *sendbuf, void *recvbuf,
     p.segments = segments_for(trd_algo_entry(index), o, count, elem);
     *key = (trd_comm_key){.algo = index, .params = p, .parallelism = o->parallelism,
                           .count = count, .elem = elem, .reproducible = o->reproducible};
+    return trd_comm_check_buffers(c, sendbuf, recvbuf, key, acc);
+}
+
+trd_status trd_comm_check_buffers(const trd_comm *c, const void *sendbuf, void *recvbuf,
+                                  const trd_comm_key *key, void **acc)
+{
+    bool gets_result = key->params.allreduce || c->wire.rank == key->params.root;
     *acc = gets_result ? recvbuf : NULL;
-    return TRD_OK;
+    return check_buffers(c, sendbuf, recvbuf, (size_t)key->count * key->elem, gets_result);
 }

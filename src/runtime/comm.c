@@ -140,6 +140,7 @@ static trd_status build_cache(trd_comm *c, const trd_comm_key *key)
     const trd_algo *a = trd_algo_entry(key->algo);
     trd_status st;
     drop_cache(k);
+    c->memo.cached = false;
     k->key = *key;
     if (a->policy) {
         if ((st = a->policy(c->wire.size, &k->policy)) != TRD_OK)
@@ -333,39 +334,49 @@ static trd_status resolve_tuned(trd_comm *c, const trd_tune_key *args, trd_coll_
 
 /* "auto": the algorithm trd_comm_explain puts first, or with opts->tune
  * the one timed fastest; *opts then names it.  Either is a pure function
- * of the arguments (the same on every rank), so the last call's choice is
- * remembered once it is final and a loop of calls with the same arguments
- * pays one comparison (a whole tuned call at p = 1: 99 -> 75 ns, against
- * 64 ns naming the algorithm; docs/BENCHMARKS.md). */
-static trd_status resolve_auto(trd_comm *c, const void *sendbuf, void *recvbuf, int64_t count,
-                               const trd_op *op, int32_t root, bool allreduce,
-                               trd_coll_opts *opts, trd_tune_entry **timed)
+ * of the arguments (the same on every rank), so trd_comm_collective
+ * remembers it with them once it is final (trd_comm_memo). */
+static trd_status resolve_auto(trd_comm *c, const void *sendbuf, void *recvbuf,
+                               const trd_tune_key *args, trd_coll_opts *opts,
+                               trd_tune_entry **timed)
 {
-    trd_tune_key args = trd_tune_key_of(op, count, root, allreduce, opts);
     trd_comm_key key;
     void *acc;
     *timed = NULL;
-    if (c->auto_algo && trd_tune_same_key(&c->auto_args, &args)) {
-        opts->algo = c->auto_algo;
-        return TRD_OK;
-    }
     opts->algo = "binomial"; /* any name: the arguments are checked before ranking */
-    trd_status st = trd_comm_check(c, sendbuf, recvbuf, count, op, root, allreduce, opts, &key,
-                                   &acc);
+    trd_status st = trd_comm_check(c, sendbuf, recvbuf, args->count, args->op, args->root,
+                                   args->allreduce, opts, &key, &acc);
     if (st != TRD_OK)
         return st;
     if (opts->tune > 0 && !opts->reproducible) {
-        st = resolve_tuned(c, &args, opts, timed);
+        st = resolve_tuned(c, args, opts, timed);
     } else {
         trd_candidate *all;
-        if ((st = ranking(c, count, op, root, allreduce, opts, &all)) == TRD_OK)
+        if ((st = ranking(c, args->count, args->op, args->root, args->allreduce, opts,
+                          &all)) == TRD_OK)
             opts->algo = all[0].algo;
         free(all);
     }
-    if (st == TRD_OK && !*timed) { /* final: kept until other arguments come */
-        c->auto_args = args;
-        c->auto_algo = opts->algo;
-    }
+    return st;
+}
+
+/* The key of a call whose arguments (buffers aside) are not the last
+ * call's: "auto" resolved, everything checked, and remembered unless this
+ * call times a tuning candidate (*timed). */
+static trd_status key_of_call(trd_comm *c, const void *sendbuf, void *recvbuf,
+                              const trd_tune_key *args, const trd_coll_opts *opts,
+                              trd_comm_key *key, void **acc, trd_tune_entry **timed)
+{
+    trd_coll_opts chosen = *opts;
+    bool is_auto = !strcmp(opts->algo, "auto");
+    trd_status st = TRD_OK;
+    if (is_auto && (st = resolve_auto(c, sendbuf, recvbuf, args, &chosen, timed)) != TRD_OK)
+        return st;
+    st = trd_comm_check(c, sendbuf, recvbuf, args->count, args->op, args->root,
+                        args->allreduce, &chosen, key, acc);
+    if (st == TRD_OK && !*timed)
+        c->memo = (trd_comm_memo){.valid = true, .args = *args, .key = *key,
+                                  .algo = is_auto ? "auto" : trd_algo_entry(key->algo)->name};
     return st;
 }
 
@@ -375,17 +386,24 @@ trd_status trd_comm_collective(trd_comm *c, const void *sendbuf, void *recvbuf, 
 {
     trd_comm_key key;
     void *acc = NULL;
-    trd_coll_opts chosen;
+    trd_coll_opts defaults;
     trd_tune_entry *timed = NULL;
-    trd_status st = TRD_OK;
-    if (opts && opts->algo && !strcmp(opts->algo, "auto")) {
-        chosen = *opts;
-        if ((st = resolve_auto(c, sendbuf, recvbuf, count, op, root, allreduce, &chosen,
-                               &timed)) != TRD_OK)
-            return st;
-        opts = &chosen;
+    trd_status st;
+    if (!opts)
+        trd_coll_opts_init(&defaults);
+    opts = opts ? opts : &defaults;
+    if (!c || !op || !opts->algo) /* refused by the checks, with the reason */
+        return trd_comm_check(c, sendbuf, recvbuf, count, op, root, allreduce, opts, &key,
+                              &acc);
+    bool hit = c->memo.valid && trd_tune_same_call(&c->memo.args, op, count, root, allreduce,
+                                                   opts) && !strcmp(c->memo.algo, opts->algo);
+    if (hit) {
+        key = c->memo.key;
+        st = trd_comm_check_buffers(c, sendbuf, recvbuf, &key, &acc);
+    } else {
+        trd_tune_key args = trd_tune_key_of(op, count, root, allreduce, opts);
+        st = key_of_call(c, sendbuf, recvbuf, &args, opts, &key, &acc, &timed);
     }
-    st = trd_comm_check(c, sendbuf, recvbuf, count, op, root, allreduce, opts, &key, &acc);
     if (st != TRD_OK)
         return st;
     if (c->dead)
@@ -393,7 +411,12 @@ trd_status trd_comm_collective(trd_comm *c, const void *sendbuf, void *recvbuf, 
                         (long)c->wire.rank);
     c->calls++;
     size_t bytes = (size_t)count * key.elem;
-    if ((st = cached_plan(c, &key)) != TRD_OK || (st = lay_out_slots(c, acc, bytes)) != TRD_OK)
+    if (!(hit && c->memo.cached)) {
+        if ((st = cached_plan(c, &key)) != TRD_OK)
+            return st;
+        c->memo.cached = !timed; /* the key is the memo's */
+    }
+    if ((st = lay_out_slots(c, acc, bytes)) != TRD_OK)
         return st;
     bool copy = sendbuf != TRD_IN_PLACE && sendbuf != c->cache.slots[0] && bytes > 0;
     /* A tuning call starts from a barrier: else a candidate pays for the

@@ -31,6 +31,18 @@ typedef struct trd_comm_cache {
     trd_fusion fusion;    /* trd_exec.fusion of a plan (steps 0: none) */
 } trd_comm_cache;
 
+/* The last call's arguments but its buffers, once checked (and, for
+ * "auto", resolved for good): a call with the same ones takes their key
+ * and checks only its buffers.  A one-double allreduce at np 2 spent a
+ * fifth of its time on the checks (docs/BENCHMARKS.md). */
+typedef struct trd_comm_memo {
+    bool valid;
+    trd_tune_key args;
+    const char *algo; /* the name asked for: "auto" or the registry's own */
+    trd_comm_key key;
+    bool cached;      /* trd_comm_cache holds key's plan */
+} trd_comm_memo;
+
 struct trd_comm {
     trd_wire wire;
     double timeout_s;
@@ -38,8 +50,7 @@ struct trd_comm {
     int64_t calls;        /* collective calls so far: names a dynamic call */
     trd_status status;    /* the wire's status of the last failed decision */
     trd_comm_cache cache;
-    trd_tune_key auto_args;  /* the arguments "auto" last chose for */
-    const char *auto_algo;   /* ...and its choice (NULL: none yet) */
+    trd_comm_memo memo;
     trd_tune_table tune;     /* auto's timed choices (trd_coll_opts.tune) */
     unsigned char *scratch;
     size_t scratch_size;
@@ -52,6 +63,10 @@ struct trd_comm {
 trd_status trd_comm_check(const trd_comm *c, const void *sendbuf, void *recvbuf, int64_t count,
                           const trd_op *op, int32_t root, bool allreduce,
                           const trd_coll_opts *opts, trd_comm_key *key, void **acc);
+
+/* The checks of the buffers alone (and *acc), for arguments that gave key. */
+trd_status trd_comm_check_buffers(const trd_comm *c, const void *sendbuf, void *recvbuf,
+                                  const trd_comm_key *key, void **acc);
 
 /* The plan of a call (the same on every rank). */
 trd_status trd_comm_plan(const trd_comm_key *key, trd_plan **out);

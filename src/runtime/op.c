@@ -33,6 +33,7 @@ struct trd_op {
     void *ctx;
     size_t elem_size;
     bool commutative;
+    uint64_t serial; /* trd_op_serial */
 };
 
 /* ---- The kernel table: ANY_OPS x (INT_TYPES + FLOAT_TYPES), INT_OPS x INT_TYPES ---- */
@@ -222,11 +223,12 @@ trd_status trd_op_parse(const char *name, trd_op_kind *out)
 static trd_status new_op(trd_op **out, kernel_fn kernel, trd_user_fn user, void *ctx,
                          size_t elem_size, bool commutative)
 {
+    static _Atomic uint64_t made; /* operators may be created on any thread */
     trd_op *op = malloc(sizeof *op);
     if (!op)
         return trd_fail(TRD_ENOMEM, "out of memory allocating an operator");
     *op = (trd_op){.kernel = kernel, .user = user, .ctx = ctx, .elem_size = elem_size,
-                   .commutative = commutative};
+                   .commutative = commutative, .serial = ++made};
     *out = op;
     return TRD_OK;
 }
@@ -290,6 +292,8 @@ void trd_op_free(trd_op *op) { free(op); }
 bool trd_op_is_commutative(const trd_op *op) { return op && op->commutative; }
 
 size_t trd_op_elem_size(const trd_op *op) { return op ? op->elem_size : 0; }
+
+uint64_t trd_op_serial(const trd_op *op) { return op ? op->serial : 0; }
 
 /* ---- Applying operators ---- */
 

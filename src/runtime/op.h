@@ -5,6 +5,12 @@
 
 #include "treduce/treduce.h"
 
+/* A number no other operator of this process had or will have (0 for
+ * NULL): an operator freed and another created at the same address are
+ * told apart by it, so what was remembered of the first (comm.c's memo,
+ * tune.c's choices) is never used for the second. */
+uint64_t trd_op_serial(const trd_op *op);
+
 /* trd_op_combine with the accumulator read from one buffer and written to
  * another: out = in (+) acc (TRD_SIDE_LEFT) or acc (+) in (TRD_SIDE_RIGHT).
  * acc is only read and may equal out; in is clobbered on the right, as in

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 
 #include "runtime/calibrate.h"
+#include "runtime/op.h"
 
 static bool same_opts(const trd_coll_opts *a, const trd_coll_opts *b)
 {
@@ -34,16 +35,29 @@ static bool same_opts(const trd_coll_opts *a, const trd_coll_opts *b)
 trd_tune_key trd_tune_key_of(const trd_op *op, int64_t count, int32_t root, bool allreduce,
                              const trd_coll_opts *opts)
 {
-    trd_tune_key k = {.op = op, .count = count, .root = allreduce ? 0 : root,
-                      .allreduce = allreduce, .opts = *opts};
+    trd_tune_key k = {.op = op, .op_serial = trd_op_serial(op), .count = count,
+                      .root = allreduce ? 0 : root, .allreduce = allreduce, .opts = *opts};
     k.opts.algo = NULL;
     return k;
 }
 
+/* Whether k holds these arguments (the operator not dereferenced). */
+static bool same_args(const trd_tune_key *k, const trd_op *op, uint64_t op_serial,
+                      int64_t count, int32_t root, bool allreduce, const trd_coll_opts *opts)
+{
+    return k->op == op && k->count == count && k->root == (allreduce ? 0 : root) &&
+           k->allreduce == allreduce && same_opts(&k->opts, opts) && k->op_serial == op_serial;
+}
+
+bool trd_tune_same_call(const trd_tune_key *k, const trd_op *op, int64_t count, int32_t root,
+                        bool allreduce, const trd_coll_opts *opts)
+{
+    return same_args(k, op, trd_op_serial(op), count, root, allreduce, opts);
+}
+
 bool trd_tune_same_key(const trd_tune_key *a, const trd_tune_key *b)
 {
-    return a->op == b->op && a->count == b->count && a->root == b->root &&
-           a->allreduce == b->allreduce && same_opts(&a->opts, &b->opts);
+    return same_args(a, b->op, b->op_serial, b->count, b->root, b->allreduce, &b->opts);
 }
 
 trd_tune_entry *trd_tune_find(trd_tune_table *t, const trd_tune_key *key)

@@ -13,6 +13,7 @@
  * running time depends on (the operator by identity, the model by value). */
 typedef struct trd_tune_key {
     const trd_op *op;
+    uint64_t op_serial; /* trd_op_serial: not another operator at the same address */
     int64_t count;
     int32_t root;
     bool allreduce;
@@ -40,6 +41,9 @@ trd_tune_key trd_tune_key_of(const trd_op *op, int64_t count, int32_t root, bool
                              const trd_coll_opts *opts);
 /* Whether a and b are the same arguments. */
 bool trd_tune_same_key(const trd_tune_key *a, const trd_tune_key *b);
+/* Whether k is the key of these arguments (trd_tune_key_of, not built). */
+bool trd_tune_same_call(const trd_tune_key *k, const trd_op *op, int64_t count, int32_t root,
+                        bool allreduce, const trd_coll_opts *opts);
 /* The entry of these arguments, or NULL. */
 trd_tune_entry *trd_tune_find(trd_tune_table *t, const trd_tune_key *key);
 /* A new entry: the first key->opts.tune of `ranked` (trd_comm_explain's
