@@ -137,10 +137,15 @@ static trd_status map_segment(trd_shm *s, char name[64], bool create)
     int fd = shm_open(name, create ? O_RDWR | O_CREAT | O_EXCL : O_RDWR, 0600);
     if (fd < 0)
         return trd_fail(TRD_EBACKEND, "shm: shm_open(%s) failed", name);
-    if (create && ftruncate(fd, (off_t)s->len) != 0) {
+    /* Allocated, not only sized: on a /dev/shm too small for it, touching
+     * the pages later would raise SIGBUS; this fails, and the wire goes
+     * without rings (mpi.c). */
+    int err = create ? posix_fallocate(fd, 0, (off_t)s->len) : 0;
+    if (err != 0) {
         close(fd);
         shm_unlink(name);
-        return trd_fail(TRD_EBACKEND, "shm: cannot size %s to %zu bytes", name, s->len);
+        return trd_fail(TRD_EBACKEND, "shm: cannot allocate %zu bytes for %s: %s", s->len, name,
+                        strerror(err));
     }
     void *p = mmap(NULL, s->len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     close(fd);

@@ -35,9 +35,12 @@
 #include "core/fifo.h"
 #include "treduce/treduce.h"
 
-/* Slots per ring: enough for the messages one step of an algorithm sends
- * to one peer before it waits. */
-#define TRD_SHM_SLOTS 8
+/* Slots per ring: with TRD_SHM_FRAGMENT, 512 KiB, so a sender can leave a
+ * whole message of that size while its receiver is still combining the
+ * previous one (the overlap canon-antoniu's trees count on: with 8 slots a
+ * 512 KiB transfer stalled after 128 KiB until the combine ended, and
+ * greedy lost to binomial at c = d; docs/BENCHMARKS.md). */
+#define TRD_SHM_SLOTS 32
 /* Bytes per slot (a message's fragment), at most. */
 #define TRD_SHM_FRAGMENT 16384
 /* Largest segment one node maps for n ranks (n * n rings); more ranks
