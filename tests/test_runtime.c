@@ -682,6 +682,35 @@ static trd_status memo_changes(trd_comm *comm, int32_t rank, rt_log *log, trd_op
     return st;
 }
 
+/* A remembered call after trd_comm_run_plan, which borrows the cache and
+ * leaves it empty: the call must build its plan again, and sum right. */
+static trd_status memo_after_run_plan(trd_comm *comm, int32_t rank, rt_log *log,
+                                      const trd_op *sum, double *in, double *out)
+{
+    trd_coll_opts o;
+    trd_coll_opts_init(&o);
+    trd_params p;
+    trd_params_init(&p);
+    p.n = 2;
+    trd_plan *plan = NULL;
+    double buf[8];
+    for (int i = 0; i < 8; i++)
+        buf[i] = in[i];
+    trd_status st = trd_reduce(comm, in, out, 8, sum, 0, &o);
+    if (st == TRD_OK)
+        st = trd_plan_create(&plan, "binomial", &p);
+    if (st == TRD_OK)
+        st = trd_comm_run_plan(comm, plan, buf, 8, sum);
+    if (st == TRD_OK)
+        st = trd_reduce(comm, in, out, 8, sum, 0, &o);
+    for (int i = 0; st == TRD_OK && rank == 0 && i < 8; i++)
+        if (out[i] != 2.0 * i + 1)
+            rt_failf(log, "memo: after trd_comm_run_plan, element %d = %g, not %d", i, out[i],
+                     2 * i + 1);
+    trd_plan_free(plan);
+    return st;
+}
+
 static trd_status memo_rank(trd_comm *comm, int32_t rank, void *arg)
 {
     rt_log *log = arg;
@@ -692,6 +721,8 @@ static trd_status memo_rank(trd_comm *comm, int32_t rank, void *arg)
         in[i] = rank + i;
     if (st == TRD_OK)
         st = memo_auto(comm, rank, log, sum, in, out);
+    if (st == TRD_OK)
+        st = memo_after_run_plan(comm, rank, log, sum, in, out);
     if (st == TRD_OK)
         st = memo_changes(comm, rank, log, &sum, in, out);
     trd_op_free(sum);

@@ -411,7 +411,8 @@ trd_status trd_comm_collective(trd_comm *c, const void *sendbuf, void *recvbuf, 
                         (long)c->wire.rank);
     c->calls++;
     size_t bytes = (size_t)count * key.elem;
-    if (!(hit && c->memo.cached)) {
+    /* trd_comm_run_plan empties the cache without building it: valid too */
+    if (!(hit && c->memo.cached && c->cache.valid)) {
         if ((st = cached_plan(c, &key)) != TRD_OK)
             return st;
         c->memo.cached = !timed; /* the key is the memo's */
