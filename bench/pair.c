@@ -124,10 +124,11 @@ static int run(const pair_args *a, int rank)
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (rank == 0)
-        printf("%s of %ld doubles, %s%s, %d ranks, %ld calls each: treduce %.3f us, MPI %.3f "
-               "us, treduce / MPI %.3f\n", a->allreduce ? "allreduce" : "reduce", a->count,
-               a->algo, a->tune ? " (tuned)" : "", size, a->calls, mt * 1e6, mm * 1e6,
-               mt / mm);
+        printf("%s of %ld doubles, %s%s, %d ranks, %ld calls each, rings up to %zu bytes: "
+               "treduce %.3f us, MPI %.3f us, treduce / MPI %.3f\n",
+               a->allreduce ? "allreduce" : "reduce", a->count, a->algo,
+               a->tune ? " (tuned)" : "", size, a->calls, trd_comm_shm_max(comm), mt * 1e6,
+               mm * 1e6, mt / mm);
     trd_op_free(sum);
     trd_comm_free(comm);
     free(in);

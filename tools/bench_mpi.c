@@ -97,7 +97,7 @@ static trd_status run_rank(bench_args *a, bench_table *table, int rank, bench_ra
     if (st == TRD_OK)
         st = trd_comm_mpi_create(&comm, NULL, a->timeout);
     if (st == TRD_OK) {
-        table->shm_max = trd_comm_shm_max(comm);
+        table->shm = cli_shm_of(comm);
         make_mpi_ops(a, &base);
         *br = (bench_rank){.a = a, .comm = comm, .table = rank == 0 ? table : NULL,
                            .baseline = mpi_point, .baseline_ctx = &base,

@@ -5,6 +5,7 @@
 #include "bench_tool.h"
 
 #include <jansson.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,9 +155,12 @@ static void print_text(const bench_args *a, const bench_table *t, bool verified)
     printf("treduce bench: %s transport, %lld ranks, baseline %s\n", a->transport,
            (long long)t->p, t->baseline_lib[0] ? t->baseline_lib
                             : "the memory bound (a[i] += b[i], best repetition)");
-    if (t->shm_max)
+    if (t->shm.max >= INT_MAX)
+        printf("(treduce's messages go through shared memory, not MPI)\n");
+    else if (t->shm.max)
         printf("(treduce's messages of at most %zu bytes go through shared memory, not MPI)\n",
-               t->shm_max);
+               t->shm.max);
+    cli_shm_probe_print(&t->shm, "");
     for (size_t op = 0; op < a->nops; op++)
         for (int k = 0; k < BENCH_KINDS; k++)
             if (a->kind[k])
@@ -211,7 +215,8 @@ static void print_json(const bench_args *a, const bench_table *t)
                           a->op_cost_us, "iters", (json_int_t)a->iters, "profiles", profiles,
                           "points", points, "ratios", ratios, "out", a->out);
     json_object_set_new(o, "median_prediction_error", isfinite(err) ? json_real(err) : json_null());
-    json_object_set_new(o, "shm_max_bytes", json_integer((json_int_t)t->shm_max));
+    json_object_set_new(o, "shm_max_bytes", json_integer((json_int_t)t->shm.max));
+    json_object_set_new(o, "shm_probe_us", cli_shm_probe_json(&t->shm));
     json_dumpf(o, stdout, JSON_INDENT(2));
     putchar('\n');
     json_decref(o);

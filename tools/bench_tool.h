@@ -56,7 +56,7 @@ typedef struct bench_table {
     int64_t p;
     trd_profile profile[BENCH_MAX_OPS];
     char baseline_lib[64];     /* mpi: the MPI library's name and version */
-    size_t shm_max;            /* mpi: trd_comm_shm_max (0: none) */
+    cli_shm shm;               /* mpi: the rings' limit (0: none) and its probe */
 } bench_table;
 
 /* One collective call to time: the buffers (count doubles) and what the

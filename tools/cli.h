@@ -10,6 +10,8 @@
 
 #include "treduce/treduce.h"
 
+struct json_t;
+
 /* Exit statuses of the tool. */
 enum { CLI_OK = 0, CLI_FAILED = 1, CLI_USAGE = 2 };
 
@@ -71,6 +73,20 @@ int cmd_star(int argc, char **argv);
 int cmd_platform(int argc, char **argv);
 int cmd_steady(int argc, char **argv);
 
+/* An MPI communicator's shared-memory rings (tools/shm_report.c): their
+ * limit (trd_comm_shm_max, 0: none) and the creation's probe that chose it
+ * where every rank has a core (trd_comm_shm_probe). */
+typedef struct cli_shm {
+    size_t max;
+    bool probed;
+    double rings_s, mpi_s;
+} cli_shm;
+cli_shm cli_shm_of(const trd_comm *comm);
+/* {"rings": us, "mpi": us}, or JSON null when nothing was probed. */
+struct json_t *cli_shm_probe_json(const cli_shm *s);
+/* Two lines naming the probe's times and the path kept (none if not probed). */
+void cli_shm_probe_print(const cli_shm *s, const char *indent);
+
 /* `treduce steady --simulate OPS` and `--run OPS` (tools/steady_series.c):
  * OPS reductions of the series solved in st (on pf) simulated with the
  * platform's costs, or run on threads (one per node) with verified
@@ -79,7 +95,6 @@ int cmd_steady(int argc, char **argv);
  * status (errors printed). */
 struct trd_platform;
 struct trd_steady;
-struct json_t;
 int steady_series_simulate(const struct trd_platform *pf, const struct trd_steady *st,
                            int64_t ops, struct json_t *json);
 int steady_series_run(const struct trd_platform *pf, const struct trd_steady *st, int64_t ops,

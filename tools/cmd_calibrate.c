@@ -4,6 +4,7 @@
  * writes it as JSON for `treduce run --profile` (docs/RUNTIME.md). */
 #include <getopt.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,7 +44,7 @@ typedef struct calib_ctx {
     const trd_op *op;
     trd_profile profile;
     int64_t p;
-    size_t shm_max; /* trd_comm_shm_max */
+    cli_shm shm; /* the rings' limit and its probe */
     trd_status status;
     char error[512];
 } calib_ctx;
@@ -52,7 +53,7 @@ static void measure(trd_comm *comm, void *arg)
 {
     calib_ctx *c = arg;
     c->p = trd_comm_size(comm);
-    c->shm_max = trd_comm_shm_max(comm);
+    c->shm = cli_shm_of(comm);
     c->status = trd_comm_profile(comm, c->op, &c->profile);
     if (c->status != TRD_OK)
         snprintf(c->error, sizeof c->error, "%s", trd_errmsg());
@@ -61,14 +62,14 @@ static void measure(trd_comm *comm, void *arg)
 static json_t *profile_json(const trd_run_args *a, const calib_ctx *c)
 {
     const trd_profile *pr = &c->profile;
-    return json_pack("{s:i, s:s, s:I, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:I}",
+    return json_pack("{s:i, s:s, s:I, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:I, s:o}",
                      "treduce_profile", 1, "transport", a->transport, "p", (json_int_t)c->p, "op",
                      a->op, "type", a->type, "latency_s", pr->latency, "flight_s", pr->flight,
                      "seconds_per_byte", pr->per_byte,
                      "bandwidth_GBps", pr->per_byte > 0 ? 1e-9 / pr->per_byte : 0.0,
                      "combine_fixed_s", pr->combine_fixed, "combine_seconds_per_element",
                      pr->per_element, "parallelism", pr->parallelism, "shm_max_bytes",
-                     (json_int_t)c->shm_max);
+                     (json_int_t)c->shm.max, "shm_probe_us", cli_shm_probe_json(&c->shm));
 }
 
 static int report(const trd_run_args *a, const calib_ctx *c, const char *out)
@@ -92,10 +93,13 @@ static int report(const trd_run_args *a, const calib_ctx *c, const char *out)
                pr->per_byte > 0 ? 1e-9 / pr->per_byte : 0.0);
         printf("            of the latency, %.3g us in flight (a rank spends %.3g us per "
                "message)\n", 1e6 * pr->flight, 1e6 * (pr->latency - pr->flight));
-        if (c->shm_max) /* one line through two regimes: say so */
+        if (c->shm.max >= INT_MAX)
+            printf("            every message goes through shared memory\n");
+        else if (c->shm.max) /* one line through two regimes: say so */
             printf("            messages of at most %zu bytes go through shared memory, larger "
                    "ones\n            through MPI: the line is fitted through both\n",
-                   c->shm_max);
+                   c->shm.max);
+        cli_shm_probe_print(&c->shm, "            ");
         printf("  combine   %.3g us + %.3g ns per element\n", 1e6 * pr->combine_fixed,
                1e9 * pr->per_element);
         printf("  parallel  %.3g of %lld ranks work at full speed at once\n", pr->parallelism,

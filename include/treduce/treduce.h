@@ -489,10 +489,13 @@ trd_status trd_comm_threads_create(trd_comm **comm, int32_t p, const trd_threads
 /* A communicator over MPI point-to-point on a duplicate of *mpi_comm (an
  * MPI_Comm; NULL: MPI_COMM_WORLD), MPI already initialised by the caller.
  * Collective over *mpi_comm.  When all its ranks share a node, messages of
- * at most 16 KiB go through shared-memory rings instead (the environment
- * variable TRD_MPI_SHM_MAX, read on rank 0, sets that limit in bytes; 0:
- * none; not a byte count: TRD_EINVAL on every rank; docs/RUNTIME.md).
- * TRD_EUNSUPPORTED when treduce was built without MPI. */
+ * at most 16 KiB go through shared-memory rings instead, and every message
+ * where ranks outnumber cores.  Where every rank has a core, a 64 KiB
+ * reduce is timed both ways at creation (~1.5 ms at np 2) and the rings take
+ * every message when they are faster (trd_comm_shm_probe).  The
+ * environment variable TRD_MPI_SHM_MAX, read on rank 0, sets the limit in
+ * bytes instead (0: no rings; not a byte count: TRD_EINVAL on every rank;
+ * docs/RUNTIME.md).  TRD_EUNSUPPORTED when treduce was built without MPI. */
 trd_status trd_comm_mpi_create(trd_comm **out, const void *mpi_comm, double timeout_s);
 /* Whether this build has the MPI transport. */
 bool trd_mpi_available(void);
@@ -507,6 +510,12 @@ const char *trd_comm_transport(const trd_comm *comm);
  * instead of MPI point-to-point (an MPI communicator on one node,
  * docs/RUNTIME.md); 0: none (threads, several nodes, TRD_MPI_SHM_MAX=0). */
 size_t trd_comm_shm_max(const trd_comm *comm);
+/* Whether this communicator timed long messages both ways at creation
+ * (trd_comm_mpi_create); if so, the median seconds of a 64 KiB reduce
+ * through the rings and through MPI (the slowest rank's, the same on every
+ * rank).  The rings took every message when the first was below 0.95x the
+ * second.  Either pointer may be NULL. */
+bool trd_comm_shm_probe(const trd_comm *comm, double *rings_s, double *mpi_s);
 /* Wall-clock seconds on this rank's transport clock. */
 double trd_comm_now(const trd_comm *comm);
 /* All ranks meet (with the communicator's deadline). */

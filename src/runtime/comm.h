@@ -55,6 +55,8 @@ struct trd_comm {
     unsigned char *scratch;
     size_t scratch_size;
     trd_exec exec;
+    double shm_probe[2]; /* MPI on one node: the long-message probe's medians
+                            (seconds; rings, MPI), 0 when not measured (comm_mpi.c) */
 };
 
 /* Checks a collective call's arguments (src/runtime/check.c) and fills the

@@ -102,6 +102,8 @@ typedef struct mpi_wire {
      * node (shm.h); NULL otherwise. */
     trd_shm *shm;
     size_t shm_below; /* messages shorter than this go through them (0: none) */
+    bool shm_choice;  /* the limit is the default where every rank has a core:
+                         the runtime may measure which path long messages take */
     /* The wire's own messages and their buffers. */
     MPI_Request ctrl[C_COUNT];
     int64_t req_in[2], req_out[2], arrive_in, arrive_out, release_in;
@@ -956,9 +958,10 @@ static int count_node(mpi_wire *w, int *local)
  * 0: no rings) or the default (mpi_wire.h: larger on a crowded node), and
  * their slots' size: at most TRD_SHM_FRAGMENT, cut to what fits
  * (trd_shm_fit; 0: no rings). */
-static trd_status shm_limit(const mpi_wire *w, int64_t *max, int64_t *frag)
+static trd_status shm_limit(const mpi_wire *w, int64_t *max, int64_t *frag, int64_t *choice)
 {
     const char *text = getenv("TRD_MPI_SHM_MAX");
+    *choice = !text && !w->crowded;
     char *end = NULL;
     long long v = text ? strtoll(text, &end, 10)
                        : w->crowded ? TRD_MPI_SHM_MAX_CROWDED : TRD_MPI_SHM_MAX_DEFAULT;
@@ -978,12 +981,12 @@ static trd_status setup_shm(mpi_wire *w, int local)
     if (local != w->size || w->size < 2)
         return TRD_OK; /* the same on every rank: no node holds them all */
     struct {
-        int64_t max, frag; /* max -1: rank 0 refused TRD_MPI_SHM_MAX */
+        int64_t max, frag, choice; /* max -1: rank 0 refused TRD_MPI_SHM_MAX */
         char name[64];
-    } seg = {0, 0, ""};
+    } seg = {0, 0, 0, ""};
     trd_status s = TRD_OK;
     if (w->rank == 0) {
-        s = shm_limit(w, &seg.max, &seg.frag);
+        s = shm_limit(w, &seg.max, &seg.frag, &seg.choice);
         if (s != TRD_OK)
             seg.max = -1;
         else if (seg.max > 0 &&
@@ -1005,9 +1008,10 @@ static trd_status setup_shm(mpi_wire *w, int local)
         trd_shm_unlink(seg.name); /* mapped everywhere now: nothing to leave behind */
     if (rc != MPI_SUCCESS)
         return mpi_fail(TRD_EBACKEND, rc, "MPI_Allreduce of the shared segment", w->rank);
-    if (all)
+    if (all) {
         w->shm_below = (size_t)seg.max + 1;
-    else {
+        w->shm_choice = seg.choice;
+    } else {
         trd_shm_free(w->shm);
         w->shm = NULL;
     }
@@ -1093,6 +1097,22 @@ size_t trd_wire_mpi_shm_max(const trd_wire *w)
     return m->shm_below ? m->shm_below - 1 : 0;
 }
 
+bool trd_wire_mpi_shm_choice(const trd_wire *w)
+{
+    return w && w->free == wire_free && ((const mpi_wire *)w->ctx)->shm_choice;
+}
+
+trd_status trd_wire_mpi_set_shm_max(trd_wire *w, size_t max)
+{
+    mpi_wire *m = w && w->free == wire_free ? w->ctx : NULL;
+    if (!m || !m->shm_below || max == 0 || max > INT_MAX)
+        return trd_fail(TRD_EINVAL, "mpi wire: %s", !m ? "not an MPI wire"
+                        : !m->shm_below ? "no shared-memory rings to set a limit for"
+                                        : "the limit must be from 1 to INT_MAX bytes");
+    m->shm_below = max + 1;
+    return TRD_OK;
+}
+
 #else /* !TRD_HAVE_MPI: the same functions, saying there is no MPI. */
 
 bool trd_wire_mpi_available(void)
@@ -1119,6 +1139,19 @@ size_t trd_wire_mpi_shm_max(const trd_wire *w)
 {
     (void)w;
     return 0;
+}
+
+bool trd_wire_mpi_shm_choice(const trd_wire *w)
+{
+    (void)w;
+    return false;
+}
+
+trd_status trd_wire_mpi_set_shm_max(trd_wire *w, size_t max)
+{
+    (void)w;
+    (void)max;
+    return trd_fail(TRD_EUNSUPPORTED, "treduce was built without MPI");
 }
 
 #endif

@@ -41,9 +41,10 @@ trd_status trd_wire_mpi_set_timeout(trd_wire *w, double seconds);
  * (a 16 KiB reduce at np 2 takes 0.75x MPI's time through the rings,
  * 1.06x through MPI; longer messages win in some runs, 0.5-0.8x, and lose
  * in others, 1.5-1.7x, where every copy between the two cores is slow and
- * the rings' two copies lose to MPI's one).  On a node with more ranks
- * than cores, every message (at np 4 and 8 the messages above 16 KiB went
- * from a geometric mean of 0.82 and 0.73x MPI's time to 0.60 and 0.69x). */
+ * the rings' two copies lose to MPI's one: trd_wire_mpi_shm_choice).  On
+ * a node with more ranks than cores, every message (at np 4 and 8 the
+ * messages above 16 KiB went from a geometric mean of 0.82 and 0.73x MPI's
+ * time to 0.60 and 0.69x). */
 #define TRD_MPI_SHM_MAX_DEFAULT 16384
 #define TRD_MPI_SHM_MAX_CROWDED INT_MAX
 
@@ -57,5 +58,15 @@ trd_status trd_wire_mpi_set_timeout(trd_wire *w, double seconds);
  * which side of the limit a message lies: a receive buffer larger than
  * the limit never gets a message no longer than it (the wait times out). */
 size_t trd_wire_mpi_shm_max(const trd_wire *w);
+
+/* Whether the limit is TRD_MPI_SHM_MAX_DEFAULT because nothing set it on a
+ * node where every rank has a core: longer messages may then go either way
+ * and the faster depends on the machine, so the runtime measures both
+ * (runtime/comm_mpi.c) and sets the limit with trd_wire_mpi_set_shm_max. */
+bool trd_wire_mpi_shm_choice(const trd_wire *w);
+/* Sets the limit of a wire with rings to max bytes (1 to INT_MAX; else, or
+ * without rings, TRD_EINVAL and nothing changes).  Collective: every rank
+ * sets the same limit while no message is in flight. */
+trd_status trd_wire_mpi_set_shm_max(trd_wire *w, size_t max);
 
 #endif

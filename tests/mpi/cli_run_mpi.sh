@@ -63,16 +63,25 @@ other_cases() {
   # at np 2, and the default where ranks share cores at np 3
   TRD_MPI_SHM_MAX=4000000 run_ok 2 --algo binomial --count 50001 --op matrix --d 1 --c 1
   run_ok 3 --algo recursive-doubling --count 50001 --op matrix --allreduce --d 1 --c 1
-  # the limit as calibrate reports it: 16 KiB on one node where every rank
-  # has a core, every message (INT_MAX) where they share cores, 0 with the
-  # rings off, 0 for threads
-  want=16384
-  [ "$(nproc)" -ge 2 ] || want=2147483647
+  # the limit as calibrate reports it: on one node where every rank has a
+  # core, 16 KiB or every message (INT_MAX) as the creation's probe found
+  # the rings slower or faster (below 0.95x MPI's time) for a 64 KiB
+  # reduce; every message where ranks share cores (no probe); 0 with the
+  # rings off; 0 for threads
+  if [ "$(nproc)" -ge 2 ]; then
+    want='(.shm_max_bytes == 2147483647) == (.shm_probe_us.rings < 0.95 * .shm_probe_us.mpi)
+          and (.shm_max_bytes == 2147483647 or .shm_max_bytes == 16384)
+          and .shm_probe_us.rings > 0 and .shm_probe_us.mpi > 0'
+  else
+    want='.shm_max_bytes == 2147483647 and .shm_probe_us == null'
+  fi
   "${launch[@]}" 2 "$tool" calibrate --transport mpi --format json >"$out/cal.json" 2>"$out/err" &&
-    jcheck ".shm_max_bytes == $want" "$out/cal.json" || bad "calibrate: $(tail -3 "$out/err")"
+    jcheck "$want" "$out/cal.json" || bad "calibrate: $(tail -3 "$out/err")"
+  "${launch[@]}" 3 "$tool" calibrate --transport mpi --format json >"$out/cal.json" 2>"$out/err" &&
+    jcheck '.shm_probe_us == null' "$out/cal.json" || bad "calibrate np 3: $(tail -3 "$out/err")"
   TRD_MPI_SHM_MAX=0 "${launch[@]}" 2 "$tool" calibrate --transport mpi --format json \
-    >"$out/cal.json" 2>"$out/err" &&
-    jcheck '.shm_max_bytes == 0' "$out/cal.json" || bad "calibrate, rings off: $(tail -3 "$out/err")"
+    >"$out/cal.json" 2>"$out/err" && jcheck '.shm_max_bytes == 0 and .shm_probe_us == null' \
+    "$out/cal.json" || bad "calibrate, rings off: $(tail -3 "$out/err")"
   "$tool" calibrate -p 2 --format json >"$out/cal.json" && jcheck '.shm_max_bytes == 0' "$out/cal.json"
   # a /dev/shm too small for the rings (a private 16 MiB one; np 8 needs 34
   # MiB): the wire goes without them, MPI only, and never dies of SIGBUS

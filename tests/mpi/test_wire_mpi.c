@@ -277,6 +277,27 @@ static trd_status create_with_limit(trd_wire **w, const char *limit)
     return s;
 }
 
+/* A limit set after creation (as the runtime's long-message probe does):
+ * every rank moves to it at once, long messages then cross the rings both
+ * ways and back; refused limits (0, above INT_MAX) change nothing. */
+static void test_set_limit(trd_wire *w)
+{
+    size_t before = trd_wire_mpi_shm_max(w);
+    CHECK(trd_wire_mpi_set_shm_max(w, 0) == TRD_EINVAL);
+    CHECK(trd_wire_mpi_set_shm_max(w, (size_t)INT_MAX + 1) == TRD_EINVAL);
+    CHECK(strstr(trd_errmsg(), "INT_MAX") != NULL && trd_wire_mpi_shm_max(w) == before);
+    CHECK(trd_wire_mpi_set_shm_max(NULL, 100) == TRD_EINVAL);
+    const size_t limits[] = {100, INT_MAX, before};
+    for (int k = 0; k < 3; k++) {
+        OK(trd_wire_mpi_set_shm_max(w, limits[k]));
+        CHECK(trd_wire_mpi_shm_max(w) == limits[k]);
+        for (int32_t p = 1; p < nranks; p++) {
+            ping_pong(w, p, 101);
+            ping_pong(w, p, 40000);
+        }
+    }
+}
+
 /* The shared-memory limit: the default, none, 100 bytes (100 through the
  * rings, 101 through MPI: both arrive), 20 000 (two fragments of 16 KiB
  * slots; 20 001 through MPI), and a limit that is not a number (every
@@ -288,17 +309,23 @@ static void test_shm_limit(void)
     long cores = sysconf(_SC_NPROCESSORS_ONLN); /* run_mpi.sh: one node */
     CHECK(trd_wire_mpi_shm_max(w) ==
           (cores < nranks ? TRD_MPI_SHM_MAX_CROWDED : TRD_MPI_SHM_MAX_DEFAULT));
+    CHECK(trd_wire_mpi_shm_choice(w) == (cores >= nranks));
+    test_set_limit(w);
     w->free(w->ctx);
     const char *limits[] = {"0", "100", "20000"};
     const size_t expect_max[] = {0, 100, 20000}, sizes[] = {1, 100, 101, 5000, 20000, 20001};
     for (int k = 0; k < 3; k++) {
         OK(create_with_limit(&w, limits[k]));
-        CHECK(trd_wire_mpi_shm_max(w) == expect_max[k]);
+        CHECK(trd_wire_mpi_shm_max(w) == expect_max[k] && !trd_wire_mpi_shm_choice(w));
         for (int32_t p = 1; p < nranks; p++)
             for (int j = 0; j < 6; j++)
                 ping_pong(w, p, sizes[j]);
         w->free(w->ctx);
     }
+    OK(create_with_limit(&w, "0"));
+    CHECK(trd_wire_mpi_set_shm_max(w, 100) == TRD_EINVAL && trd_wire_mpi_shm_max(w) == 0);
+    CHECK(strstr(trd_errmsg(), "no shared-memory rings") != NULL);
+    w->free(w->ctx);
     CHECK(create_with_limit(&w, "12x") == TRD_EINVAL && !w);
     CHECK(strstr(trd_errmsg(), "TRD_MPI_SHM_MAX") != NULL);
     CHECK(trd_wire_mpi_shm_max(NULL) == 0);
