@@ -72,7 +72,7 @@ static trd_status probe_paths(trd_comm *c, const trd_op *sum, const double *in, 
  * through the rings (two copies, the receiver's overlapping the sender's)
  * or through MPI (one copy by the receiver).  Which is faster depends on
  * how the two cores share their caches: 0.5-0.8x MPI's time through the
- * rings in most runs on this project's VM, 1.1-1.7x in others
+ * rings in most runs on this project's VM, 1.1-1.75x in others
  * (docs/BENCHMARKS.md).  So both are measured and the faster kept. */
 static trd_status choose_long_path(trd_comm *c)
 {
