@@ -34,6 +34,7 @@
 #include "plan/plan_internal.h" /* trd_plan_same_programs */
 #include "plan/registry.h"      /* trd_algo_find: the key a call ran */
 #include "runtime/comm.h"      /* a communicator's wire: the claims it made */
+#include "runtime/tune.h"      /* the tuning rounds, driven by hand */
 #include "transport/threads.h" /* the wire itself, for its matching order */
 
 static const int32_t ps[] = {1, 2, 3, 4, 5, 7, 8, 9};
@@ -1581,6 +1582,56 @@ static trd_status distinct_rank(trd_comm *comm, int32_t rank, void *arg)
     return st;
 }
 
+/* The tuning rounds (tune.c), driven by hand on one rank with three
+ * made-up candidates: each round runs every candidate once, starting one
+ * candidate later than the round before, and the first round's times are
+ * not compared.  Round 0 is slow for all (a warm-up: fresh pages), except
+ * "c", which it makes far the fastest; later rounds make "b" the fastest
+ * and "a" faster round after round.  The agreed medians must be those of
+ * rounds 1 on, exactly (counting round 0 in place of the last round moves
+ * a's median one round back). */
+static double round_time(const char *algo, int32_t round)
+{
+    if (round == 0)
+        return !strcmp(algo, "c") ? 1e-6 : 1.0;
+    return !strcmp(algo, "b") ? 2e-3 : !strcmp(algo, "a") ? 3e-3 - 1e-4 * round : 5e-3;
+}
+
+static void test_tune_rounds(void **state)
+{
+    (void)state;
+    trd_comm *comm = NULL;
+    trd_op *op = NULL;
+    trd_threads_opts topts = rt_topts(TIMEOUT_S);
+    TU_CHECK(trd_comm_threads_create(&comm, 1, &topts) == TRD_OK &&
+                 trd_op_builtin(&op, TRD_OP_SUM, TRD_DOUBLE) == TRD_OK, "%s", trd_errmsg());
+    trd_candidate ranked[3] = {{"a", 1, NAN, TRD_OK}, {"b", 2, NAN, TRD_OK},
+                               {"c", 3, NAN, TRD_OK}};
+    trd_coll_opts o;
+    trd_coll_opts_init(&o);
+    o.tune = 3;
+    trd_tune_key key = trd_tune_key_of(op, 10, 0, false, &o);
+    trd_tune_table table = {0};
+    trd_tune_entry *e = trd_tune_start(&table, &key, ranked, 3);
+    for (int32_t k = 0; k < 3 * TRD_TUNE_CALLS; k++) {
+        bool timed = false;
+        const char *algo = trd_tune_next(e, &timed), *want = ranked[(k % 3 + k / 3) % 3].algo;
+        TU_CHECK(timed && !strcmp(algo, want), "tuning call %d ran %s (timed %d), want %s",
+                 (int)k, algo, (int)timed, want);
+        TU_CHECK(trd_tune_record(comm, e, round_time(algo, k / 3)) == TRD_OK, "%s",
+                 trd_errmsg());
+    }
+    bool timed = true;
+    TU_CHECK(!strcmp(trd_tune_next(e, &timed), "b") && !timed, "tune kept %s, want b",
+             trd_tune_next(e, &timed));
+    double want_a = 3e-3 - 1e-4 * (1 + (TRD_TUNE_CALLS - 1) / 2); /* median of rounds 1 on */
+    TU_CHECK(e->measured[0] == want_a && e->measured[1] == 2e-3 && e->measured[2] == 5e-3,
+             "medians %g %g %g, want %g 0.002 0.005 (round 0 not counted)", e->measured[0],
+             e->measured[1], e->measured[2], want_a);
+    trd_op_free(op);
+    trd_comm_free(comm);
+}
+
 static void test_tune_distinct(void **state)
 {
     (void)state;
@@ -1737,6 +1788,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_tune, timing_setup, timing_teardown),
         cmocka_unit_test_setup_teardown(test_tune_table, timing_setup, timing_teardown),
         cmocka_unit_test_setup_teardown(test_tune_distinct, timing_setup, timing_teardown),
+        cmocka_unit_test(test_tune_rounds),
         cmocka_unit_test_setup_teardown(test_random_delays, timing_setup, timing_teardown),
         cmocka_unit_test_setup_teardown(test_many_segments_small_count, timing_setup,
                                         timing_teardown),

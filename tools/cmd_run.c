@@ -31,7 +31,7 @@ static void help(void)
            "                    auto: the one the model predicts fastest for this call\n"
            "  --explain         with auto: print every candidate's predicted time\n"
            "  --tune N          with auto: time the model's N best candidates (0 to 8;\n"
-           "                    default 0: the model's first), 3 untimed warm-up calls\n"
+           "                    default 0: the model's first), 6 untimed warm-up calls\n"
            "                    each before the timed iterations, and run the fastest\n"
            "                    (the slowest rank's median); --explain adds their times\n"
            "  --reproducible    bitwise the same result on every run and rank (static\n"

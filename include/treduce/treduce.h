@@ -565,9 +565,11 @@ typedef struct trd_coll_opts {
                                 a better-ranked one.
                                 The first tune * TRD_TUNE_CALLS calls with
                                 the same arguments run them in turn, each
-                                TRD_TUNE_CALLS times; every later call runs
-                                the one with the smallest median time (the
-                                slowest rank's), agreed by all ranks.
+                                TRD_TUNE_CALLS times (rounds of one call
+                                each, the first round untimed); every later
+                                call runs the one with the smallest median
+                                time (the slowest rank's), agreed by all
+                                ranks.
                                 Default 0: the model's first, untimed.
                                 Ignored in reproducible mode (its result
                                 must not depend on timings) */
@@ -577,11 +579,12 @@ void trd_coll_opts_init(trd_coll_opts *opts);
  * segments that default makes (larger buffers get larger segments). */
 #define TRD_SEGMENT_BYTES (1 << 20)
 #define TRD_SEGMENTS_DEFAULT 64
-/* trd_coll_opts.tune: the most candidates, the calls timed per candidate,
- * and the argument sets a communicator remembers (the oldest forgotten
- * first: its next call is timed again). */
+/* trd_coll_opts.tune: the most candidates, the calls per candidate (the
+ * first a warm-up, the others timed), and the argument sets a
+ * communicator remembers (the oldest forgotten first: its next call is
+ * timed again). */
 #define TRD_TUNE_MAX 8
-#define TRD_TUNE_CALLS 5
+#define TRD_TUNE_CALLS 6
 #define TRD_TUNE_KEYS 16
 
 /* Reduce to rank `root`.  count >= 0 (0: nothing moves); recvbuf is only

@@ -25,7 +25,7 @@ typedef struct trd_tune_entry {
     trd_tune_key key;
     int32_t n;                                    /* candidates, model's order */
     const char *algo[TRD_TUNE_MAX];
-    double t[TRD_TUNE_MAX][TRD_TUNE_CALLS];       /* this rank's times */
+    double t[TRD_TUNE_MAX][TRD_TUNE_CALLS - 1];   /* this rank's times (round 0 untimed) */
     double measured[TRD_TUNE_MAX];                /* agreed: the slowest rank's medians */
     int32_t calls;                                /* timed so far */
     int32_t chosen;                               /* index in algo; -1 while timing */
