@@ -1597,6 +1597,37 @@ static double round_time(const char *algo, int32_t round)
     return !strcmp(algo, "b") ? 2e-3 : !strcmp(algo, "a") ? 3e-3 - 1e-4 * round : 5e-3;
 }
 
+/* With other_path, the model's first candidate ("a") is timed once more
+ * with its long messages the other way, as a third candidate; when that
+ * one is the fastest, later calls run "a" the other way, and explain puts
+ * "a" first with that variant's time (the first variant's stays apart). */
+static void test_tune_other_path(trd_comm *comm, const trd_op *op, const trd_candidate *ranked)
+{
+    trd_coll_opts o;
+    trd_coll_opts_init(&o);
+    o.tune = 2;
+    trd_tune_key key = trd_tune_key_of(op, 11, 0, false, &o);
+    trd_tune_table table = {0};
+    trd_tune_entry *e = trd_tune_start(&table, &key, ranked, 3, true);
+    TU_CHECK(e->n == 3 && !strcmp(e->algo[2], "a") && e->other[2] && !e->other[0],
+             "the other path's candidate: %d candidates", (int)e->n);
+    for (int32_t k = 0; k < 3 * TRD_TUNE_CALLS; k++) {
+        bool timed = false, other = false;
+        const char *algo = trd_tune_next(e, &timed, &other);
+        double t = other ? 1e-3 : !strcmp(algo, "a") ? 4e-3 : 3e-3;
+        TU_CHECK(trd_tune_record(comm, e, t) == TRD_OK, "%s", trd_errmsg());
+    }
+    bool timed = true, other = false;
+    const char *kept = trd_tune_next(e, &timed, &other);
+    TU_CHECK(!strcmp(kept, "a") && other && !timed, "kept %s (other path %d), want a the "
+             "other way", kept, (int)other);
+    trd_candidate c[3] = {ranked[1], ranked[0], ranked[2]}; /* b, a, c: explain's order */
+    trd_tune_explain(e, c, 3);
+    TU_CHECK(!strcmp(c[0].algo, "a") && c[0].measured == 1e-3 && !strcmp(c[1].algo, "b") &&
+                 c[1].measured == 3e-3 && isnan(c[2].measured),
+             "explain: %s %g, %s %g", c[0].algo, c[0].measured, c[1].algo, c[1].measured);
+}
+
 static void test_tune_rounds(void **state)
 {
     (void)state;
@@ -1612,22 +1643,24 @@ static void test_tune_rounds(void **state)
     o.tune = 3;
     trd_tune_key key = trd_tune_key_of(op, 10, 0, false, &o);
     trd_tune_table table = {0};
-    trd_tune_entry *e = trd_tune_start(&table, &key, ranked, 3);
+    trd_tune_entry *e = trd_tune_start(&table, &key, ranked, 3, false);
     for (int32_t k = 0; k < 3 * TRD_TUNE_CALLS; k++) {
-        bool timed = false;
-        const char *algo = trd_tune_next(e, &timed), *want = ranked[(k % 3 + k / 3) % 3].algo;
-        TU_CHECK(timed && !strcmp(algo, want), "tuning call %d ran %s (timed %d), want %s",
-                 (int)k, algo, (int)timed, want);
+        bool timed = false, other = true;
+        const char *algo = trd_tune_next(e, &timed, &other);
+        const char *want = ranked[(k % 3 + k / 3) % 3].algo;
+        TU_CHECK(timed && !other && !strcmp(algo, want), "tuning call %d ran %s (timed %d, "
+                 "other path %d), want %s", (int)k, algo, (int)timed, (int)other, want);
         TU_CHECK(trd_tune_record(comm, e, round_time(algo, k / 3)) == TRD_OK, "%s",
                  trd_errmsg());
     }
-    bool timed = true;
-    TU_CHECK(!strcmp(trd_tune_next(e, &timed), "b") && !timed, "tune kept %s, want b",
-             trd_tune_next(e, &timed));
+    bool timed = true, other = true;
+    const char *kept = trd_tune_next(e, &timed, &other);
+    TU_CHECK(!strcmp(kept, "b") && !timed && !other, "tune kept %s, want b", kept);
     double want_a = 3e-3 - 1e-4 * (1 + (TRD_TUNE_CALLS - 1) / 2); /* median of rounds 1 on */
     TU_CHECK(e->measured[0] == want_a && e->measured[1] == 2e-3 && e->measured[2] == 5e-3,
              "medians %g %g %g, want %g 0.002 0.005 (round 0 not counted)", e->measured[0],
              e->measured[1], e->measured[2], want_a);
+    test_tune_other_path(comm, op, ranked);
     trd_op_free(op);
     trd_comm_free(comm);
 }

@@ -213,7 +213,10 @@ static trd_status agreed_choice(bench_rank *br, const bench_case *c, trd_coll_op
 
 /* auto under the profile: the candidate trd_comm_explain ranks first, or
  * with --tune the fastest of the model's best after the tuning calls
- * (barrier and call, as the repetitions: untimed warm-ups here). */
+ * (barrier and call, as the repetitions: untimed warm-ups here, as many as
+ * tuning can take); the tuned repetitions then call "auto" itself, which
+ * runs the kept candidate with the path it was timed on (an MPI node's
+ * long messages, trd_comm_shm_probe). */
 static trd_status run_auto(bench_rank *br, const bench_case *c, const trd_profile *prof)
 {
     trd_runner r = {.comm = br->comm, .br = br};
@@ -230,14 +233,15 @@ static trd_status run_auto(bench_rank *br, const bench_case *c, const trd_profil
     if ((st = agreed_choice(br, c, &r.opts, cand)) != TRD_OK)
         return st;
     const char *model = cand[0].algo;
-    for (int64_t k = 0; k < br->a->tune * TRD_TUNE_CALLS && st == TRD_OK; k++)
+    for (int64_t k = 0; k < (br->a->tune + 1) * TRD_TUNE_CALLS && st == TRD_OK; k++)
         if ((st = trd_barrier_fn(&r)) == TRD_OK)
             st = trd_call_fn(&r, c);
     if (st != TRD_OK)
         return bench_fail(br, st, "auto (tuning)");
     if (br->a->tune > 0 && (st = agreed_choice(br, c, &r.opts, cand)) != TRD_OK)
         return st;
-    r.opts.algo = cand[0].algo;
+    if (br->a->tune == 0) /* tuned: "auto" runs the kept candidate and its path */
+        r.opts.algo = cand[0].algo;
     return bench_measure(br, &run, c, &(bench_point){.algo = "auto", .chosen = cand[0].algo,
                                                      .model = model,
                                                      .predicted = cand[0].predicted});

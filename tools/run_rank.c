@@ -160,7 +160,7 @@ void trd_run_rank(const trd_run_args *a, trd_comm *comm, const trd_op *op, trd_r
         st = prepare(a, comm, op, res);
     }
     /* the tuning calls are untimed warm-ups: they run auto's candidates */
-    int64_t warmup = a->warmup + (tuning(a) ? a->tune * TRD_TUNE_CALLS : 0);
+    int64_t warmup = a->warmup + (tuning(a) ? (a->tune + 1) * TRD_TUNE_CALLS : 0);
     for (int64_t k = 0; st == TRD_OK && k < warmup + a->iters; k++) {
         if ((st = trd_comm_barrier(comm)) != TRD_OK)
             break;

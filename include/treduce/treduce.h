@@ -569,7 +569,11 @@ typedef struct trd_coll_opts {
                                 each, the first round untimed); every later
                                 call runs the one with the smallest median
                                 time (the slowest rank's), agreed by all
-                                ranks.
+                                ranks.  On an MPI communicator that timed
+                                its long messages' path (trd_comm_shm_probe)
+                                a call with more than 16 KiB per rank also
+                                times the model's first the other way:
+                                (tune + 1) * TRD_TUNE_CALLS calls.
                                 Default 0: the model's first, untimed.
                                 Ignored in reproducible mode (its result
                                 must not depend on timings) */

@@ -311,23 +311,26 @@ static size_t distinct_plans(trd_comm *c, const trd_tune_key *args, const trd_co
 }
 
 /* "auto" with opts->tune: the candidate this call times, or the one kept
- * (src/runtime/tune.c).  *timed: the entry to record this call's time in. */
+ * (src/runtime/tune.c), and *other whether its long messages take the
+ * other path.  *timed: the entry to record this call's time in. */
 static trd_status resolve_tuned(trd_comm *c, const trd_tune_key *args, trd_coll_opts *opts,
-                                trd_tune_entry **timed)
+                                trd_tune_entry **timed, bool *other)
 {
     trd_tune_entry *e = trd_tune_find(&c->tune, args);
     trd_status st = TRD_OK;
     if (!e) {
         trd_candidate *all;
+        size_t bytes = (size_t)args->count * trd_op_elem_size(args->op);
         if ((st = ranking(c, args->count, args->op, args->root, args->allreduce, opts,
                           &all)) == TRD_OK)
             e = trd_tune_start(&c->tune, args, all,
-                               distinct_plans(c, args, opts, all, trd_algo_count()));
+                               distinct_plans(c, args, opts, all, trd_algo_count()),
+                               trd_comm_long_choice(c, bytes));
         free(all);
     }
     bool timing = false;
     if (e)
-        opts->algo = trd_tune_next(e, &timing);
+        opts->algo = trd_tune_next(e, &timing, other);
     *timed = timing ? e : NULL;
     return st;
 }
@@ -338,7 +341,7 @@ static trd_status resolve_tuned(trd_comm *c, const trd_tune_key *args, trd_coll_
  * remembers it with them once it is final (trd_comm_memo). */
 static trd_status resolve_auto(trd_comm *c, const void *sendbuf, void *recvbuf,
                                const trd_tune_key *args, trd_coll_opts *opts,
-                               trd_tune_entry **timed)
+                               trd_tune_entry **timed, bool *other)
 {
     trd_comm_key key;
     void *acc;
@@ -349,7 +352,7 @@ static trd_status resolve_auto(trd_comm *c, const void *sendbuf, void *recvbuf,
     if (st != TRD_OK)
         return st;
     if (opts->tune > 0 && !opts->reproducible) {
-        st = resolve_tuned(c, args, opts, timed);
+        st = resolve_tuned(c, args, opts, timed, other);
     } else {
         trd_candidate *all;
         if ((st = ranking(c, args->count, args->op, args->root, args->allreduce, opts,
@@ -361,22 +364,26 @@ static trd_status resolve_auto(trd_comm *c, const void *sendbuf, void *recvbuf,
 }
 
 /* The key of a call whose arguments (buffers aside) are not the last
- * call's: "auto" resolved, everything checked, and remembered unless this
- * call times a tuning candidate (*timed). */
+ * call's: "auto" resolved (and *other, the path of its long messages),
+ * everything checked, and remembered unless this call times a tuning
+ * candidate (*timed). */
 static trd_status key_of_call(trd_comm *c, const void *sendbuf, void *recvbuf,
                               const trd_tune_key *args, const trd_coll_opts *opts,
-                              trd_comm_key *key, void **acc, trd_tune_entry **timed)
+                              trd_comm_key *key, void **acc, trd_tune_entry **timed,
+                              bool *other)
 {
     trd_coll_opts chosen = *opts;
     bool is_auto = !strcmp(opts->algo, "auto");
     trd_status st = TRD_OK;
-    if (is_auto && (st = resolve_auto(c, sendbuf, recvbuf, args, &chosen, timed)) != TRD_OK)
+    if (is_auto &&
+        (st = resolve_auto(c, sendbuf, recvbuf, args, &chosen, timed, other)) != TRD_OK)
         return st;
     st = trd_comm_check(c, sendbuf, recvbuf, args->count, args->op, args->root,
                         args->allreduce, &chosen, key, acc);
     if (st == TRD_OK && !*timed)
         c->memo = (trd_comm_memo){.valid = true, .args = *args, .key = *key,
-                                  .algo = is_auto ? "auto" : trd_algo_entry(key->algo)->name};
+                                  .algo = is_auto ? "auto" : trd_algo_entry(key->algo)->name,
+                                  .other = *other};
     return st;
 }
 
@@ -388,6 +395,7 @@ trd_status trd_comm_collective(trd_comm *c, const void *sendbuf, void *recvbuf, 
     void *acc = NULL;
     trd_coll_opts defaults;
     trd_tune_entry *timed = NULL;
+    bool other = false; /* long messages the way the probe did not keep */
     trd_status st;
     if (!opts)
         trd_coll_opts_init(&defaults);
@@ -399,10 +407,11 @@ trd_status trd_comm_collective(trd_comm *c, const void *sendbuf, void *recvbuf, 
                                                    opts) && !strcmp(c->memo.algo, opts->algo);
     if (hit) {
         key = c->memo.key;
+        other = c->memo.other;
         st = trd_comm_check_buffers(c, sendbuf, recvbuf, &key, &acc);
     } else {
         trd_tune_key args = trd_tune_key_of(op, count, root, allreduce, opts);
-        st = key_of_call(c, sendbuf, recvbuf, &args, opts, &key, &acc, &timed);
+        st = key_of_call(c, sendbuf, recvbuf, &args, opts, &key, &acc, &timed, &other);
     }
     if (st != TRD_OK)
         return st;
@@ -417,7 +426,8 @@ trd_status trd_comm_collective(trd_comm *c, const void *sendbuf, void *recvbuf, 
             return st;
         c->memo.cached = !timed; /* the key is the memo's */
     }
-    if ((st = lay_out_slots(c, acc, bytes)) != TRD_OK)
+    if ((st = lay_out_slots(c, acc, bytes)) != TRD_OK ||
+        (st = trd_comm_long_path(c, other)) != TRD_OK)
         return st;
     bool copy = sendbuf != TRD_IN_PLACE && sendbuf != c->cache.slots[0] && bytes > 0;
     /* A tuning call starts from a barrier: else a candidate pays for the
@@ -488,6 +498,8 @@ trd_status trd_comm_run_plan(trd_comm *c, const trd_plan *plan, void *buf, int64
         st = trd_fail(TRD_ENOMEM, "runtime: out of memory");
     if (st == TRD_OK)
         st = lay_out_slots(c, buf, (size_t)count * key.elem);
+    if (st == TRD_OK)
+        st = trd_comm_long_path(c, false);
     if (st == TRD_OK) {
         k->plan = (trd_plan *)plan; /* read only: execute() asks for its blocks */
         st = execute(c, op, &key, NULL);

@@ -40,6 +40,7 @@ typedef struct trd_comm_memo {
     trd_tune_key args;
     const char *algo; /* the name asked for: "auto" or the registry's own */
     trd_comm_key key;
+    bool other;       /* tuned auto kept the other path (trd_comm_long_path) */
     bool cached;      /* trd_comm_cache holds key's plan */
 } trd_comm_memo;
 
@@ -57,7 +58,17 @@ struct trd_comm {
     trd_exec exec;
     double shm_probe[2]; /* MPI on one node: the long-message probe's medians
                             (seconds; rings, MPI), 0 when not measured (comm_mpi.c) */
+    bool long_other;     /* long messages now take the path the probe did not keep */
 };
+
+/* Whether a call of `bytes` per rank may send messages longer than the
+ * rings' default limit on a communicator whose probe chose their path, so
+ * that tuned auto also times its first candidate the other way (tune.c). */
+bool trd_comm_long_choice(const trd_comm *c, size_t bytes);
+/* Long messages from now on take the path the probe kept (other false) or
+ * the other one.  Every rank of a call sets the same before it, so both
+ * ends of each message agree (comm_mpi.c; a no-op without a probe). */
+trd_status trd_comm_long_path(trd_comm *c, bool other);
 
 /* Checks a collective call's arguments (src/runtime/check.c) and fills the
  * plan key and the result buffer of this rank (recvbuf where the caller

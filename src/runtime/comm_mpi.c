@@ -11,6 +11,15 @@
 #include <mpi.h>
 #endif
 
+/* The long-message probe: PROBE_ROUNDS reduces of PROBE_COUNT doubles
+ * each way, alternated, the first PROBE_WARM dropped (~1.5 ms at np 2).
+ * 64 KiB lies in the middle of the sizes at stake (docs/BENCHMARKS.md). */
+#define PROBE_COUNT 8192
+#define PROBE_ROUNDS 40
+#define PROBE_WARM 10
+/* The rings are kept only when clearly faster: a tie goes to MPI's one copy. */
+#define PROBE_MARGIN 0.95
+
 bool trd_mpi_available(void) { return trd_wire_mpi_available(); }
 
 size_t trd_comm_shm_max(const trd_comm *comm)
@@ -28,14 +37,27 @@ bool trd_comm_shm_probe(const trd_comm *comm, double *rings_s, double *mpi_s)
     return measured;
 }
 
-/* The long-message probe: PROBE_ROUNDS reduces of PROBE_COUNT doubles
- * each way, alternated, the first PROBE_WARM dropped (~1.5 ms at np 2).
- * 64 KiB lies in the middle of the sizes at stake (docs/BENCHMARKS.md). */
-#define PROBE_COUNT 8192
-#define PROBE_ROUNDS 40
-#define PROBE_WARM 10
-/* The rings are kept only when clearly faster: a tie goes to MPI's one copy. */
-#define PROBE_MARGIN 0.95
+bool trd_comm_long_choice(const trd_comm *c, size_t bytes)
+{
+    return c->shm_probe[1] > 0 && bytes > TRD_MPI_SHM_MAX_DEFAULT;
+}
+
+/* The probe kept the rings for every message. */
+static bool kept_rings(const trd_comm *c)
+{
+    return c->shm_probe[0] < PROBE_MARGIN * c->shm_probe[1];
+}
+
+trd_status trd_comm_long_path(trd_comm *c, bool other)
+{
+    if (other == c->long_other || !(c->shm_probe[1] > 0))
+        return TRD_OK;
+    bool rings = kept_rings(c) != other;
+    trd_status st = trd_wire_mpi_set_shm_max(&c->wire, rings ? INT_MAX : TRD_MPI_SHM_MAX_DEFAULT);
+    if (st == TRD_OK)
+        c->long_other = other;
+    return st;
+}
 
 /* One timed binomial reduce with the rings' limit set to `limit`. */
 static trd_status probe_call(trd_comm *c, size_t limit, const double *in, double *out,
@@ -84,10 +106,9 @@ static trd_status choose_long_path(trd_comm *c)
         in[i] = i % 7;
     if (st == TRD_OK)
         st = probe_paths(c, sum, in, out);
-    if (st == TRD_OK) {
-        bool rings = c->shm_probe[0] < PROBE_MARGIN * c->shm_probe[1];
-        st = trd_wire_mpi_set_shm_max(&c->wire, rings ? INT_MAX : TRD_MPI_SHM_MAX_DEFAULT);
-    }
+    if (st == TRD_OK)
+        st = trd_wire_mpi_set_shm_max(&c->wire,
+                                      kept_rings(c) ? INT_MAX : TRD_MPI_SHM_MAX_DEFAULT);
     trd_op_free(sum);
     free(in);
     free(out);

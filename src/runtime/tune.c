@@ -71,7 +71,7 @@ trd_tune_entry *trd_tune_find(trd_tune_table *t, const trd_tune_key *key)
 }
 
 trd_tune_entry *trd_tune_start(trd_tune_table *t, const trd_tune_key *key,
-                               const trd_candidate *ranked, size_t n)
+                               const trd_candidate *ranked, size_t n, bool other_path)
 {
     trd_tune_entry *e = &t->entry[t->next];
     t->next = (t->next + 1) % TRD_TUNE_KEYS;
@@ -79,10 +79,14 @@ trd_tune_entry *trd_tune_start(trd_tune_table *t, const trd_tune_key *key,
     for (size_t i = 0; i < n && e->n < key->opts.tune; i++)
         if (ranked[i].status == TRD_OK && isfinite(ranked[i].predicted))
             e->algo[e->n++] = ranked[i].algo;
-    if (e->n <= 1)
-        e->chosen = 0; /* nothing to compare: explain's first runs */
     if (e->n == 0)
         e->algo[e->n++] = ranked[0].algo;
+    if (other_path) {
+        e->algo[e->n] = e->algo[0];
+        e->other[e->n++] = true;
+    }
+    if (e->n <= 1)
+        e->chosen = 0; /* nothing to compare: explain's first runs */
     return e;
 }
 
@@ -96,10 +100,12 @@ static int32_t candidate(const trd_tune_entry *e, int32_t k)
     return (k % e->n + k / e->n) % e->n;
 }
 
-const char *trd_tune_next(const trd_tune_entry *e, bool *timed)
+const char *trd_tune_next(const trd_tune_entry *e, bool *timed, bool *other)
 {
     *timed = e->chosen < 0;
-    return e->algo[*timed ? candidate(e, e->calls) : e->chosen];
+    int32_t i = *timed ? candidate(e, e->calls) : e->chosen;
+    *other = e->other[i];
+    return e->algo[i];
 }
 
 trd_status trd_tune_record(trd_comm *c, trd_tune_entry *e, double seconds)
@@ -109,7 +115,7 @@ trd_status trd_tune_record(trd_comm *c, trd_tune_entry *e, double seconds)
         e->t[candidate(e, e->calls)][round - 1] = seconds;
     if (++e->calls < e->n * TRD_TUNE_CALLS)
         return TRD_OK;
-    double mine[TRD_TUNE_MAX];
+    double mine[TRD_TUNE_MAX + 1];
     for (int32_t i = 0; i < e->n; i++)
         mine[i] = trd_calibrate_median(e->t[i], TRD_TUNE_CALLS - 1);
     trd_status st = trd_calibrate_agree(c, mine, e->measured, e->n);
@@ -130,11 +136,12 @@ void trd_tune_explain(const trd_tune_entry *e, trd_candidate *ranked, size_t n)
         return; /* not timed */
     for (size_t i = 0; i < n; i++)
         for (int32_t j = 0; j < e->n; j++)
-            if (ranked[i].algo == e->algo[j])
+            if (ranked[i].algo == e->algo[j] && !e->other[j])
                 ranked[i].measured = e->measured[j];
     for (size_t i = 0; i < n; i++)
         if (ranked[i].algo == e->algo[e->chosen]) {
             trd_candidate kept = ranked[i];
+            kept.measured = e->measured[e->chosen]; /* the other path's, when it won */
             for (; i > 0; i--)
                 ranked[i] = ranked[i - 1];
             ranked[0] = kept;

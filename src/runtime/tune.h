@@ -24,9 +24,12 @@ typedef struct trd_tune_entry {
     bool used;
     trd_tune_key key;
     int32_t n;                                    /* candidates, model's order */
-    const char *algo[TRD_TUNE_MAX];
-    double t[TRD_TUNE_MAX][TRD_TUNE_CALLS - 1];   /* this rank's times (round 0 untimed) */
-    double measured[TRD_TUNE_MAX];                /* agreed: the slowest rank's medians */
+    const char *algo[TRD_TUNE_MAX + 1];
+    /* the candidate's long messages take the path the communicator's probe
+     * did not keep (trd_comm_long_path): the model's first, once more */
+    bool other[TRD_TUNE_MAX + 1];
+    double t[TRD_TUNE_MAX + 1][TRD_TUNE_CALLS - 1]; /* this rank's times (round 0 untimed) */
+    double measured[TRD_TUNE_MAX + 1];              /* agreed: the slowest rank's medians */
     int32_t calls;                                /* timed so far */
     int32_t chosen;                               /* index in algo; -1 while timing */
 } trd_tune_entry;
@@ -47,12 +50,15 @@ bool trd_tune_same_call(const trd_tune_key *k, const trd_op *op, int64_t count, 
 /* The entry of these arguments, or NULL. */
 trd_tune_entry *trd_tune_find(trd_tune_table *t, const trd_tune_key *key);
 /* A new entry: the first key->opts.tune of `ranked` (trd_comm_explain's
- * order) that can run the call; decided at once when there is one. */
+ * order) that can run the call, and with other_path the first of them
+ * again with its long messages the other way; decided at once when there
+ * is one candidate. */
 trd_tune_entry *trd_tune_start(trd_tune_table *t, const trd_tune_key *key,
-                               const trd_candidate *ranked, size_t n);
-/* What the next call with these arguments runs; *timed: whether it is a
- * tuning call (then pass its time to trd_tune_record). */
-const char *trd_tune_next(const trd_tune_entry *e, bool *timed);
+                               const trd_candidate *ranked, size_t n, bool other_path);
+/* What the next call with these arguments runs, and *other whether its
+ * long messages take the other path; *timed: whether it is a tuning call
+ * (then pass its time to trd_tune_record). */
+const char *trd_tune_next(const trd_tune_entry *e, bool *timed, bool *other);
 /* Records this rank's time of a tuning call; after the last one, agrees
  * with the other ranks (collective: every rank is at the same call) and
  * keeps the candidate with the smallest slowest-rank median. */

@@ -62,6 +62,11 @@ other_cases() {
   # long messages in fragments through the rings: a limit above the message
   # at np 2, and the default where ranks share cores at np 3
   TRD_MPI_SHM_MAX=4000000 run_ok 2 --algo binomial --count 50001 --op matrix --d 1 --c 1
+  # tuned auto at np 2 also times its first candidate with the long messages
+  # the other way than the probe kept: the limit changes between calls,
+  # and every call must still pair each send with its receive
+  run_ok 2 --algo auto --tune=3 --count 50001 --op matrix
+  run_ok 2 --algo auto --tune=2 --count 30001 --op matrix --allreduce
   run_ok 3 --algo recursive-doubling --count 50001 --op matrix --allreduce --d 1 --c 1
   # the limit as calibrate reports it: on one node where every rank has a
   # core, 16 KiB or every message (INT_MAX) as the creation's probe found
