@@ -27,6 +27,8 @@ typedef struct trd_run_result {
                              algorithm run (auto's choice) */
     trd_candidate candidates[64]; /* --algo auto: what it considered */
     size_t ncandidates;
+    size_t shm_max;       /* trd_comm_shm_max after the timed calls: the rings'
+                             limit they ran with (tuned auto may change it) */
 } trd_run_result;
 
 /* Rank r's input at element i for operator op: small integers, so that

@@ -176,6 +176,7 @@ void trd_run_rank(const trd_run_args *a, trd_comm *comm, const trd_op *op, trd_r
     if (st == TRD_OK && tuning(a))
         st = trd_comm_predict(comm, a->count, op, (int32_t)a->root, a->allreduce, &res->model,
                               &res->predicted);
+    res->shm_max = trd_comm_shm_max(comm);
     if (st == TRD_OK) {
         bool gets = a->allreduce || r == a->root;
         res->verified = !gets || check(a, op, p, out);

@@ -97,6 +97,7 @@ int trd_run_report(const trd_run_args *a, int64_t p, const trd_run_result *res)
                               a->model_set);
         if (!strcmp(a->algo, "auto"))
             json_object_set_new(o, "chosen_by", json_string("auto"));
+        json_object_set_new(o, "shm_max_bytes", json_integer((json_int_t)res->shm_max));
         if (a->explain)
             json_object_set_new(o, "candidates", candidates_json(res));
         json_dumpf(o, stdout, JSON_INDENT(2));

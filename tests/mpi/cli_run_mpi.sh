@@ -66,6 +66,7 @@ other_cases() {
   # the other way than the probe kept: the limit changes between calls,
   # and every call must still pair each send with its receive
   run_ok 2 --algo auto --tune=3 --count 50001 --op matrix
+  jcheck '.shm_max_bytes == 16384 or .shm_max_bytes == 2147483647' "$out/run.json"
   run_ok 2 --algo auto --tune=2 --count 30001 --op matrix --allreduce
   run_ok 3 --algo recursive-doubling --count 50001 --op matrix --allreduce --d 1 --c 1
   # the limit as calibrate reports it: on one node where every rank has a
