@@ -1597,18 +1597,46 @@ static double round_time(const char *algo, int32_t round)
     return !strcmp(algo, "b") ? 2e-3 : !strcmp(algo, "a") ? 3e-3 - 1e-4 * round : 5e-3;
 }
 
+/* The rings' queries on communicators without rings: threads, and NULL.
+ * Nothing was probed, and the times given back are zero, not left as
+ * they were. */
+static void test_shm_queries(void **state)
+{
+    (void)state;
+    trd_comm *comm = NULL;
+    trd_threads_opts topts = rt_topts(TIMEOUT_S);
+    TU_CHECK(trd_comm_threads_create(&comm, 1, &topts) == TRD_OK, "%s", trd_errmsg());
+    double rings = -1, mpi = -1;
+    TU_CHECK(trd_comm_shm_max(comm) == 0 && !trd_comm_shm_probe(comm, &rings, &mpi) &&
+                 rings == 0 && mpi == 0, "threads: limit %zu, probe %g %g",
+             trd_comm_shm_max(comm), rings, mpi);
+    rings = mpi = -1;
+    TU_CHECK(trd_comm_shm_max(NULL) == 0 && !trd_comm_shm_probe(NULL, &rings, &mpi) &&
+                 rings == 0 && mpi == 0 && !trd_comm_shm_probe(comm, NULL, NULL),
+             "NULL: probe %g %g", rings, mpi);
+    trd_comm_free(comm);
+}
+
+/* A tuning entry in `table` for three made-up candidates, `tune` of them
+ * timed, with or without the other path's candidate. */
+static trd_tune_entry *start_entry(trd_tune_table *table, const trd_op *op, int32_t tune,
+                                   const trd_candidate *ranked, bool other_path)
+{
+    trd_coll_opts o;
+    trd_coll_opts_init(&o);
+    o.tune = tune;
+    trd_tune_key key = trd_tune_key_of(op, 10, 0, false, &o);
+    return trd_tune_start(table, &key, ranked, 3, other_path);
+}
+
 /* With other_path, the model's first candidate ("a") is timed once more
  * with its long messages the other way, as a third candidate; when that
  * one is the fastest, later calls run "a" the other way, and explain puts
  * "a" first with that variant's time (the first variant's stays apart). */
 static void test_tune_other_path(trd_comm *comm, const trd_op *op, const trd_candidate *ranked)
 {
-    trd_coll_opts o;
-    trd_coll_opts_init(&o);
-    o.tune = 2;
-    trd_tune_key key = trd_tune_key_of(op, 11, 0, false, &o);
     trd_tune_table table = {0};
-    trd_tune_entry *e = trd_tune_start(&table, &key, ranked, 3, true);
+    trd_tune_entry *e = start_entry(&table, op, 2, ranked, true);
     TU_CHECK(e->n == 3 && !strcmp(e->algo[2], "a") && e->other[2] && !e->other[0],
              "the other path's candidate: %d candidates", (int)e->n);
     for (int32_t k = 0; k < 3 * TRD_TUNE_CALLS; k++) {
@@ -1638,12 +1666,8 @@ static void test_tune_rounds(void **state)
                  trd_op_builtin(&op, TRD_OP_SUM, TRD_DOUBLE) == TRD_OK, "%s", trd_errmsg());
     trd_candidate ranked[3] = {{"a", 1, NAN, TRD_OK}, {"b", 2, NAN, TRD_OK},
                                {"c", 3, NAN, TRD_OK}};
-    trd_coll_opts o;
-    trd_coll_opts_init(&o);
-    o.tune = 3;
-    trd_tune_key key = trd_tune_key_of(op, 10, 0, false, &o);
     trd_tune_table table = {0};
-    trd_tune_entry *e = trd_tune_start(&table, &key, ranked, 3, false);
+    trd_tune_entry *e = start_entry(&table, op, 3, ranked, false);
     for (int32_t k = 0; k < 3 * TRD_TUNE_CALLS; k++) {
         bool timed = false, other = true;
         const char *algo = trd_tune_next(e, &timed, &other);
@@ -1822,6 +1846,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_tune_table, timing_setup, timing_teardown),
         cmocka_unit_test_setup_teardown(test_tune_distinct, timing_setup, timing_teardown),
         cmocka_unit_test(test_tune_rounds),
+        cmocka_unit_test(test_shm_queries),
         cmocka_unit_test_setup_teardown(test_random_delays, timing_setup, timing_teardown),
         cmocka_unit_test_setup_teardown(test_many_segments_small_count, timing_setup,
                                         timing_teardown),
