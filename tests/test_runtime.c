@@ -34,6 +34,7 @@
 #include "plan/plan_internal.h" /* trd_plan_same_programs */
 #include "plan/registry.h"      /* trd_algo_find: the key a call ran */
 #include "runtime/comm.h"      /* a communicator's wire: the claims it made */
+#include "runtime/op.h"        /* trd_op_serial: the operators of kept profiles */
 #include "runtime/tune.h"      /* the tuning rounds, driven by hand */
 #include "transport/threads.h" /* the wire itself, for its matching order */
 
@@ -553,6 +554,7 @@ static void test_auto(void **state)
         o.d = model[n % 3][0];
         o.c = model[n % 3][1];
         o.latency = model[n % 3][2];
+        o.measure_model = false; /* these models, not the communicator's own */
         o.reproducible = n % 5 == 4;
         rt_opid op = (rt_opid)(n % RT_NOPS);
         rt_case k = {.name = "auto", .op = op, .count = n % 4 == 3 ? 4099 : (int64_t)((n + 1) % 8),
@@ -623,6 +625,7 @@ static trd_status memo_auto(trd_comm *comm, int32_t rank, rt_log *log, const trd
         trd_coll_opts_init(&o);
         o.algo = "auto";
         o.c = m->c;
+        o.measure_model = false;
         st = m->allreduce ? trd_allreduce(comm, in, out, m->count, sum, &o)
                           : trd_reduce(comm, in, out, m->count, sum, 0, &o);
         const trd_comm_memo *mm = &comm->memo;
@@ -1160,6 +1163,7 @@ static void test_parallelism_predict(void **state)
     trd_coll_opts o;
     trd_coll_opts_init(&o);
     o.d = 1e-3, o.c = 1e-3, o.latency = 1e-6, o.flight = 0.4e-6;
+    o.measure_model = false;
     const int64_t small = 1000; /* one segment: binomial's W = 7 (d + c) */
     double t = predict_k(comm[0], "binomial", small, op, o, 0.0);
     double w = 7 * (o.d + o.c);
@@ -1186,6 +1190,7 @@ static void test_parallelism_predict(void **state)
     /* ties (to the picosecond) go to static plans before dynamic ones */
     trd_coll_opts_init(&o);
     o.d = 1e-3, o.c = 1e-3;
+    o.measure_model = false;
     TU_CHECK(trd_comm_explain(comm[0], 1, op, 0, false, &o, cand, &n) == TRD_OK, "explain: %s",
              trd_errmsg());
     size_t ties = 0;
@@ -1269,6 +1274,145 @@ static void run_all_ok(int32_t p, rt_rank_fn fn, void *ctx, const char *what, do
     rt_run(p, &topts, fn, ctx, &res);
     for (int32_t r = 0; r < p; r++)
         TU_CHECK(res.status[r] == TRD_OK, "%s: rank %d: %s", what, (int)r, res.msg[r]);
+}
+
+/* trd_coll_opts.measure_model (trd_coll_opts_init's default): auto ranks
+ * under the communicator's own profile of the operator, measured by the
+ * first call that needs it - not by a refused call, nor a reproducible
+ * one - the same on every rank, kept for TRD_COMM_PROFILES operators,
+ * and exactly the model trd_profile_apply gives from it. */
+#define MEASURED_P 3
+#define MEASURED_OPS (TRD_COMM_PROFILES + 1)
+
+typedef struct measured_ctx {
+    rt_log log;
+    trd_op *op[MEASURED_OPS];
+    trd_profile kept[MEASURED_P]; /* op[0]'s, as each rank keeps it */
+} measured_ctx;
+
+/* The slot of op's profile, or -1; *n the operators kept. */
+static int profile_slot(const trd_comm *comm, const trd_op *op, int *n)
+{
+    int at = -1;
+    *n = 0;
+    for (int i = 0; i < TRD_COMM_PROFILES; i++) {
+        *n += comm->profiles.op_serial[i] != 0u;
+        if (comm->profiles.op_serial[i] == trd_op_serial(op))
+            at = i;
+    }
+    return at;
+}
+
+/* What a refused or a reproducible call must leave: no profile. */
+static void check_unmeasured(trd_comm *comm, measured_ctx *x, int32_t rank, const char *after)
+{
+    int n;
+    profile_slot(comm, x->op[0], &n);
+    if (n != 0)
+        rt_failf(&x->log, "measured: rank %d: %d profiles after %s", (int)rank, n, after);
+}
+
+/* The untouched calls first: a reproducible auto call and two refused ones. */
+static trd_status measured_untouched(trd_comm *comm, int32_t rank, measured_ctx *x,
+                                     const double *in, double *out)
+{
+    trd_coll_opts o;
+    trd_coll_opts_init(&o);
+    o.algo = "auto";
+    o.reproducible = true;
+    trd_status st = trd_allreduce(comm, in, out, 4, x->op[0], &o);
+    check_unmeasured(comm, x, rank, "a reproducible call");
+    o.reproducible = false;
+    trd_candidate c[64];
+    size_t n;
+    if (st == TRD_OK && (trd_reduce(comm, in, out, 4, x->op[0], MEASURED_P, &o) != TRD_EINVAL ||
+                         trd_comm_explain(comm, 4, x->op[0], -1, false, &o, c, &n) != TRD_EINVAL))
+        rt_failf(&x->log, "measured: rank %d: a bad root was not refused", (int)rank);
+    check_unmeasured(comm, x, rank, "refused calls");
+    return st;
+}
+
+/* auto's ranking under the kept profile equals explain's under the model
+ * trd_profile_apply makes of it: the same first candidate and time. */
+static void check_applied(trd_comm *comm, int32_t rank, measured_ctx *x, const trd_profile *p)
+{
+    trd_candidate measured[64], given[64];
+    size_t n;
+    trd_coll_opts o;
+    trd_coll_opts_init(&o);
+    o.algo = "auto";
+    trd_status st = trd_comm_explain(comm, 4, x->op[0], 0, true, &o, measured, &n);
+    if (st == TRD_OK && (st = trd_profile_apply(p, 4, sizeof(double), &o)) == TRD_OK &&
+        o.measure_model)
+        rt_failf(&x->log, "measured: trd_profile_apply left measure_model set");
+    if (st == TRD_OK)
+        st = trd_comm_explain(comm, 4, x->op[0], 0, true, &o, given, &n);
+    const trd_comm_key *key = &comm->memo.key; /* the plan auto ran: under that model too */
+    const char *ran = trd_algo_entry(key->algo)->name;
+    if (st == TRD_OK && (key->params.d != o.d || key->params.c != o.c ||
+                         key->params.latency != o.latency))
+        rt_failf(&x->log, "measured: rank %d: auto's plan has d %g, c %g, latency %g; the "
+                 "profile gives %g, %g, %g", (int)rank, key->params.d, key->params.c,
+                 key->params.latency, o.d, o.c, o.latency);
+    if (st != TRD_OK || strcmp(measured[0].algo, given[0].algo) ||
+        memcmp(&measured[0].predicted, &given[0].predicted, sizeof(double)) ||
+        strcmp(ran, measured[0].algo))
+        rt_failf(&x->log, "measured: rank %d: auto ran %s; ranked first %s (%g s), under the "
+                 "applied profile %s (%g s)", (int)rank, ran, measured[0].algo,
+                 measured[0].predicted, given[0].algo, given[0].predicted);
+}
+
+static trd_status measured_rank(trd_comm *comm, int32_t rank, void *arg)
+{
+    measured_ctx *x = arg;
+    double in[4], out[4];
+    for (int i = 0; i < 4; i++)
+        in[i] = rank + i;
+    trd_status st = measured_untouched(comm, rank, x, in, out);
+    trd_coll_opts o;
+    trd_coll_opts_init(&o);
+    o.algo = "auto";
+    if (st == TRD_OK)
+        st = trd_allreduce(comm, in, out, 4, x->op[0], &o);
+    for (int i = 0; st == TRD_OK && i < 4; i++)
+        if (out[i] != MEASURED_P * (MEASURED_P - 1) / 2 + MEASURED_P * i)
+            rt_failf(&x->log, "measured: rank %d: element %d is %g", (int)rank, i, out[i]);
+    int n, at = profile_slot(comm, x->op[0], &n);
+    if (st == TRD_OK && (at < 0 || n != 1))
+        rt_failf(&x->log, "measured: rank %d: %d profiles, op 0's at %d", (int)rank, n, at);
+    if (st != TRD_OK || at < 0)
+        return st;
+    x->kept[rank] = comm->profiles.profile[at];
+    check_applied(comm, rank, x, &x->kept[rank]);
+    for (int k = 1; k < MEASURED_OPS && st == TRD_OK; k++)
+        st = trd_allreduce(comm, in, out, 2, x->op[k], &o);
+    at = profile_slot(comm, x->op[0], &n);
+    if (st == TRD_OK && (at >= 0 || n != TRD_COMM_PROFILES))
+        rt_failf(&x->log, "measured: rank %d: after %d operators, %d profiles and op 0's at %d "
+                 "(want %d, forgotten)", (int)rank, MEASURED_OPS, n, at, TRD_COMM_PROFILES);
+    return st;
+}
+
+static void test_measured_model(void **state)
+{
+    (void)state;
+    measured_ctx x = {0};
+    rt_log_init(&x.log);
+    for (int k = 0; k < MEASURED_OPS; k++)
+        x.op[k] = rt_op_create(RT_F64_SUM);
+    run_all_ok(MEASURED_P, measured_rank, &x, "measured", 0);
+    rt_log_check(&x.log, "measured");
+    const trd_profile *p = &x.kept[0];
+    TU_CHECK(p->latency > 0 && p->per_byte > 0 && isfinite(p->latency) &&
+                 isfinite(p->per_byte) && isfinite(p->per_element) && p->parallelism > 0,
+             "measured: latency %g, per byte %g, per element %g, parallelism %g", p->latency,
+             p->per_byte, p->per_element, p->parallelism);
+    for (int32_t r = 1; r < MEASURED_P; r++)
+        TU_CHECK(!memcmp(&x.kept[r], p, sizeof *p), "measured: rank %d keeps another profile",
+                 (int)r);
+    rt_log_destroy(&x.log);
+    for (int k = 0; k < MEASURED_OPS; k++)
+        trd_op_free(x.op[k]);
 }
 
 static void test_calibrated_runs(void **state)
@@ -1476,6 +1620,7 @@ static void test_tune(void **state)
     x.opts.algo = "auto";
     x.opts.d = 1e-3;
     x.opts.c = 1.0;
+    x.opts.measure_model = false;
     x.opts.tune = 3;
     run_all_ok(TUNE_P, tune_rank, &x, "tune", 0);
     rt_log_check(&x.log, "tune");
@@ -1708,6 +1853,7 @@ static void test_tune_distinct(void **state)
         x.opts.d = costs[k][0];
         x.opts.c = costs[k][1];
         x.opts.latency = costs[k][2];
+        x.opts.measure_model = false;
         first_candidates(comm[0], &x, x.opts.tune, &dups, want_set);
     }
     TU_CHECK(dups > 0, "no cost model puts two candidates with the same programs among the "
@@ -1768,6 +1914,7 @@ static trd_status table_rank(trd_comm *comm, int32_t rank, void *arg)
     o.algo = "auto";
     o.d = 1e-6;
     o.c = 1e-8;
+    o.measure_model = false;
     o.tune = 2;
     int32_t in[32], out[32];
     for (int i = 0; i < 32; i++)
@@ -1842,6 +1989,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_repeated_dynamic, timing_setup, timing_teardown),
         cmocka_unit_test_setup_teardown(test_auto, timing_setup, timing_teardown),
         cmocka_unit_test_setup_teardown(test_auto_memo, timing_setup, timing_teardown),
+        cmocka_unit_test_setup_teardown(test_measured_model, timing_setup, timing_teardown),
         cmocka_unit_test_setup_teardown(test_tune, timing_setup, timing_teardown),
         cmocka_unit_test_setup_teardown(test_tune_table, timing_setup, timing_teardown),
         cmocka_unit_test_setup_teardown(test_tune_distinct, timing_setup, timing_teardown),

@@ -127,6 +127,7 @@ static trd_status prepare(const trd_run_args *a, trd_comm *comm, const trd_op *o
         o->latency = a->latency;
         o->flight = a->flight;
         o->parallelism = a->parallelism;
+        o->measure_model = false; /* the model given */
     } else if (a->profile_path) {
         st = trd_profile_apply(&a->profile, a->count, trd_op_elem_size(op), o);
     } else {

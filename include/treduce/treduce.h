@@ -525,13 +525,15 @@ trd_status trd_comm_barrier(trd_comm *comm);
 typedef struct trd_coll_opts {
     const char *algo;        /* registered name, or "auto": the algorithm
                                 with the smallest predicted time for this
-                                call under d, c, latency
+                                call under the measured model
+                                (measure_model, below) or d, c, latency
                                 (trd_comm_explain), or the fastest of the
                                 model's best when timed (tune, below);
                                 default "binomial" */
     double d, c, latency;    /* the cost model the planners use (trd_params;
                                 default 1, 1, 0: only their ratio matters
-                                to the tree shapes) */
+                                to the tree shapes; "auto" ranks under a
+                                measured model instead, measure_model) */
     double combine_fixed;    /* the part of c paid per combine call
                                 (trd_params; default 0) */
     double flight;           /* the part of latency in flight (trd_params;
@@ -577,6 +579,22 @@ typedef struct trd_coll_opts {
                                 Default 0: the model's first, untimed.
                                 Ignored in reproducible mode (its result
                                 must not depend on timings) */
+    bool measure_model;      /* "auto" only: rank the candidates under the
+                                communicator's own profile of this platform
+                                and operator (trd_comm_profile) applied to
+                                the call, instead of d, c, latency,
+                                combine_fixed, flight and parallelism.  The
+                                first call (or trd_comm_explain) that needs
+                                an operator's profile measures it - a
+                                collective of ~0.1 s on 2 ranks, more with
+                                more ranks or a costly operator - and the
+                                communicator keeps it (TRD_COMM_PROFILES
+                                operators, the oldest forgotten first).
+                                trd_coll_opts_init sets it;
+                                trd_profile_apply and trd_comm_calibrate,
+                                which fill in a model, clear it.  Ignored
+                                in reproducible mode (its algorithm must
+                                not depend on timings) */
 } trd_coll_opts;
 void trd_coll_opts_init(trd_coll_opts *opts);
 /* Default segment size of the non-pipelined algorithms, and the most
@@ -590,6 +608,9 @@ void trd_coll_opts_init(trd_coll_opts *opts);
 #define TRD_TUNE_MAX 8
 #define TRD_TUNE_CALLS 6
 #define TRD_TUNE_KEYS 16
+/* trd_coll_opts.measure_model: the operators whose profiles a
+ * communicator keeps. */
+#define TRD_COMM_PROFILES 4
 
 /* Reduce to rank `root`.  count >= 0 (0: nothing moves); recvbuf is only
  * read or written at the root (it may be NULL elsewhere); sendbuf may be
@@ -679,11 +700,15 @@ typedef struct trd_candidate {
 /* Every registered algorithm for this call (same arguments as the call),
  * sorted by predicted time, those that cannot run it last; out has room
  * for trd_algo_count() entries.  The first is what "auto" runs; the choice
- * depends only on the arguments and opts->d, c, latency, so every rank
- * makes the same one.  With opts->tune > 0, once this communicator has
- * timed the candidates for these arguments (trd_coll_opts.tune), the one
- * it keeps comes first and the timed ones carry their measured time; the
- * others stay in the model's order.  Local: no communication. */
+ * depends only on the arguments and the model (opts->d, c, latency, or
+ * with opts->measure_model the communicator's profile of op, agreed by
+ * every rank), so every rank makes the same one.  With opts->tune > 0,
+ * once this communicator has timed the candidates for these arguments
+ * (trd_coll_opts.tune), the one it keeps comes first and the timed ones
+ * carry their measured time; the others stay in the model's order.
+ * Local - no communication - except where opts->measure_model needs a
+ * profile of op that the communicator does not have yet: then every rank
+ * must call it (it measures one, trd_comm_profile). */
 trd_status trd_comm_explain(trd_comm *comm, int64_t count, const trd_op *op, int32_t root,
                             bool allreduce, const trd_coll_opts *opts, trd_candidate *out,
                             size_t *n);

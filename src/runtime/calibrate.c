@@ -310,5 +310,6 @@ trd_status trd_comm_calibrate(trd_comm *c, const trd_op *op, int64_t count, trd_
     o->combine_fixed = 0.0;
     o->d = m[0] + (double)bytes * m[1];
     o->c = m[2];
+    o->measure_model = false; /* a model is given now */
     return TRD_OK;
 }

@@ -27,7 +27,7 @@
 void trd_coll_opts_init(trd_coll_opts *o)
 {
     *o = (trd_coll_opts){.algo = "binomial", .d = 1.0, .c = 1.0, .latency = 0.0, .K = 2,
-                         .segment_bytes = 0};
+                         .segment_bytes = 0, .measure_model = true};
 }
 
 static trd_comm *new_comm(trd_wire wire, double timeout_s)
@@ -349,6 +349,8 @@ static trd_status resolve_auto(trd_comm *c, const void *sendbuf, void *recvbuf,
     opts->algo = "binomial"; /* any name: the arguments are checked before ranking */
     trd_status st = trd_comm_check(c, sendbuf, recvbuf, args->count, args->op, args->root,
                                    args->allreduce, opts, &key, &acc);
+    if (st == TRD_OK) /* the chosen algorithm's plan too is built under it */
+        st = trd_comm_measured_model(c, args->op, args->count, opts);
     if (st != TRD_OK)
         return st;
     if (opts->tune > 0 && !opts->reproducible) {

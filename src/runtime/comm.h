@@ -44,6 +44,14 @@ typedef struct trd_comm_memo {
     bool cached;      /* trd_comm_cache holds key's plan */
 } trd_comm_memo;
 
+/* The profiles auto measured (trd_coll_opts.measure_model), one per
+ * operator, the oldest replaced first. */
+typedef struct trd_comm_profiles {
+    uint64_t op_serial[TRD_COMM_PROFILES]; /* trd_op_serial; 0: a free slot */
+    trd_profile profile[TRD_COMM_PROFILES];
+    int32_t next;
+} trd_comm_profiles;
+
 struct trd_comm {
     trd_wire wire;
     double timeout_s;
@@ -53,6 +61,7 @@ struct trd_comm {
     trd_comm_cache cache;
     trd_comm_memo memo;
     trd_tune_table tune;     /* auto's timed choices (trd_coll_opts.tune) */
+    trd_comm_profiles profiles; /* auto's measured models (profile.c) */
     unsigned char *scratch;
     size_t scratch_size;
     trd_exec exec;
@@ -69,6 +78,12 @@ bool trd_comm_long_choice(const trd_comm *c, size_t bytes);
  * the other one.  Every rank of a call sets the same before it, so both
  * ends of each message agree (comm_mpi.c; a no-op without a probe). */
 trd_status trd_comm_long_path(trd_comm *c, bool other);
+
+/* With opts->measure_model (and not reproducible): the communicator's
+ * profile of op - measured now if it has none, a collective - applied to
+ * a call of count elements, the flag cleared (profile.c). */
+trd_status trd_comm_measured_model(trd_comm *c, const trd_op *op, int64_t count,
+                                   trd_coll_opts *opts);
 
 /* Checks a collective call's arguments (src/runtime/check.c) and fills the
  * plan key and the result buffer of this rank (recvbuf where the caller

@@ -134,6 +134,22 @@ static trd_status eligible(const trd_algo *a, bool allreduce, const trd_coll_opt
     return TRD_OK;
 }
 
+/* opts->measure_model: the arguments checked first (a bad call measures
+ * nothing), then the communicator's profile applied (trd_comm_measured_model). */
+static trd_status measured_model(trd_comm *c, int64_t count, const trd_op *op, int32_t root,
+                                 bool allreduce, trd_coll_opts *o)
+{
+    if (!o->measure_model || o->reproducible)
+        return TRD_OK;
+    static unsigned char none[1]; /* a stand-in buffer, as trd_comm_plan_call's */
+    trd_coll_opts any = *o;
+    trd_comm_key key;
+    void *acc;
+    any.algo = "binomial"; /* any name: the arguments are checked */
+    trd_status st = trd_comm_check(c, none, none, count, op, root, allreduce, &any, &key, &acc);
+    return st == TRD_OK ? trd_comm_measured_model(c, op, count, o) : st;
+}
+
 trd_status trd_comm_explain(trd_comm *c, int64_t count, const trd_op *op, int32_t root,
                             bool allreduce, const trd_coll_opts *opts, trd_candidate *out,
                             size_t *n)
@@ -144,6 +160,10 @@ trd_status trd_comm_explain(trd_comm *c, int64_t count, const trd_op *op, int32_
         o = *opts;
     if (!c || !op || !out || !n)
         return trd_fail(TRD_EINVAL, "explain: NULL argument");
+    trd_tune_key key = trd_tune_key_of(op, count, root, allreduce, &o); /* as called */
+    trd_status st = measured_model(c, count, op, root, allreduce, &o);
+    if (st != TRD_OK)
+        return st;
     *n = trd_algo_count();
     for (size_t i = 0; i < *n; i++) {
         const trd_algo *a = trd_algo_entry(i);
@@ -165,7 +185,6 @@ trd_status trd_comm_explain(trd_comm *c, int64_t count, const trd_op *op, int32_
     if (out[0].status != TRD_OK)
         return trd_fail(TRD_EUNSUPPORTED, "auto: no algorithm can run this call");
     if (o.tune > 0 && !o.reproducible) {
-        trd_tune_key key = trd_tune_key_of(op, count, root, allreduce, &o);
         const trd_tune_entry *e = trd_tune_find(&c->tune, &key);
         if (e)
             trd_tune_explain(e, out, *n);

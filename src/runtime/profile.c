@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "runtime/calibrate.h"
+#include "runtime/op.h"
 
 static const size_t transfer_sizes[] = {0, 4096, 65536, 1 << 20, 8 << 20};
 static const int64_t combine_counts[] = {1024, 16384, 262144, 1 << 20};
@@ -81,5 +82,35 @@ trd_status trd_profile_apply(const trd_profile *p, int64_t count, size_t elem, t
     o->c = count > 0 ? p->combine_fixed + (double)count * p->per_element : 0.0;
     o->combine_fixed = count > 0 ? p->combine_fixed : 0.0;
     o->parallelism = p->parallelism;
+    o->measure_model = false; /* a model is given now */
     return TRD_OK;
+}
+
+/* Why measured once per operator and kept: a full profile costs ~0.1 s
+ * on 2 ranks, and auto resolves again whenever a call's arguments differ
+ * from the last call's (trd_comm_memo).  Without it, auto ranked under
+ * trd_coll_opts_init's unitless 1, 1, 0, where latency is free: a 32-byte
+ * allreduce at np 2 then ran rabenseifner's two rounds, 1.55x Open MPI's
+ * time; under the profile, recursive-doubling's one round, 1.07x
+ * (docs/BENCHMARKS.md). */
+trd_status trd_comm_measured_model(trd_comm *c, const trd_op *op, int64_t count,
+                                   trd_coll_opts *opts)
+{
+    if (!opts->measure_model || opts->reproducible)
+        return TRD_OK;
+    trd_comm_profiles *t = &c->profiles;
+    uint64_t serial = trd_op_serial(op);
+    int32_t i = 0;
+    while (i < TRD_COMM_PROFILES && t->op_serial[i] != serial)
+        i++;
+    if (i == TRD_COMM_PROFILES) {
+        i = t->next;
+        t->op_serial[i] = 0; /* until measured */
+        trd_status st = trd_comm_profile(c, op, &t->profile[i]);
+        if (st != TRD_OK)
+            return st;
+        t->op_serial[i] = serial;
+        t->next = (i + 1) % TRD_COMM_PROFILES;
+    }
+    return trd_profile_apply(&t->profile[i], count, trd_op_elem_size(op), opts);
 }

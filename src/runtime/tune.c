@@ -29,7 +29,7 @@ static bool same_opts(const trd_coll_opts *a, const trd_coll_opts *b)
            a->combine_fixed == b->combine_fixed && a->flight == b->flight &&
            a->parallelism == b->parallelism && a->K == b->K &&
            a->reproducible == b->reproducible && a->segment_bytes == b->segment_bytes &&
-           a->tune == b->tune;
+           a->tune == b->tune && a->measure_model == b->measure_model;
 }
 
 trd_tune_key trd_tune_key_of(const trd_op *op, int64_t count, int32_t root, bool allreduce,
