@@ -715,6 +715,38 @@ static trd_status memo_after_run_plan(trd_comm *comm, int32_t rank, rt_log *log,
     return st;
 }
 
+#define MEMO_P 2 /* ranks of test_auto_memo */
+
+/* The same arguments with other buffers: a call that takes the memo and
+ * the plan of the last one must still write its own result buffer, read
+ * its own input, and leave the last call's buffers alone. */
+static trd_status memo_buffers(trd_comm *comm, int32_t rank, rt_log *log, const trd_op *sum)
+{
+    double in[2][8], out[2][8];
+    trd_coll_opts o;
+    trd_coll_opts_init(&o);
+    trd_status st = TRD_OK;
+    for (int call = 0; call < 6 && st == TRD_OK; call++) {
+        int b = call % 2; /* buffers A, B, A, ... with the same arguments */
+        bool all = call >= 3;
+        for (int i = 0; i < 8; i++) {
+            in[b][i] = rank + i + 100.0 * call;
+            out[b][i] = out[1 - b][i] = -1.0;
+        }
+        st = all ? trd_allreduce(comm, in[b], out[b], 8, sum, &o)
+                 : trd_reduce(comm, in[b], out[b], 8, sum, 0, &o);
+        bool gets = all || rank == 0;
+        for (int i = 0; st == TRD_OK && i < 8; i++) {
+            double want = gets ? MEMO_P * (MEMO_P - 1) / 2 + MEMO_P * (i + 100.0 * call) : -1.0;
+            if (out[b][i] != want || out[1 - b][i] != -1.0)
+                rt_failf(log, "memo: rank %d call %d: element %d is %g in the buffer given "
+                         "(want %g), %g in the other", (int)rank, call, i, out[b][i], want,
+                         out[1 - b][i]);
+        }
+    }
+    return st;
+}
+
 static trd_status memo_rank(trd_comm *comm, int32_t rank, void *arg)
 {
     rt_log *log = arg;
@@ -729,6 +761,8 @@ static trd_status memo_rank(trd_comm *comm, int32_t rank, void *arg)
         st = memo_after_run_plan(comm, rank, log, sum, in, out);
     if (st == TRD_OK)
         st = memo_changes(comm, rank, log, &sum, in, out);
+    if (st == TRD_OK)
+        st = memo_buffers(comm, rank, log, sum);
     trd_op_free(sum);
     return st;
 }
@@ -740,8 +774,8 @@ static void test_auto_memo(void **state)
     rt_log_init(&log);
     trd_threads_opts topts = rt_topts(20);
     rt_result res;
-    rt_run(2, &topts, memo_rank, &log, &res);
-    for (int32_t r = 0; r < 2; r++)
+    rt_run(MEMO_P, &topts, memo_rank, &log, &res);
+    for (int32_t r = 0; r < MEMO_P; r++)
         TU_CHECK(res.status[r] == TRD_OK, "rank %d: %s", (int)r, res.msg[r]);
     assert_int_equal(log.failures, 0);
     rt_log_destroy(&log);

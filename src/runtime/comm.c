@@ -233,7 +233,9 @@ static trd_status execute(trd_comm *c, const trd_op *op, const trd_comm_key *key
                          .blocks = k->plan ? trd_plan_blocks(k->plan) : 1,
                          .timeout_s = c->timeout_s, .input = input, .fresh = k->fresh,
                          .local = c->exec.local};
-    if (input)
+    if (input && c->exec.blocks == 1)
+        k->fresh[0] = 1; /* a call of memset costs more */
+    else if (input)
         memset(k->fresh, 1, (size_t)c->exec.blocks);
     if (k->fusion.consumer) {
         memset(k->fusion.state, 0, (size_t)k->fusion.steps);
@@ -394,6 +396,7 @@ trd_status trd_comm_collective(trd_comm *c, const void *sendbuf, void *recvbuf, 
                                const trd_coll_opts *opts)
 {
     trd_comm_key key;
+    const trd_comm_key *k = &key;
     void *acc = NULL;
     trd_coll_opts defaults;
     trd_tune_entry *timed = NULL;
@@ -408,9 +411,9 @@ trd_status trd_comm_collective(trd_comm *c, const void *sendbuf, void *recvbuf, 
     bool hit = c->memo.valid && trd_tune_same_call(&c->memo.args, op, count, root, allreduce,
                                                    opts) && !strcmp(c->memo.algo, opts->algo);
     if (hit) {
-        key = c->memo.key;
+        k = &c->memo.key;
         other = c->memo.other;
-        st = trd_comm_check_buffers(c, sendbuf, recvbuf, &key, &acc);
+        st = trd_comm_check_buffers(c, sendbuf, recvbuf, k, &acc);
     } else {
         trd_tune_key args = trd_tune_key_of(op, count, root, allreduce, opts);
         st = key_of_call(c, sendbuf, recvbuf, &args, opts, &key, &acc, &timed, &other);
@@ -421,15 +424,23 @@ trd_status trd_comm_collective(trd_comm *c, const void *sendbuf, void *recvbuf, 
         return trd_fail(TRD_EIO, "rank %ld is marked dead (test hook): it takes no part",
                         (long)c->wire.rank);
     c->calls++;
-    size_t bytes = (size_t)count * key.elem;
+    size_t bytes = (size_t)count * k->elem;
     /* trd_comm_run_plan empties the cache without building it: valid too */
-    if (!(hit && c->memo.cached && c->cache.valid)) {
-        if ((st = cached_plan(c, &key)) != TRD_OK)
+    bool warm = hit && c->memo.cached && c->cache.valid;
+    if (!warm) {
+        if ((st = cached_plan(c, k)) != TRD_OK)
             return st;
         c->memo.cached = !timed; /* the key is the memo's */
     }
-    if ((st = lay_out_slots(c, acc, bytes)) != TRD_OK ||
-        (st = trd_comm_long_path(c, other)) != TRD_OK)
+    /* A warm call has the last call's arguments and plan, so the slots it
+     * laid out stand but slot 0, the caller's buffer: at 32 bytes every
+     * instruction before the first message is on the critical path (100 ns
+     * more there cost ~150 ns of a 480 ns allreduce, docs/BENCHMARKS.md). */
+    if (warm)
+        c->cache.slots[0] = acc ? acc : c->scratch;
+    else if ((st = lay_out_slots(c, acc, bytes)) != TRD_OK)
+        return st;
+    if ((st = trd_comm_long_path(c, other)) != TRD_OK)
         return st;
     bool copy = sendbuf != TRD_IN_PLACE && sendbuf != c->cache.slots[0] && bytes > 0;
     /* A tuning call starts from a barrier: else a candidate pays for the
@@ -438,7 +449,7 @@ trd_status trd_comm_collective(trd_comm *c, const void *sendbuf, void *recvbuf, 
     if (timed && (st = trd_comm_barrier(c)) != TRD_OK)
         return st;
     double t0 = timed ? trd_comm_now(c) : 0.0; /* the run only: not the plan's building */
-    st = execute(c, op, &key, copy ? sendbuf : NULL); /* copied lazily (trd_exec.input) */
+    st = execute(c, op, k, copy ? sendbuf : NULL); /* copied lazily (trd_exec.input) */
     if (st == TRD_OK && timed)
         st = trd_tune_record(c, timed, trd_comm_now(c) - t0);
     return st;
