@@ -647,8 +647,9 @@ trd_status trd_comm_run_plan(trd_comm *comm, const trd_plan *plan, void *buf, in
  * opts->parallelism (p when every rank has a core of its own, else p times
  * a combine's time alone over its time when every rank combines at once,
  * at the ping-pong's probe size), the same on
- * every rank (combine_fixed 0: one size cannot tell the per-call part).
- * Takes a few milliseconds plus a few combines. */
+ * every rank (combine_fixed 0: one size cannot tell the per-call part),
+ * and clears opts->measure_model (the model is given).  Takes a few
+ * milliseconds plus a few combines. */
 trd_status trd_comm_calibrate(trd_comm *comm, const trd_op *op, int64_t count,
                               trd_coll_opts *opts);
 /* A platform's cost profile: what `treduce calibrate` writes.  A transfer
@@ -673,7 +674,9 @@ typedef struct trd_profile {
  * operator's own time. */
 trd_status trd_comm_profile(trd_comm *comm, const trd_op *op, trd_profile *profile);
 /* Sets opts->latency, flight, d, c, combine_fixed and parallelism for a
- * call of count elements of elem_size bytes under profile.  TRD_EINVAL for negative or non-finite values. */
+ * call of count elements of elem_size bytes under profile, and clears
+ * opts->measure_model (the model is given).  TRD_EINVAL for negative or
+ * non-finite values. */
 trd_status trd_profile_apply(const trd_profile *profile, int64_t count, size_t elem_size,
                              trd_coll_opts *opts);
 
