@@ -7,7 +7,7 @@
  * work that k cannot run at once is added (with_parallelism): the
  * simulator gives every rank a core and a memory path of its own, so on 8
  * ranks over 2 cores it would have a pipeline's 7 stages run at once,
- * which they cannot (docs/BENCHMARKS.md).
+ * which they cannot (docs/RUNTIME.md, "Calibration and prediction").
  *
  * `auto`: like SimGrid's automatic selector, it
  * predicts the time of every candidate for this very call - by the same

@@ -3,12 +3,13 @@
  * The model ranks every algorithm (trd_comm_explain), but on a machine it
  * does not describe - more ranks than cores, caches, a scheduler waking
  * ranks late - its first choice can lose to its second or third by 2x
- * (docs/BENCHMARKS.md).  So, as STAR-MPI does for MPI collectives (Faraj,
- * Yuan and Lowenthal, "STAR-MPI: self tuned adaptive routines for MPI
- * collective operations", ICS 2006), the first calls with the same
- * arguments run the model's `tune` best candidates in turn, TRD_TUNE_CALLS
- * calls each, and every later call runs the fastest.  The model narrows
- * the search to a few candidates; the measurements decide among them.
+ * (docs/RUNTIME.md, "Tuned auto").  So, as STAR-MPI does for MPI
+ * collectives (Faraj, Yuan and Lowenthal, "STAR-MPI: self tuned adaptive
+ * routines for MPI collective operations", ICS 2006), the first calls
+ * with the same arguments run the model's `tune` best candidates in turn,
+ * TRD_TUNE_CALLS calls each, and every later call runs the fastest.  The
+ * model narrows the search to a few candidates; the measurements decide
+ * among them.
  *
  * Every rank makes the same sequence of calls with the same arguments, so
  * every rank tries the same candidate in the same call without talking.
