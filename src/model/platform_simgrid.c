@@ -17,8 +17,9 @@
  * Latency is read and checked but left out: it delays each message once
  * and does not bound the throughput of a series of operations, which is
  * all the steady-state model measures.  Anything else that would change
- * the platform (clusters, traces, zones without explicit routes) is
- * refused naming the element and its line. */
+ * the platform (clusters, traces, zones without explicit routes), an
+ * attribute treduce does not read and a <platform> without version 4.x
+ * are refused naming the element and its line. */
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <stdlib.h>
@@ -37,12 +38,14 @@ typedef struct reader {
     trd_platform *pf;
     sg_link *links;
     size_t n_links, cap_links;
+    trd_index by_id; /* links by id */
 } reader;
 
 typedef trd_status (*element_fn)(reader *r, xmlNode *el);
 typedef struct handler {
     const char *name;
     element_fn take; /* NULL: allowed and ignored (properties, disks, config) */
+    const char *const *attrs; /* the attributes it may have (NULL-ended) */
 } handler;
 
 /* The attribute `name` of el, or NULL when absent.  Its value is one text
@@ -104,6 +107,29 @@ static trd_status need_attr(const reader *r, const xmlNode *el, const char *name
     return trd_fail(TRD_EINVAL, "%s: attribute '%s' is missing", where, name);
 }
 
+/* Refuses an attribute of el that is not in allowed, as the JSON loader
+ * refuses an unknown key: SimGrid's others (availability_file,
+ * bandwidth_file, ...) would change the platform, a misspelt one would be
+ * read as absent. */
+static trd_status check_attrs(const reader *r, const xmlNode *el, const char *const *allowed)
+{
+    for (const xmlAttr *a = el->properties; a && allowed; a = a->next) {
+        size_t i = 0;
+        while (allowed[i] && !xmlStrEqual(a->name, BAD_CAST allowed[i]))
+            i++;
+        if (allowed[i])
+            continue;
+        char where[512], list[160] = "";
+        describe(r, el, where, sizeof where);
+        for (i = 0; allowed[i]; i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
+                     allowed[i]);
+        return trd_fail(TRD_EINVAL, "%s: attribute '%s' is not supported (treduce reads %s)",
+                        where, (const char *)a->name, list);
+    }
+    return TRD_OK;
+}
+
 /* Runs the handler of each element child of el; an element with no
  * handler is refused, naming it. */
 static trd_status walk_children(reader *r, xmlNode *el, const handler *handlers)
@@ -121,15 +147,18 @@ static trd_status walk_children(reader *r, xmlNode *el, const handler *handlers)
                             "routers, links, routes and zones: docs/PLATFORMS.md)", where,
                             (const char *)el->name);
         }
-        trd_status st = h->take ? h->take(r, c) : TRD_OK;
+        trd_status st = check_attrs(r, c, h->attrs);
+        if (st == TRD_OK && h->take)
+            st = h->take(r, c);
         if (st != TRD_OK)
             return st;
     }
     return TRD_OK;
 }
 
-static const handler ignored_props[] = {{"prop", NULL}, {NULL, NULL}};
-static const handler host_children[] = {{"prop", NULL}, {"disk", NULL}, {NULL, NULL}};
+static const handler ignored_props[] = {{"prop", NULL, NULL}, {NULL, NULL, NULL}};
+static const handler host_children[] = {
+    {"prop", NULL, NULL}, {"disk", NULL, NULL}, {NULL, NULL, NULL}};
 
 /* The entry number `pstate` of a comma-separated list of speeds. */
 static trd_status pstate_speed(const char *list, long pstate, const char *what, mpq_t speed)
@@ -218,12 +247,22 @@ static trd_status take_router(reader *r, xmlNode *el)
     return st;
 }
 
+typedef struct link_key {
+    const reader *r;
+    const char *id;
+} link_key;
+
+static bool same_id(const void *ctx, int32_t i)
+{
+    const link_key *k = ctx;
+    return strcmp(k->r->links[i].id, k->id) == 0;
+}
+
 static sg_link *find_link(const reader *r, const char *id)
 {
-    for (size_t i = 0; i < r->n_links; i++)
-        if (strcmp(r->links[i].id, id) == 0)
-            return &r->links[i];
-    return NULL;
+    link_key k = {r, id};
+    int32_t i = trd_index_find(&r->by_id, trd_hash_text(id), same_id, &k);
+    return i >= 0 ? &r->links[i] : NULL;
 }
 
 /* Keeps link id's cost; false when out of memory. */
@@ -237,6 +276,9 @@ static bool keep_link(reader *r, const char *id, const mpq_t cost)
         r->links = bigger;
         r->cap_links = grown;
     }
+    if (r->n_links >= INT32_MAX ||
+        trd_index_add(&r->by_id, trd_hash_text(id), (int32_t)r->n_links, "links") != TRD_OK)
+        return false;
     sg_link *link = &r->links[r->n_links++];
     link->id = id;
     mpq_init(link->cost);
@@ -294,6 +336,9 @@ static trd_status take_link(reader *r, xmlNode *el)
     return st;
 }
 
+/* direction picks one half of a SPLITDUPLEX link: both have its bandwidth */
+static const char *const link_ctn_attrs[] = {"id", "direction", NULL};
+
 /* The bottleneck of a route: the largest cost of its <link_ctn>s. */
 static trd_status route_cost(reader *r, xmlNode *route, const char *where, mpq_t cost)
 {
@@ -306,7 +351,8 @@ static trd_status route_cost(reader *r, xmlNode *route, const char *where, mpq_t
         if (!xmlStrEqual(c->name, BAD_CAST "link_ctn"))
             return trd_fail(TRD_EINVAL, "%s: <%s> (line %ld) is not supported in a route",
                             where, (const char *)c->name, xmlGetLineNo(c));
-        if ((st = need_attr(r, c, "id", &id)) != TRD_OK)
+        if ((st = check_attrs(r, c, link_ctn_attrs)) != TRD_OK ||
+            (st = need_attr(r, c, "id", &id)) != TRD_OK)
             return st;
         const sg_link *link = find_link(r, id);
         if (link == NULL)
@@ -371,11 +417,25 @@ static trd_status take_zone_route(reader *r, xmlNode *el)
 
 static trd_status take_zone(reader *r, xmlNode *el);
 
+static const char *const host_attrs[] = {"id", "speed", "core", "pstate", "coordinates", NULL};
+static const char *const router_attrs[] = {"id", "coordinates", NULL};
+static const char *const link_attrs[] = {"id", "bandwidth", "latency", "sharing_policy", NULL};
+static const char *const route_attrs[] = {"src", "dst", "symmetrical", NULL};
+static const char *const zone_route_attrs[] = {"src", "dst", "gw_src", "gw_dst", "symmetrical",
+                                               NULL};
+static const char *const zone_attrs[] = {"id", "routing", NULL};
+
 static const handler zone_children[] = {
-    {"host", take_host},   {"router", take_router},        {"link", take_link},
-    {"route", take_route}, {"zoneRoute", take_zone_route}, {"ASroute", take_zone_route},
-    {"zone", take_zone},   {"AS", take_zone},              {"prop", NULL},
-    {NULL, NULL}};
+    {"host", take_host, host_attrs},
+    {"router", take_router, router_attrs},
+    {"link", take_link, link_attrs},
+    {"route", take_route, route_attrs},
+    {"zoneRoute", take_zone_route, zone_route_attrs},
+    {"ASroute", take_zone_route, zone_route_attrs},
+    {"zone", take_zone, zone_attrs},
+    {"AS", take_zone, zone_attrs},
+    {"prop", NULL, NULL},
+    {NULL, NULL, NULL}};
 
 /* Routings whose routes are all written in the file: each is a link of
  * the graph (Floyd and Dijkstra compute shortest paths over them, which
@@ -403,7 +463,34 @@ static trd_status take_zone(reader *r, xmlNode *el)
 }
 
 static const handler platform_children[] = {
-    {"zone", take_zone}, {"AS", take_zone}, {"config", NULL}, {NULL, NULL}};
+    {"zone", take_zone, zone_attrs}, {"AS", take_zone, zone_attrs}, {"config", NULL, NULL},
+    {NULL, NULL, NULL}};
+
+/* SimGrid 4 files say version="4" or "4.1": older ones had implicit units
+ * (simgrid_update_xml converts them), a later major version may mean
+ * something else by the same attributes. */
+static trd_status check_version(const char *where, const char *version)
+{
+    if (!version)
+        return trd_fail(TRD_EINVAL, "%s: attribute 'version' is missing (SimGrid 4 files "
+                        "start with <platform version=\"4.1\">)", where);
+    char *end;
+    long major = strtol(version, &end, 10);
+    bool digits = end != version && (*end == '\0' || (end[0] == '.' && end[1] >= '0' &&
+                                                      end[1] <= '9' &&
+                                                      strspn(end + 1, "0123456789") ==
+                                                          strlen(end + 1)));
+    if (!digits || version[0] < '0' || version[0] > '9')
+        return trd_fail(TRD_EINVAL, "%s: version '%.32s' is not a version number such as "
+                        "4.1", where, version);
+    if (major < 4)
+        return trd_fail(TRD_EINVAL, "%s: version %s is older than 4: update it with "
+                        "SimGrid's simgrid_update_xml first", where, version);
+    if (major > 4)
+        return trd_fail(TRD_EINVAL, "%s: version %s is newer than the SimGrid 4 format "
+                        "treduce reads", where, version);
+    return TRD_OK;
+}
 
 static trd_status take_platform(reader *r, xmlNode *root)
 {
@@ -411,12 +498,12 @@ static trd_status take_platform(reader *r, xmlNode *root)
     describe(r, root, where, sizeof where);
     if (!xmlStrEqual(root->name, BAD_CAST "platform"))
         return trd_fail(TRD_EINVAL, "%s: expected <platform> as the root element", where);
-    const char *version = attr(root, "version");
-    /* before version 4, speeds and bandwidths had implicit units */
-    if (version && strtod(version, NULL) < 4.0)
-        return trd_fail(TRD_EINVAL, "%s: version %s is older than 4: update it with SimGrid's "
-                        "simgrid_update_xml first", where, version);
-    trd_status st = walk_children(r, root, platform_children);
+    static const char *const platform_attrs[] = {"version", NULL};
+    trd_status st = check_version(where, attr(root, "version"));
+    if (st == TRD_OK)
+        st = check_attrs(r, root, platform_attrs);
+    if (st == TRD_OK)
+        st = walk_children(r, root, platform_children);
     if (st == TRD_OK && r->pf->n_nodes == 0)
         st = trd_fail(TRD_EINVAL, "%s: no host and no router", where);
     return st;
@@ -483,6 +570,7 @@ trd_status trd_platform_parse_simgrid(const char *text, size_t len, const char *
     for (size_t i = 0; i < r.n_links; i++)
         mpq_clear(r.links[i].cost);
     free(r.links);
+    trd_index_free(&r.by_id);
     xmlFreeDoc(doc);
     if (st != TRD_OK) {
         trd_platform_free(r.pf);
