@@ -167,6 +167,8 @@ printf '{"nodes": [{"name": "a"}, {"name": "b"}, {"name": "c"}],
 expect 0 'throughput 1/2' -- "$tool" steady --problem scatter --platform "$out/nospeed.json" \
   --source a
 expect 0 'throughput' -- "$tool" steady --problem gossip --platform "$out/nospeed.json"
+dot=$("$tool" steady --problem scatter --platform "$out/nospeed.json" --source a --format dot)
+if grep -q 'speed' <<<"$dot"; then bad "dot of speedless nodes shows a speed: $dot"; else ok; fi
 expect 2 "node 'a' gives no speed" -- "$tool" steady --problem reduce \
   --platform "$out/nospeed.json" --target a
 
