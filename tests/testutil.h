@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -80,6 +81,17 @@ static inline void *tu_alloc(size_t count, size_t size)
     void *p = calloc(count ? count : 1, size);
     assert_non_null(p);
     return p;
+}
+
+/* Writes len bytes of text to a new file /tmp/trd_test_XXXXXX; path (at
+ * least 32 bytes) gets its name; the caller unlinks it. */
+static inline void tu_temp_file(const char *text, size_t len, char *path, size_t size)
+{
+    snprintf(path, size, "/tmp/trd_test_XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_true(write(fd, text, len) == (ssize_t)len);
+    close(fd);
 }
 
 /* The plan's parent of every rank. */

@@ -14,9 +14,10 @@ int cmd_list(int argc, char **argv)
                    "Lists every planning algorithm with a one-line description;\n"
                    "(K) marks those that need --K.\n");
             return CLI_OK;
-        } else if (!strcmp(argv[i], "--format") && i + 1 < argc &&
-                   (!strcmp(argv[i + 1], "json") || !strcmp(argv[i + 1], "text"))) {
-            json = !strcmp(argv[++i], "json");
+        } else if (!strcmp(argv[i], "--format") && i + 1 < argc) {
+            if (strcmp(argv[++i], "json") && strcmp(argv[i], "text"))
+                return cli_usage_error("list", "invalid --format '%s': text or json", argv[i]);
+            json = !strcmp(argv[i], "json");
         } else {
             return cli_usage_error("list", "unexpected argument '%s'", argv[i]);
         }

@@ -30,51 +30,74 @@ static void help(void)
            "Exit status: 0 ok, 1 failure, 2 bad usage or input.\n");
 }
 
-static json_t *json_time(double t)
+/* A time that may be "none" (NaN: the root's send, a bound that does not
+ * apply): JSON null; any other value must be finite (f). */
+static json_t *json_time(cli_finite *f, const char *name, double t)
 {
-    return isnan(t) ? json_null() : json_real(t);
+    return isnan(t) ? json_null() : cli_json_real(f, name, t);
 }
 
-static json_t *steps_json(const trd_plan *plan, int32_t rank)
+static json_t *steps_json(const trd_plan *plan, int32_t rank, cli_finite *f)
 {
     static const char *kinds[] = {"send", "recv", "combine", "copy"};
     json_t *list = json_array();
     for (size_t i = 0; i < trd_plan_step_count(plan, rank); i++) {
         const trd_step *s = trd_plan_step(plan, rank, i);
-        json_t *o = json_pack("{s:s, s:i, s:i, s:i, s:[i,i], s:f, s:f}", "kind", kinds[s->kind],
+        json_t *o = json_pack("{s:s, s:i, s:i, s:i, s:[i,i], s:o, s:o}", "kind", kinds[s->kind],
                               "peer", s->peer, "buf", s->buf, "src", s->src, "dep", s->dep[0],
-                              s->dep[1], "start", s->start, "end", s->end);
+                              s->dep[1], "start", cli_json_real(f, "a step's start", s->start),
+                              "end", cli_json_real(f, "a step's end", s->end));
         if (s->kind == TRD_STEP_COMBINE)
             json_object_set_new(o, "side", json_string(s->side == TRD_SIDE_LEFT ? "left" : "right"));
         if (s->kind == TRD_STEP_SEND && s->release > 0)
-            json_object_set_new(o, "release", json_real(s->release));
+            json_object_set_new(o, "release", cli_json_real(f, "a release time", s->release));
         json_array_append_new(list, o);
     }
     return list;
 }
 
-static void print_json(const trd_plan *plan)
+static int print_json(const trd_plan *plan)
 {
     const trd_params *p = trd_plan_params(plan);
+    cli_finite f = {0};
     json_t *parent = json_array(), *start = json_array(), *sched = json_array();
     for (int32_t r = 0; r < p->n; r++) {
         json_array_append_new(parent, json_integer(trd_plan_parent(plan, r)));
-        json_array_append_new(start, json_time(trd_plan_send_start(plan, r)));
-        json_array_append_new(sched, steps_json(plan, r));
+        json_array_append_new(start, json_time(&f, "a send start", trd_plan_send_start(plan, r)));
+        json_array_append_new(sched, steps_json(plan, r, &f));
     }
-    json_t *o = json_pack("{s:s, s:I, s:f, s:f, s:I, s:b, s:f, s:f, s:f, s:s}", "algo",
+    json_t *o = json_pack("{s:s, s:I, s:f, s:f, s:I, s:b, s:o, s:o, s:o, s:s}", "algo",
                           trd_plan_algo(plan), "n", (json_int_t)p->n, "d", p->d, "c", p->c,
                           "root", (json_int_t)p->root, "noncommutative", p->noncommutative,
-                          "makespan", trd_plan_makespan(plan), "lower_bound",
-                          trd_plan_lower_bound(plan), "upper_bound", trd_plan_upper_bound(plan),
+                          "makespan", cli_json_real(&f, "makespan", trd_plan_makespan(plan)),
+                          "lower_bound", cli_json_real(&f, "lower bound",
+                                                       trd_plan_lower_bound(plan)),
+                          "upper_bound", json_time(&f, "upper bound", trd_plan_upper_bound(plan)),
                           "upper_bound_source", trd_plan_upper_bound_source(plan));
     json_object_set_new(o, "K", p->K > 0 ? json_integer(p->K) : json_null());
     json_object_set_new(o, "parent", parent);
     json_object_set_new(o, "send_start", start);
     json_object_set_new(o, "schedule", sched);
+    int st = cli_finite_end("plan", &f, o);
     json_dumpf(o, stdout, JSON_INDENT(1) | JSON_REAL_PRECISION(15));
     putchar('\n');
     json_decref(o);
+    return st;
+}
+
+/* Text and dot print the makespan, the bounds and the send starts: all
+ * finite (or NaN for none), else an error instead of the plan. */
+static int check_text(const trd_plan *plan)
+{
+    cli_finite f = {0};
+    cli_finite_check(&f, "makespan", trd_plan_makespan(plan));
+    cli_finite_check(&f, "lower bound", trd_plan_lower_bound(plan));
+    if (!isnan(trd_plan_upper_bound(plan)))
+        cli_finite_check(&f, "upper bound", trd_plan_upper_bound(plan));
+    for (int32_t r = 0; r < trd_plan_params(plan)->n; r++)
+        if (!isnan(trd_plan_send_start(plan, r)))
+            cli_finite_check(&f, "a send start", trd_plan_send_start(plan, r));
+    return cli_finite_end("plan", &f, NULL);
 }
 
 static void print_text(const trd_plan *plan)
@@ -85,9 +108,13 @@ static void print_text(const trd_plan *plan)
            p->noncommutative ? ", non-commutative" : "");
     if (p->K > 0)
         printf(", K = %lld", (long long)p->K);
-    printf("\n  makespan     %g\n  lower bound  %g  (Lemma 5)\n  upper bound  %g  (%s)\n\n",
-           trd_plan_makespan(plan), trd_plan_lower_bound(plan), trd_plan_upper_bound(plan),
-           trd_plan_upper_bound_source(plan));
+    printf("\n  makespan     %g\n  lower bound  %g  (Lemma 5)\n", trd_plan_makespan(plan),
+           trd_plan_lower_bound(plan));
+    if (isnan(trd_plan_upper_bound(plan)))
+        printf("  upper bound  %s\n\n", trd_plan_upper_bound_source(plan));
+    else
+        printf("  upper bound  %g  (%s)\n\n", trd_plan_upper_bound(plan),
+               trd_plan_upper_bound_source(plan));
     printf("%8s %8s %12s  %s\n", "rank", "parent", "send start", "inputs in arrival order");
     for (int32_t r = 0; r < p->n; r++) {
         double t = trd_plan_send_start(plan, r);
@@ -186,13 +213,12 @@ int cmd_plan(int argc, char **argv)
     if (ts != TRD_OK)
         return cli_lib_error("plan", ts);
     if (a.format == FORMAT_JSON)
-        print_json(plan);
-    else if (a.format == FORMAT_DOT)
+        st = print_json(plan);
+    else if ((st = check_text(plan)) == CLI_OK && a.format == FORMAT_DOT)
         print_dot(plan);
-    else
+    else if (st == CLI_OK)
         print_text(plan);
-    st = CLI_OK;
-    if (a.gantt && (ts = trd_plan_write_gantt(plan, a.gantt)) != TRD_OK)
+    if (st == CLI_OK && a.gantt && (ts = trd_plan_write_gantt(plan, a.gantt)) != TRD_OK)
         st = cli_lib_error("plan", ts);
     trd_plan_free(plan);
     return st;

@@ -679,6 +679,35 @@ trd_status trd_comm_profile(trd_comm *comm, const trd_op *op, trd_profile *profi
  * non-finite values. */
 trd_status trd_profile_apply(const trd_profile *profile, int64_t count, size_t elem_size,
                              trd_coll_opts *opts);
+/* What a profile was measured on.  A profile describes one transport and
+ * one operator on one element type: applied to another it predicts
+ * another machine (`treduce run --profile` refuses such a mismatch, and
+ * warns when only the rank count differs: the parallelism is measured for
+ * p ranks).  Names are C strings of fewer than TRD_PROFILE_NAME_MAX bytes. */
+#define TRD_PROFILE_NAME_MAX 32
+typedef struct trd_profile_meta {
+    char transport[TRD_PROFILE_NAME_MAX]; /* trd_comm_transport: "threads", "mpi" */
+    int32_t p;                            /* ranks it was measured on */
+    char op[TRD_PROFILE_NAME_MAX];        /* the operator: "sum", "matrix", ... */
+    char type[TRD_PROFILE_NAME_MAX];      /* the element type: "double", ... */
+    size_t elem_size;                     /* bytes per element (0: not recorded) */
+    size_t shm_max;                       /* trd_comm_shm_max when measured */
+} trd_profile_meta;
+/* Writes profile and meta to path as JSON (docs/RUNTIME.md, "Profiles":
+ * the format of `treduce calibrate --out`).  TRD_EINVAL for a negative or
+ * non-finite value, flight above latency, or missing metadata; TRD_EIO
+ * naming path when it cannot be written. */
+trd_status trd_profile_save(const char *path, const trd_profile *profile,
+                            const trd_profile_meta *meta);
+/* Reads a profile written by trd_profile_save or `treduce calibrate --out`
+ * into *profile and *meta (meta may be NULL).  TRD_EIO when path cannot be
+ * read; TRD_EINVAL naming the file and the line (malformed JSON) or the
+ * key when it is not a profile: a key missing, unknown or of the wrong
+ * type, a value negative or not finite, flight_s above latency_s, a
+ * bandwidth_GBps that disagrees with seconds_per_byte, another format
+ * version.  flight_s and parallelism, which older profiles lack, are then
+ * 0 (elem_size too: not recorded). */
+trd_status trd_profile_load(const char *path, trd_profile *profile, trd_profile_meta *meta);
 
 /* The time the model predicts for this call (same arguments as the call,
  * opts->d, c, latency as from trd_comm_calibrate): the plan's makespan

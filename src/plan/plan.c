@@ -5,6 +5,7 @@
  * model (src/model/homogeneous.c), map positions to ranks
  * (src/plan/number.c), and compile the per-rank schedule
  * (src/plan/schedule.c).  Every planner goes through this one path. */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +76,27 @@ static trd_status check_params(const trd_algo *algo, const trd_params *p)
                         "allreduce (--allreduce)", algo->name);
     double blocks = p->segments ? (double)p->segments : 1.0;
     return trd_check_memory(p->n, BYTES_PER_RANK * blocks, "a plan");
+}
+
+/* A plan's times stay below this, so that any of them can still be
+ * scaled to nanoseconds or summed over a billion simulated runs. */
+#define TIME_MAX (DBL_MAX / 1e9)
+
+/* Refuses costs whose plan times could exceed TIME_MAX.  A schedule ends
+ * before the sum of its steps' durations (a step that waits, waits for
+ * another step), a transfer lasts at most d plus its flight (<= d) and a
+ * combine c, and no algorithm has more than 2 n^2 transfers and n^2
+ * combines per block (ring's allreduce: 2(n-1) rounds of n): every time
+ * stays below 4 n^2 blocks (d + c). */
+static trd_status check_range(const trd_params *p)
+{
+    double n = (double)p->n, bound = 4.0 * n * n * (double)p->segments * (p->d + p->c);
+    if (bound <= TIME_MAX)
+        return TRD_OK;
+    return trd_fail(TRD_EINVAL, "d = %g and c = %g are too large for n = %lld ranks and %lld "
+                    "segment%s: the plan's times could overflow (keep 4 n^2 segments (d + c) "
+                    "below %.3g)", p->d, p->c, (long long)p->n, (long long)p->segments,
+                    p->segments == 1 ? "" : "s", TIME_MAX);
 }
 
 /* Copies the evaluated tree into rank space and compiles the schedule. */
@@ -156,9 +178,12 @@ static trd_status build_plan(trd_plan *plan, bool makespan_only)
     const trd_algo *a = plan->algo;
     if (p->segments == 0)
         p->segments = a->segments ? a->segments(p) : 1;
+    trd_status st = check_range(p);
+    if (st != TRD_OK)
+        return st;
     plan->blocks = (int32_t)p->segments;
     plan->timed = a->build && plan->blocks == 1 && !p->allreduce;
-    trd_status st = a->build ? build_tree_plan(plan, makespan_only) : build_exchange_plan(plan);
+    st = a->build ? build_tree_plan(plan, makespan_only) : build_exchange_plan(plan);
     if (st != TRD_OK || (plan->timed && p->flight == 0))
         return st;
     plan->makespan = NAN; /* simulated on first demand: the runtime never asks */

@@ -35,6 +35,9 @@ static trd_status check_dist(trd_dist dist, double cv)
     if (dist == TRD_DIST_CONST && cv != 0.0)
         return trd_fail(TRD_EINVAL, "cv = %g is invalid for constant costs (CV 0); "
                         "use gamma or exp", cv);
+    if (!isfinite(cv * cv) || 1.0 / (cv * cv) == 0.0)
+        return trd_fail(TRD_EINVAL, "cv = %g is too large: gamma's shape 1/cv^2 and scale "
+                        "cv^2 do not fit in a double", cv);
     if (dist != TRD_DIST_CONST && dist != TRD_DIST_EXP && dist != TRD_DIST_GAMMA)
         return trd_fail(TRD_EINVAL, "unknown distribution %d", (int)dist);
     return TRD_OK;

@@ -3,6 +3,7 @@
  * virtual-time transport. */
 #include "sim/sim.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 #include "core/error.h"
@@ -74,6 +75,11 @@ trd_status trd_sim_run(trd_sim *sim, uint64_t seed, int64_t run, double *makespa
     trd_virtual_reset(&sim->virt, seed, run);
     trd_status st = trd_virtual_run(&sim->virt, sim->engine, result_rank);
     *makespan = sim->virt.now;
+    if (st == TRD_OK && !isfinite(*makespan))
+        return trd_fail(TRD_EINVAL, "run %lld: the simulated makespan is not finite (%g): the "
+                        "costs (mean d %g, mean c %g, cv %g) overflow a double", (long long)run,
+                        *makespan, sim->virt.costs->mean_d, sim->virt.costs->mean_c,
+                        sim->virt.costs->cv);
     return st;
 }
 
