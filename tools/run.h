@@ -7,8 +7,9 @@
 #include "cli.h"
 
 typedef struct trd_run_args {
-    const char *algo, *transport, *type, *op, *profile_path;
+    const char *algo, *transport, *type, *op, *profile_path, *costs_path;
     trd_profile profile;
+    trd_costs *costs; /* --costs FILE, read once per process (cmd_run.c) */
     bool explain, reproducible;
     int64_t p, count, root, segment, iters, warmup, K, dead_rank, tune;
     double d, c, latency, flight, parallelism, timeout, delay_us, op_cost_us;
