@@ -187,8 +187,9 @@ int main(int argc, char **argv)
         const char *name = trd_algo_name(a);
         if (only && strcmp(only, name) != 0)
             continue;
-        if (trd_algo_kind_of(a) == TRD_KIND_EXCHANGE || trd_algo_kind_of(a) == TRD_KIND_PIPELINED)
-            continue; /* allreduce or segmented: not the reduction this table compares */
+        if (trd_algo_kind_of(a) == TRD_KIND_EXCHANGE || trd_algo_kind_of(a) == TRD_KIND_PIPELINED ||
+            trd_algo_uses_costs(a))
+            continue; /* allreduce, segmented, heterogeneous: not what this table compares */
         double us[NCASES], mk[NCASES];
         for (size_t c = 0; c < NCASES; c++)
             us[c] = bench_case(name, trd_algo_uses_k(a), &CASES[c], target_s, repeat, &mk[c]);

@@ -23,7 +23,7 @@ static void help(void)
            "         [--type T] [--op OP] [--root R] [--allreduce] [--segment BYTES]\n"
            "         [--iters I] [--warmup W]\n"
            "         [--d D --c C [--latency L [--flight F]] [--parallelism K]\n"
-           "          | --profile FILE]\n"
+           "          | --profile FILE | --costs FILE]\n"
            "         [--K K] [--explain] [--tune N] [--reproducible]\n"
            "         [--timeout S] [--format text|json]\n\n"
            "Runs a real reduction of M elements per rank over P ranks and checks the\n"
@@ -55,6 +55,10 @@ static void help(void)
            "                    the algorithm's choice)\n"
            "  --iters I         timed iterations (default 10); --warmup W untimed (1)\n"
            "  --profile FILE    the cost model from treduce calibrate --out FILE\n"
+           "  --costs FILE      heterogeneous costs of these ranks for this call (seconds:\n"
+           "                    d[i][j] sends the whole buffer, c[i] combines it; a file\n"
+           "                    of treduce costs or calibrate --matrix): hetero-greedy and\n"
+           "                    hetero-exact plan for them, every prediction uses them\n"
            "  --d D --c C       the planners' cost model in seconds (default: measured\n"
            "                    now: latency and bandwidth by ping-pong, the combine by\n"
            "                    timing the operator); --latency L its per-message part,\n"
@@ -112,6 +116,7 @@ static int take_option(int opt, void *ctx)
         a->profile_path = optarg;
         return st == TRD_OK ? CLI_OK : cli_lib_error(cmd, st);
     }
+    case 'H': a->costs_path = optarg; return CLI_OK;
     case 'E': a->explain = true; return CLI_OK;
     case 'u': return cli_int(cmd, "--tune", optarg, &a->tune) ? CLI_OK : CLI_USAGE;
     case 'C': return cli_real("run", "--op-cost", optarg, &a->op_cost_us) ? CLI_OK : CLI_USAGE;
@@ -214,6 +219,9 @@ static int check_args(const trd_run_args *a)
         return cli_usage_error(cmd, "invalid --dead-rank %lld: not a rank of -p %lld (0 to "
                                "%lld)", (long long)a->dead_rank, (long long)a->p,
                                (long long)a->p - 1);
+    if (a->costs_path && (a->model_set || a->profile_path))
+        return cli_usage_error(cmd, "--costs is the cost model: it excludes --d, --c and "
+                               "--profile");
     int st = check_profile(a);
     return st == CLI_OK ? check_memory(a) : st;
 }
@@ -240,7 +248,8 @@ static int parse_args(int argc, char **argv, trd_run_args *a)
         {"dead-rank", required_argument, 0, 'z'}, {"format", required_argument, 0, 'f'},
         {"profile", required_argument, 0, 'P'},   {"explain", no_argument, 0, 'E'},
         {"reproducible", no_argument, 0, 'R'},    {"op-cost", required_argument, 0, 'C'},
-        {"tune", required_argument, 0, 'u'},      {"help", no_argument, 0, 'h'},
+        {"tune", required_argument, 0, 'u'},      {"costs", required_argument, 0, 'H'},
+        {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     trd_run_args_init(a);
     int st = cli_parse_options("run", argc, argv, opts, help, take_option, a);
@@ -253,7 +262,10 @@ int cmd_run(int argc, char **argv)
     int st = parse_args(argc, argv, &a);
     if (st != CLI_OK)
         return st < 0 ? CLI_OK : st;
-    if (!strcmp(a.transport, "mpi"))
-        return trd_run_mpi(&a);
-    return trd_run_threads(&a);
+    trd_status ts = a.costs_path ? trd_costs_read(&a.costs, a.costs_path) : TRD_OK;
+    if (ts != TRD_OK)
+        return cli_lib_error("run", ts);
+    st = !strcmp(a.transport, "mpi") ? trd_run_mpi(&a) : trd_run_threads(&a);
+    trd_costs_free(a.costs);
+    return st;
 }

@@ -10,9 +10,10 @@
 #define RUN_ITERS_MAX 1000000
 
 typedef struct trd_run_args {
-    const char *algo, *transport, *type, *op, *profile_path;
+    const char *algo, *transport, *type, *op, *profile_path, *costs_path;
     trd_profile profile;
     trd_profile_meta profile_meta; /* what the profile was measured on */
+    trd_costs *costs; /* --costs FILE, read once per process (cmd_run.c) */
     bool explain, reproducible;
     int64_t p, count, root, segment, iters, warmup, K, dead_rank, tune;
     double d, c, latency, flight, parallelism, timeout, delay_us, op_cost_us;

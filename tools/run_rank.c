@@ -128,7 +128,11 @@ static trd_status prepare(const trd_run_args *a, trd_comm *comm, const trd_op *o
     o->reproducible = a->reproducible;
     o->tune = (int32_t)a->tune;
     trd_status st = TRD_OK;
-    if (a->model_set) {
+    if (a->costs) { /* planned for and predicted under them */
+        o->costs = a->costs;
+        trd_costs_mean(a->costs, &o->d, &o->c);
+        o->measure_model = false;
+    } else if (a->model_set) {
         o->d = a->d;
         o->c = a->c;
         o->latency = a->latency;

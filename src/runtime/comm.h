@@ -16,6 +16,8 @@ typedef struct trd_comm_key {
     int64_t count;
     size_t elem;
     bool reproducible; /* auto's candidates depend on it */
+    uint64_t costs_version; /* params.costs' (trd_costs_version): a plan for
+                               costs loaded again is not reused */
 } trd_comm_key;
 
 typedef struct trd_comm_cache {

@@ -96,8 +96,8 @@ trd_status trd_profile_apply(const trd_profile *p, int64_t count, size_t elem, t
 trd_status trd_comm_measured_model(trd_comm *c, const trd_op *op, int64_t count,
                                    trd_coll_opts *opts)
 {
-    if (!opts->measure_model || opts->reproducible)
-        return TRD_OK;
+    if (!opts->measure_model || opts->reproducible || opts->costs)
+        return TRD_OK; /* heterogeneous costs are the model: no profile */
     trd_comm_profiles *t = &c->profiles;
     uint64_t serial = trd_op_serial(op);
     int32_t i = 0;

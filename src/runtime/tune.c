@@ -23,6 +23,7 @@
 
 #include "runtime/calibrate.h"
 #include "runtime/op.h"
+#include "sim/costs.h"
 
 static bool same_opts(const trd_coll_opts *a, const trd_coll_opts *b)
 {
@@ -30,35 +31,40 @@ static bool same_opts(const trd_coll_opts *a, const trd_coll_opts *b)
            a->combine_fixed == b->combine_fixed && a->flight == b->flight &&
            a->parallelism == b->parallelism && a->K == b->K &&
            a->reproducible == b->reproducible && a->segment_bytes == b->segment_bytes &&
-           a->tune == b->tune && a->measure_model == b->measure_model;
+           a->tune == b->tune && a->measure_model == b->measure_model && a->costs == b->costs;
 }
 
 trd_tune_key trd_tune_key_of(const trd_op *op, int64_t count, int32_t root, bool allreduce,
                              const trd_coll_opts *opts)
 {
     trd_tune_key k = {.op = op, .op_serial = trd_op_serial(op), .count = count,
-                      .root = allreduce ? 0 : root, .allreduce = allreduce, .opts = *opts};
+                      .root = allreduce ? 0 : root, .allreduce = allreduce, .opts = *opts,
+                      .costs_version = trd_costs_version(opts->costs)};
     k.opts.algo = NULL;
     return k;
 }
 
 /* Whether k holds these arguments (the operator not dereferenced). */
 static bool same_args(const trd_tune_key *k, const trd_op *op, uint64_t op_serial,
-                      int64_t count, int32_t root, bool allreduce, const trd_coll_opts *opts)
+                      int64_t count, int32_t root, bool allreduce, const trd_coll_opts *opts,
+                      uint64_t costs_version)
 {
     return k->op == op && k->count == count && k->root == (allreduce ? 0 : root) &&
-           k->allreduce == allreduce && same_opts(&k->opts, opts) && k->op_serial == op_serial;
+           k->allreduce == allreduce && same_opts(&k->opts, opts) && k->op_serial == op_serial &&
+           k->costs_version == costs_version;
 }
 
 bool trd_tune_same_call(const trd_tune_key *k, const trd_op *op, int64_t count, int32_t root,
                         bool allreduce, const trd_coll_opts *opts)
 {
-    return same_args(k, op, trd_op_serial(op), count, root, allreduce, opts);
+    return same_args(k, op, trd_op_serial(op), count, root, allreduce, opts,
+                     trd_costs_version(opts->costs));
 }
 
 bool trd_tune_same_key(const trd_tune_key *a, const trd_tune_key *b)
 {
-    return same_args(a, b->op, b->op_serial, b->count, b->root, b->allreduce, &b->opts);
+    return same_args(a, b->op, b->op_serial, b->count, b->root, b->allreduce, &b->opts,
+                     b->costs_version);
 }
 
 trd_tune_entry *trd_tune_find(trd_tune_table *t, const trd_tune_key *key)

@@ -6,6 +6,7 @@
 #include "sim/costs.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <gsl/gsl_randist.h>
 #include <math.h>
 #include <stdio.h>
@@ -65,6 +66,15 @@ static void set_sampler(trd_costs *k)
     }
 }
 
+/* The last version handed out (trd_costs_new_version); atomic: models may
+ * be made in several threads. */
+static _Atomic uint64_t last_version;
+
+void trd_costs_new_version(trd_costs *k)
+{
+    k->version = atomic_fetch_add_explicit(&last_version, 1, memory_order_relaxed) + 1;
+}
+
 trd_status trd_costs_create(trd_costs **out, int64_t n, trd_dist dist, double mean_d,
                             double mean_c, double cv)
 {
@@ -81,6 +91,7 @@ trd_status trd_costs_create(trd_costs **out, int64_t n, trd_dist dist, double me
         return trd_fail(TRD_ENOMEM, "costs: out of memory");
     *k = (trd_costs){.n = n, .dist = dist, .mean_d = mean_d, .mean_c = mean_c, .cv = cv};
     set_sampler(k);
+    trd_costs_new_version(k);
     *out = k;
     return TRD_OK;
 }
@@ -125,10 +136,68 @@ trd_status trd_costs_alloc_bases(trd_costs *k)
     free(k->cvec);
     k->dmat = malloc((size_t)(k->n * k->n) * sizeof *k->dmat);
     k->cvec = malloc((size_t)k->n * sizeof *k->cvec);
-    if (!k->dmat || !k->cvec)
+    trd_costs_new_version(k);
+    if (!k->dmat || !k->cvec) {
+        trd_costs_drop_bases(k);
         return trd_fail(TRD_ENOMEM, "costs: cannot allocate the %lld x %lld matrix",
                         (long long)k->n, (long long)k->n);
+    }
     return TRD_OK;
+}
+
+void trd_costs_drop_bases(trd_costs *k)
+{
+    free(k->dmat);
+    free(k->cvec);
+    k->dmat = k->cvec = NULL;
+    trd_costs_new_version(k);
+}
+
+trd_status trd_costs_copy_bases(trd_costs *dst, const trd_costs *src)
+{
+    if (dst->n != src->n)
+        return trd_fail(TRD_EINVAL, "costs: bases for n = %lld ranks given to a model of "
+                        "n = %lld", (long long)src->n, (long long)dst->n);
+    dst->mean_d = src->mean_d;
+    dst->mean_c = src->mean_c;
+    if (!src->dmat) {
+        trd_costs_drop_bases(dst);
+        return TRD_OK;
+    }
+    trd_status st = trd_costs_alloc_bases(dst);
+    if (st == TRD_OK) {
+        memcpy(dst->dmat, src->dmat, (size_t)(src->n * src->n) * sizeof *dst->dmat);
+        memcpy(dst->cvec, src->cvec, (size_t)src->n * sizeof *dst->cvec);
+    }
+    return st;
+}
+
+int64_t trd_costs_n(const trd_costs *k) { return k ? k->n : 0; }
+
+double trd_costs_transfer(const trd_costs *k, int64_t from, int64_t to)
+{
+    if (!k || from < 0 || from >= k->n || to < 0 || to >= k->n)
+        return NAN;
+    return trd_costs_transfer_base(k, (int32_t)from, (int32_t)to);
+}
+
+double trd_costs_combine(const trd_costs *k, int64_t rank)
+{
+    if (!k || rank < 0 || rank >= k->n)
+        return NAN;
+    return trd_costs_combine_base(k, (int32_t)rank);
+}
+
+void trd_costs_mean(const trd_costs *k, double *mean_d, double *mean_c)
+{
+    double d = 0.0, c = 0.0;
+    for (int32_t i = 0; i < k->n; i++) {
+        c += trd_costs_combine_base(k, i);
+        for (int32_t j = 0; j < k->n; j++)
+            d += i == j ? 0.0 : trd_costs_transfer_base(k, i, j);
+    }
+    *mean_d = k->n > 1 ? d / ((double)k->n * (double)(k->n - 1)) : 0.0;
+    *mean_c = c / (double)k->n;
 }
 
 const char *trd_costs_preset_names(void)

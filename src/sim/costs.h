@@ -25,14 +25,28 @@ struct trd_costs {
     double combine_fixed; /* added to every combine, likewise */
     double *dmat; /* n*n transfer bases (i sends to j at [i*n+j]), or NULL */
     double *cvec; /* n combine bases, or NULL */
+    uint64_t version; /* new at every change of the bases, unique over all
+                         models: what a plan cached for them depends on */
     /* the sampler, precomputed once for the distribution */
     trd_draw draw;
     double mt_d, mt_c, mt_scale; /* Marsaglia-Tsang: d, c and the scale * d */
     double inv_shape;            /* TRD_DRAW_GAMMA_SMALL: 1 / shape */
 };
 
-/* (Re)allocates dmat and cvec for n ranks; refuses n above the matrix limit. */
+/* (Re)allocates dmat and cvec for n ranks; refuses n above the matrix limit.
+ * The bases have changed: a new version. */
 trd_status trd_costs_alloc_bases(trd_costs *costs);
+/* The version of costs' bases; 0 for NULL (no heterogeneous costs). */
+static inline uint64_t trd_costs_version(const trd_costs *k) { return k ? k->version : 0; }
+
+/* Copies src's bases (or its means, when it has none) into dst, for the
+ * same n. */
+trd_status trd_costs_copy_bases(trd_costs *dst, const trd_costs *src);
+
+/* Drops the bases (homogeneous again, a new version). */
+void trd_costs_drop_bases(trd_costs *costs);
+/* Sets costs->version to a value no model had before. */
+void trd_costs_new_version(trd_costs *costs);
 
 /* A gamma factor (TRD_DRAW_GAMMA or TRD_DRAW_GAMMA_SMALL) drawn with rng. */
 double trd_costs_gamma(const trd_costs *costs, gsl_rng *rng);
