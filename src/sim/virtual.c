@@ -149,10 +149,12 @@ static int32_t find_recv(trd_virtual *v, int32_t s, int32_t to, int32_t from, in
 }
 
 /* Lanes pay when events come in time order (event_queue.h); random
- * delays would scatter them, and cost a comparison for nothing. */
+ * delays would scatter them, and cost a comparison for nothing.  An event
+ * of the current instant (a combine of cost 0) is still in order unless
+ * its lane holds a later one (then trd_eq_push takes it to the heap). */
 static void push_event(trd_virtual *v, int lane, double time, uint32_t op)
 {
-    if (v->random)
+    if (v->random && time != v->now)
         trd_eq_push(&v->events, TRD_EQ_HEAP, time, op);
     else
         trd_eq_push(&v->events, lane, time, op);
