@@ -2,12 +2,12 @@
  * 6): homogeneous or heterogeneous bases (a d[i][j] matrix and a c[i]
  * vector, from a file or a named worst-case preset of Sec. 4), each cost
  * multiplied by a factor of mean 1 drawn from a constant, exponential or
- * gamma distribution (GSL) with a given coefficient of variation. */
+ * gamma distribution with a given coefficient of variation, drawn by the
+ * ziggurats of core/ziggurat.h. */
 #include "sim/costs.h"
 
 #include <errno.h>
 #include <stdatomic.h>
-#include <gsl/gsl_randist.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,7 +47,8 @@ static trd_status check_dist(trd_dist dist, double cv)
 /* The sampler of the distribution: gamma with CV v has shape 1/v^2 and
  * scale v^2 (mean 1); shape 1 is the exponential.  Marsaglia & Tsang's
  * constants for shape a >= 1 are d = a - 1/3 and c = 1/sqrt(9d); a shape
- * below 1 is drawn as shape a + 1 times U^(1/a) (as GSL does). */
+ * below 1 is drawn as shape a + 1 times U^(1/a) (Marsaglia & Tsang Sec.
+ * 7), with U^(1/a) = exp(-E/a) for E = -log U exponential. */
 static void set_sampler(trd_costs *k)
 {
     double v2 = k->cv * k->cv, shape = v2 > 0 ? 1.0 / v2 : 0.0;
@@ -106,19 +107,19 @@ void trd_costs_free(trd_costs *k)
 }
 
 /* Marsaglia & Tsang (2000), "A simple method for generating gamma
- * variables", with the constants of set_sampler. */
-double trd_costs_gamma(const trd_costs *k, gsl_rng *rng)
+ * variables", ACM TOMS 26(3), with the constants of set_sampler. */
+double trd_costs_gamma(const trd_costs *k, trd_xoshiro *rng)
 {
-    double small = k->draw == TRD_DRAW_GAMMA_SMALL
-                       ? pow(gsl_rng_uniform_pos(rng), k->inv_shape) : 1.0;
+    double small = k->draw == TRD_DRAW_GAMMA_SMALL ? exp(-trd_zig_exp(rng) * k->inv_shape)
+                                                   : 1.0;
     double x, v, u;
     for (;;) {
         do {
-            x = gsl_ran_gaussian_ziggurat(rng, 1.0);
+            x = trd_zig_normal(rng);
             v = 1.0 + k->mt_c * x;
         } while (v <= 0.0);
         v = v * v * v;
-        u = gsl_rng_uniform_pos(rng);
+        u = trd_xoshiro_uniform_pos(rng);
         if (u < 1.0 - 0.0331 * (x * x) * (x * x))
             break;
         if (log(u) < 0.5 * x * x + k->mt_d * (1.0 - v + log(v)))

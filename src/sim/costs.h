@@ -2,9 +2,7 @@
 #ifndef TRD_SIM_COSTS_H
 #define TRD_SIM_COSTS_H
 
-#include <gsl/gsl_rng.h>
-#include <math.h>
-
+#include "core/ziggurat.h"
 #include "treduce/treduce.h"
 
 /* How a factor is drawn, fixed with the distribution (costs.c). */
@@ -12,7 +10,7 @@ typedef enum trd_draw {
     TRD_DRAW_ONE,        /* constant, or gamma with CV 0 */
     TRD_DRAW_EXP,        /* exponential, or gamma with CV 1 (shape 1) */
     TRD_DRAW_GAMMA,      /* gamma, shape >= 1: Marsaglia-Tsang */
-    TRD_DRAW_GAMMA_SMALL /* gamma, shape < 1: shape + 1, times u^(1/shape) */
+    TRD_DRAW_GAMMA_SMALL /* gamma, shape < 1: shape + 1, times U^(1/shape) */
 } trd_draw;
 
 struct trd_costs {
@@ -49,16 +47,17 @@ void trd_costs_drop_bases(trd_costs *costs);
 void trd_costs_new_version(trd_costs *costs);
 
 /* A gamma factor (TRD_DRAW_GAMMA or TRD_DRAW_GAMMA_SMALL) drawn with rng. */
-double trd_costs_gamma(const trd_costs *costs, gsl_rng *rng);
+double trd_costs_gamma(const trd_costs *costs, trd_xoshiro *rng);
 
-/* A factor of mean 1 drawn from the costs' distribution with rng (GSL's
- * uniform and Gaussian variates; the same rng state gives the same
- * factor).  Inline: a simulation draws one per transfer and combine. */
-static inline double trd_costs_factor(const trd_costs *costs, gsl_rng *rng)
+/* A factor of mean 1 drawn from the costs' distribution with rng (the
+ * ziggurats of core/ziggurat.h on xoshiro256++: the same rng state gives
+ * the same factor on every machine).  Inline: a simulation draws one per
+ * transfer and combine. */
+static inline double trd_costs_factor(const trd_costs *costs, trd_xoshiro *rng)
 {
     switch (costs->draw) {
-    case TRD_DRAW_EXP: /* -log U, U uniform on (0, 1] */
-        return -log(gsl_rng_uniform_pos(rng));
+    case TRD_DRAW_EXP:
+        return trd_zig_exp(rng);
     case TRD_DRAW_ONE:
         return 1.0;
     default:
