@@ -185,9 +185,12 @@ static void overflowing_costs(void **state)
         p.allreduce = trd_algo_kind_of(i) == TRD_KIND_EXCHANGE;
         if (!strncmp(trd_algo_name(i), "star", 4))
             p.n = 6; /* the star algorithms need n = k! */
+        bool costs = trd_algo_uses_costs(i); /* bases at their mean: d and c */
+        p.costs = costs ? tu_costs(p.n, p.d, p.c, 0) : NULL;
         expect_failure(trd_algo_name(i), &p, TRD_EINVAL, "d = 1e+308 and c = 1e+308");
         expect_failure(trd_algo_name(i), &p, TRD_EINVAL, "too large");
         p.d = p.c = 1e290;
+        p.costs = costs ? tu_costs(p.n, p.d, p.c, 0) : NULL;
         trd_plan *plan = tu_plan(trd_algo_name(i), &p);
         check_times_finite(plan);
         trd_plan_free(plan);

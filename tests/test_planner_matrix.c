@@ -100,10 +100,40 @@ static void planner_grid(void **state)
                           trd_algo_uses_k(index) ? k_values[j] : 0);
 }
 
+/* A segmented plan (pipelines, exchanges, trees cut into blocks) is
+ * bounded per block, not by Lemma 5 on the whole buffer, which a pipeline
+ * beats: still, no plan ends before its bound. */
+static void segmented_plans_respect_their_bound(void **state)
+{
+    (void)state;
+    static const double lat[] = {0.0, 0.05};
+    for (size_t a = 0; a < trd_algo_count(); a++) {
+        if (trd_algo_is_dynamic(a) || trd_algo_uses_costs(a) ||
+            !strncmp(trd_algo_name(a), "star", 4))
+            continue;
+        bool exchange = trd_algo_kind_of(a) == TRD_KIND_EXCHANGE;
+        for (int64_t n = 2; n <= 12; n++)
+            for (int64_t m = 1; m <= 16; m *= 4)
+                for (size_t l = 0; l < sizeof lat / sizeof lat[0]; l++) {
+                    trd_params p = tu_params(n, 1.0, 0.7, trd_algo_uses_k(a) ? 2 : 0);
+                    p.segments = trd_algo_kind_of(a) == TRD_KIND_PIPELINED ? 0 : m;
+                    p.latency = lat[l];
+                    p.allreduce = exchange;
+                    trd_plan *plan = tu_plan(trd_algo_name(a), &p);
+                    double ms = trd_plan_makespan(plan), lb = trd_plan_lower_bound(plan);
+                    TU_CHECK(lb <= ms || tu_close(lb, ms), "%s n=%lld blocks=%ld latency=%g: "
+                             "makespan %.17g below the lower bound %.17g", trd_algo_name(a),
+                             (long long)n, (long)trd_plan_blocks(plan), lat[l], ms, lb);
+                    trd_plan_free(plan);
+                }
+    }
+}
+
 int main(void)
 {
     static const struct CMUnitTest before[] = {
         cmocka_unit_test(registry_lists_the_planners),
+        cmocka_unit_test(segmented_plans_respect_their_bound),
     };
     return tu_run_per_planner(&(struct tu_per_planner){
         .group = "planner_matrix", .fn = planner_grid, .before = before,

@@ -120,9 +120,10 @@ static void print_text(const trd_plan *plan)
            p->noncommutative ? ", non-commutative" : "");
     if (p->K > 0)
         printf(", K = %lld", (long long)p->K);
-    printf("\n  makespan     %g\n  lower bound  %g  (%s)\n", trd_plan_makespan(plan),
+    printf("\n  makespan     %g\n  lower bound  %g  (%s%s)\n", trd_plan_makespan(plan),
            trd_plan_lower_bound(plan),
-           p->costs ? "heterogeneous: relaxed Alg. 1, paths" : "Lemma 5");
+           p->costs ? "heterogeneous: relaxed Alg. 1, paths" : "Lemma 5",
+           trd_plan_blocks(plan) > 1 ? ", per block" : "");
     if (isnan(trd_plan_upper_bound(plan)))
         printf("  upper bound  %s\n\n", trd_plan_upper_bound_source(plan));
     else

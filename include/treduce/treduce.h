@@ -217,7 +217,10 @@ trd_status trd_makespan(const char *algo, const trd_params *params,
  * at its smallest cost (into the root: the root's cheapest input) and every
  * combine at the smallest c[i] off the root, and the longest over ranks of
  * the cheapest path to the root, each hop i -> j costing d[i][j] + c[j]
- * (docs/HETEROGENEOUS.md says why both hold). */
+ * (docs/HETEROGENEOUS.md says why both hold).  Both treat the buffer as
+ * indivisible: with params->segments = B > 1 they bound any schedule of
+ * the same B blocks, with a block's costs (latency + (d - latency)/B,
+ * combine_fixed + (c - combine_fixed)/B; the costs over B). */
 double trd_lower_bound(const trd_params *params);
 
 /* ---- The schedule IR: per rank, an ordered program of steps. ---- */

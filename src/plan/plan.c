@@ -139,6 +139,15 @@ static trd_status check_range(const trd_params *p)
                     p->segments == 1 ? "" : "s", TIME_MAX);
 }
 
+/* trd_lower_bound for the blocks the plan cuts its buffer into (an
+ * exchange's own, or params.segments). */
+static double block_bound(const trd_plan *plan)
+{
+    trd_params p = plan->params;
+    p.segments = plan->blocks;
+    return trd_lower_bound(&p);
+}
+
 /* Copies the evaluated tree into rank space and compiles the schedule. */
 static trd_status fill_plan(trd_plan *plan, const trd_timing *t, const int32_t *rank)
 {
@@ -154,7 +163,7 @@ static trd_status fill_plan(trd_plan *plan, const trd_timing *t, const int32_t *
     for (int32_t v = 0; v < n; v++)
         for (int32_t e = t->first[v]; e < t->first[v + 1]; e++)
             plan->parent[rank[t->child[e]]] = rank[v];
-    plan->lower_bound = trd_lower_bound(&plan->params);
+    plan->lower_bound = block_bound(plan);
     plan->upper_bound = plan->algo->upper_bound && plan->timed && !plan->params.costs
                             ? plan->algo->upper_bound(&plan->params) : NAN; /* homogeneous */
     return trd_schedule_build(plan, t, rank);
@@ -218,9 +227,10 @@ static trd_status build_exchange_plan(trd_plan *plan)
         plan->parent[r] = -1;
         plan->send_start[r] = NAN;
     }
-    plan->lower_bound = trd_lower_bound(&plan->params);
     plan->upper_bound = NAN;
-    return plan->algo->schedule(plan);
+    trd_status st = plan->algo->schedule(plan);
+    plan->lower_bound = block_bound(plan); /* the schedule chose the blocks */
+    return st;
 }
 
 /* The segment count (params.segments, else the algorithm's choice), the
@@ -306,15 +316,25 @@ void trd_plan_free(trd_plan *plan)
     free(plan);
 }
 
+/* Lemma 5 and the heterogeneous bound treat the buffer as indivisible.  A
+ * plan cut into B blocks is bounded per block instead: whatever the
+ * schedule, one block must still be reduced over the same levels, each a
+ * transfer or a combine of at least one block (latency + (d - latency)/B,
+ * combine_fixed + (c - combine_fixed)/B; costs scaled by 1/B). */
 double trd_lower_bound(const trd_params *params)
 {
-    if (!params->costs)
-        return trd_bound_lemma5(params);
+    double blocks = params->segments > 1 ? (double)params->segments : 1.0;
+    if (!params->costs) {
+        trd_params block = *params;
+        block.d = params->latency + (params->d - params->latency) / blocks;
+        block.c = params->combine_fixed + (params->c - params->combine_fixed) / blocks;
+        return trd_bound_lemma5(&block);
+    }
     if (trd_costs_n(params->costs) != params->n || params->root < 0 ||
         params->root >= params->n)
         return NAN;
     trd_cost_view costs = trd_plan_cost_view(params);
-    return trd_bound_hetero(&costs, (int32_t)params->n);
+    return trd_bound_hetero(&costs, (int32_t)params->n) / blocks;
 }
 
 const char *trd_plan_algo(const trd_plan *plan) { return plan->algo->name; }
