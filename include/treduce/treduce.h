@@ -580,6 +580,13 @@ bool trd_comm_shm_probe(const trd_comm *comm, double *rings_s, double *mpi_s);
 double trd_comm_now(const trd_comm *comm);
 /* All ranks meet (with the communicator's deadline). */
 trd_status trd_comm_barrier(trd_comm *comm);
+/* Every rank passes in[0..n) and gets in out[0..n) the largest in[i] of
+ * all ranks (collective, every rank with the same n; out may be in): an
+ * agreement of the transport's own, with the communicator's deadline per
+ * TRD_WIRE_AGREE_MAX values (16), for what a program gathers around its
+ * reductions (timings, checks) without a collective of MPI's that has no
+ * deadline.  TRD_EINVAL for a NULL argument or n < 0. */
+trd_status trd_comm_agree_max(trd_comm *comm, const double *in, double *out, int64_t n);
 
 /* How a collective call runs.  Initialise with trd_coll_opts_init. */
 typedef struct trd_coll_opts {
