@@ -61,8 +61,10 @@
                                    messages once in this many polls */
 #define YIELD_POLLS 1000        /* empty polls before sleeping instead of yielding */
 #define SLEEP_NS 50000L         /* one back-off sleep: short next to a transfer */
-#define PROBE_POLLS 256         /* a stalled wait looks for a mismatched call once in
-                                   this many empty polls (mpi_fail.c) */
+#define STALL_S 0.002           /* a wait this long has stalled: it reads the wire's own
+                                   messages and looks for a mismatched call (mpi_fail.c)
+                                   once per STALL_S - wall time, as a loaded node makes
+                                   each poll slow */
 
 trd_status trd_mpi_error(trd_status code, int rc, const char *what, int rank)
 {
@@ -184,16 +186,17 @@ static bool past(mpi_wire *w, double deadline)
     return clock_due(w) && MPI_Wtime() > deadline;
 }
 
-/* past() for a wait given a timeout: the deadline (0: not yet known) is
- * set by the wait's first clock read. */
-static bool past_timeout(mpi_wire *w, double *deadline, double timeout_s)
+/* A wait's clock: when a read is due (clock_due), the time, and the
+ * wait's deadline (0: not yet known) set by its first read; -1 when no
+ * read is due. */
+static double wait_clock(mpi_wire *w, double *deadline, double timeout_s)
 {
     if (!clock_due(w))
-        return false;
+        return -1;
     double now = MPI_Wtime();
     if (*deadline == 0)
         *deadline = now + timeout_s;
-    return now > *deadline;
+    return now;
 }
 
 /* Tests one request of the wire's own until it completes (a reply or
@@ -615,27 +618,38 @@ static trd_status wire_wait(void *ctx, double timeout_s, int32_t *id, int32_t *f
     int sends;
     if (w->done.len == 0 && pending(w, &sends) == 0)
         return trd_fail(TRD_EINVAL, "mpi wire: rank %d: wait with nothing posted", w->rank);
-    w->stalls = 0;
     if ((s = trd_mpi_check_heard(w)) != TRD_OK)
         return trd_mpi_broke(w, s);
+    double next_look = 0; /* when the wait looks around next (0: no clock read yet) */
+    bool stalled = false; /* it has lasted STALL_S */
     while (w->done.len == 0) {
-        /* The wire's own messages matter to a send or receive's wait only
-         * on rank 0 serving a dynamic call's decisions; otherwise testing
-         * them on every poll doubled the MPI calls of a small message's
-         * wait (each MPI_Testsome runs MPI's progress engine).  A peer's
-         * failure notice waits that long at most; one on the node is seen
-         * at once (the rings' flag, shm.h). */
-        bool progress, ctrl = w->policy || ++w->ctrl_polls % CTRL_POLLS == 0;
+        /* The wire's own messages matter to a send or receive's wait on
+         * rank 0 serving a dynamic call's decisions; otherwise only to one
+         * that stalls (a peer's failure notice, the calls stalled peers
+         * wait in; on the node the rings' flag brings a failure at once,
+         * shm.h): testing them on every poll doubled the MPI calls of a
+         * small message's wait (each MPI_Testsome runs MPI's progress
+         * engine), and once in 16 polls of every wait, with the standing
+         * receives of notices on every rank, cost an np 2 allreduce of 8 B
+         * a tenth of its time. */
+        bool progress, ctrl = w->policy || (stalled && ++w->ctrl_polls % CTRL_POLLS == 0);
         s = trd_mpi_poll_once(w, ctrl, &progress);
-        if (s == TRD_OK && !progress && ++w->stalls % PROBE_POLLS == 0)
-            s = trd_mpi_find_mismatch(w); /* nothing comes: a peer in another call? */
         if (s != TRD_OK)
             return trd_mpi_broke(w, s);
         if (w->done.len > 0)
             break;
-        if (past_timeout(w, &deadline, timeout_s)) {
+        double now = wait_clock(w, &deadline, timeout_s);
+        if (now > deadline) {
             s = trd_mpi_find_mismatch(w);
             return trd_mpi_broke(w, s != TRD_OK ? s : wait_timeout(w));
+        }
+        if (now >= 0 && next_look == 0) {
+            next_look = now + STALL_S;
+        } else if (now >= 0 && now >= next_look) { /* nothing comes: another call? */
+            stalled = true;
+            next_look = now + STALL_S;
+            if ((s = trd_mpi_find_mismatch(w)) != TRD_OK)
+                return trd_mpi_broke(w, s);
         }
         trd_mpi_back_off(w, progress);
     }

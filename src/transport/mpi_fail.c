@@ -21,19 +21,21 @@
  * be written if that sender resumes.  docs/RUNTIME.md says so.
  *
  * The signature.  Messages through MPI carry it in the tag, above the
- * wire's own tag (bits SIG_SHIFT and up, where MPI_TAG_UB leaves room:
- * 10 bits on Open MPI and MPICH): the call number mod 4 and 8 bits of the
- * hash, so messages of different calls never match (the rings compare all
- * 64 bits at the first fragment).  A wait that stalls (PROBE_POLLS empty
- * polls, mpi.c) then looks for the mismatch: it probes the first message
+ * wire's own tag (bits SIG_SHIFT and up, as many as MPI_TAG_UB leaves: 10
+ * on Open MPI, 7 on MPICH): the call number mod 4 and the hash's top 8 (5)
+ * bits, so messages of calls that differ there never match (the rings
+ * compare all 64 bits at the first fragment).  A wait that stalls (nothing
+ * for STALL_S, mpi.c) then looks for the mismatch, once per STALL_S: it
+ * drains the wire's own messages and probes the first message
  * each awaited peer has sent it through MPI - one of the same call number
  * with other bits, or of a call number but ours and the next, is a
  * mismatch - and tells each awaited peer, once per call, which call it
  * waits in (a control message): a peer in a call of the same number with
  * another signature finds the mismatch when it reads it.  So mismatched
  * ranks that send each other nothing (each waits for the other) are found
- * too.  What escapes: a hash equal in its 8 tag bits when nobody waits
- * (one in 256) - it then times out. */
+ * too.  What escapes: two calls whose hashes agree in the tag's bits (one
+ * pair in 256 on Open MPI): their messages may match, and only a stalled
+ * rank's announcement (all 64 bits) then finds the mismatch. */
 #include "transport/mpi_wire.h"
 
 #ifdef TRD_HAVE_MPI

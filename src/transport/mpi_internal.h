@@ -107,7 +107,6 @@ typedef struct mpi_wire {
     /* Calls and failures (mpi_fail.c). */
     const trd_call_sig *call_sig; /* wire.h set_call */
     int sig_bits;                 /* of the tags (0: none fit) */
-    long stalls;                  /* empty polls of the current wait */
     trd_status fail_code;         /* TRD_OK while the wire is ok */
     int fail_rank;
     bool withdrawn;   /* abort took this rank's requests back */
