@@ -9,7 +9,7 @@
  *   - delays before every send: both calls succeed with the right result;
  *   - a slow combine (the first combine of the world sleeps well past the
  *     deadline: the peer whose message it is consuming times out meanwhile);
- *   - a stalled rank (it calls after the others' deadline);
+ *   - a stalled rank (it calls once the others' calls have returned);
  *   - a dead rank (the test hook: it never takes part);
  *   - mismatched calls (rank 0 calls another kind, root, count, algorithm
  *     or operator than the others);
@@ -35,8 +35,8 @@
 #define DEADLINE 0.2  /* of the timing cases */
 #define MISMATCH_DEADLINE 2.0 /* mismatches are found at once, not at a deadline */
 #define SLACK 1.0     /* every call ends within its deadline + this */
-#define SLOW_S 0.5    /* the slow combine */
-#define STALL_S 0.6   /* the stalled rank's lateness */
+#define SLOW_S 0.7    /* the slow combine */
+#define STALL_MAX_S 10.0 /* the stalled rank calls once the others' calls returned, or now */
 #define ODD 1         /* the stalled or dead rank */
 
 typedef enum fault { F_DELAY, F_SLOW, F_STALL, F_DEAD, F_MISMATCH } fault;
@@ -72,6 +72,7 @@ typedef struct world {
     trd_op *op[RT_NOPS];
     trd_op *slow; /* F_SLOW: base's operator, its first use in the world slowed */
     atomic_int slowed;
+    atomic_int returned; /* first calls returned (the stalled rank waits for them) */
     trd_comm *comm[RT_MAX_P];
     rank_out out[RT_MAX_P];
     bool skip; /* the case does not apply to the algorithm */
@@ -173,6 +174,8 @@ static void one_call(world *w, int32_t r, int k)
     }
     if (o->st[k] != TRD_OK && k == 1 && res)
         o->touched |= !rt_is_canary(res, bytes);
+    if (k == 0)
+        atomic_fetch_add(&w->returned, 1);
     put_away(in, bytes); /* no peer may read or write them any more */
     put_away(res, bytes);
     o->buf[k][0] = in;
@@ -185,8 +188,10 @@ static void *rank_main(void *arg)
 {
     rank_job *j = arg;
     world *w = j->w;
-    if (w->f == F_STALL && j->rank == ODD) {
-        struct timespec ts = {0, (long)(STALL_S * 1e9)};
+    double t0 = rt_now();
+    while (w->f == F_STALL && j->rank == ODD && atomic_load(&w->returned) < w->p - 1 &&
+           rt_now() - t0 < STALL_MAX_S) {
+        struct timespec ts = {0, 1000000};
         nanosleep(&ts, NULL);
     }
     one_call(w, j->rank, 0);
@@ -314,8 +319,9 @@ static void check_failed(const world *w, const char *what, const char *key)
         bool dead = w->f == F_DEAD && r == ODD;
         TU_CHECK(o->st[1] != TRD_OK, "%s, %s: rank %d: the call after the fault returned "
                  "TRD_OK", what, trd_algo_name(w->algo), (int)r);
-        if (dead) {
-            TU_CHECK(o->st[0] == TRD_EIO && strstr(o->msg[0], "dead"),
+        if (dead) { /* refused as dead, or (started late) with the others' failure */
+            TU_CHECK((o->st[0] == TRD_EIO && strstr(o->msg[0], "dead")) ||
+                         (o->st[0] != TRD_OK && strstr(o->msg[0], key)),
                      "%s, %s: the dead rank: %d: %s", what, trd_algo_name(w->algo),
                      (int)o->st[0], o->msg[0]);
             continue;

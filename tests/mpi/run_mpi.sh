@@ -3,7 +3,8 @@
 # local processes with the launcher of the MPI it was built with (CMake's
 # MPIEXEC_EXECUTABLE: Open MPI's mpirun or MPICH's mpiexec.mpich), under a
 # 60 s limit so a hung rank fails the test instead of stalling ctest.
-# TRD_TEST_RECOVERY=1 keeps the other processes running when one dies.
+# TRD_TEST_RECOVERY=1 keeps the other processes running when one dies;
+# TRD_TEST_MPI_LIMIT sets another limit (seconds).
 # Exit 77 (ctest SKIP_RETURN_CODE) when there is no launcher.
 set -uo pipefail
 launcher=${1:-}
@@ -36,4 +37,4 @@ fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/trd-mpi.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 export TMPDIR=$tmp
-timeout 60 "$launcher" "${extra[@]}" -np "$np" "$@"
+timeout "${TRD_TEST_MPI_LIMIT:-60}" "$launcher" "${extra[@]}" -np "$np" "$@"

@@ -1,10 +1,10 @@
 /* test_faults_mpi.c: faults injected into MPI communicators, for every
  * registered algorithm (treduce.h "Faults and deadlines", docs/RUNTIME.md),
- * on 3 or more processes started by run_mpi.sh; run once through the
- * shared-memory rings and once with TRD_MPI_SHM_MAX=0 (MPI point-to-point,
- * the call signature in the tags).  Per algorithm, each case on a new
- * communicator:
- *   - a stalled rank (rank 1 calls after the others' deadline) and a slow
+ * on 3 or more processes started by run_mpi.sh, through the shared-memory
+ * rings or with TRD_MPI_SHM_MAX=0 (MPI point-to-point, the call signature
+ * in the tags).  Per algorithm, each case on a new communicator:
+ *   - a stalled rank (rank 1 calls once the others' calls have returned:
+ *     each tells it over MPI_COMM_WORLD) and a slow
  *     combine (rank 0's first combine sleeps past the deadline): every
  *     rank ends within its deadline + 1 s, with TRD_OK and the right
  *     result or with TRD_ETIMEDOUT, and every later call fails with the
@@ -17,8 +17,9 @@
  * made inaccessible (mprotect) as soon as its call returns.  The star
  * graph's algorithms run on p = n! ranks only: skipped unless p is 6 (they
  * are covered on threads by test_faults and by cli_star_mpi.sh).  Argument
- * "even" or "odd": only the algorithms of even or odd registry index (two
- * ctest runs of half the time each).
+ * "even" or "odd": only the algorithms of even or odd registry index
+ * (ctest runs the odd ones through the rings, the even ones through MPI:
+ * each path, and each algorithm once, in half the time).
  *
  * "dead ALGO" (under a launcher that keeps the others when one dies:
  * run_mpi.sh with TRD_TEST_RECOVERY=1): the last rank kills itself
@@ -45,8 +46,8 @@
 #define DEADLINE 0.1
 #define MISMATCH_DEADLINE 3.0 /* found at once; the deadline only bounds a load spike */
 #define SLACK 1.0
-#define STALL_S 0.3
 #define SLOW_S 0.3
+#define STALL_TAG 77 /* on MPI_COMM_WORLD: "my call returned", to the stalled rank */
 
 static int me, nranks;
 static int failures;
@@ -231,11 +232,14 @@ static void run_case(const call_spec *base, fault f, mism m)
     call_spec c = spec_of(base, f == F_MISMATCH ? m : M_NONE, me);
     void *keep[2][2];
     size_t kept[2];
-    if (f == F_STALL && me == 1)
-        sleep_s(STALL_S);
+    for (int r = 0; f == F_STALL && me == 1 && r < nranks; r++) /* stalled until they are done */
+        if (r != 1)
+            MPI_Recv(NULL, 0, MPI_BYTE, r, STALL_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     outcome o[3];
     bool other_op = f == F_MISMATCH && m == M_OP && me == 0;
     o[0] = one_call(comm, &c, op_of(&c, f, other_op), keep[0], &kept[0]);
+    if (f == F_STALL && me != 1)
+        MPI_Send(NULL, 0, MPI_BYTE, 1, STALL_TAG, MPI_COMM_WORLD);
     o[1] = one_call(comm, base, op_of(base, f, false), keep[1], &kept[1]);
     double t0 = now_s();
     o[2].st = trd_comm_barrier(comm);
