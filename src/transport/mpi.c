@@ -6,16 +6,18 @@
  * MPI's cost for one double; longer ones in fragments, the receiver's
  * copy overlapping the sender's), larger ones through MPI.  Every MPI send
  * and receive is one MPI_Isend / MPI_Irecv of MPI_BYTE on
- * a duplicate of the caller's communicator, with the caller's tag as MPI
- * tag, so MPI's own matching gives wire.h's order rules.  The posted
+ * a duplicate of the caller's communicator, with the caller's tag (and
+ * above it the call's signature, mpi_fail.c) as MPI tag, so MPI's own
+ * matching gives wire.h's order rules.  The posted
  * requests sit in one table (MPI_Request array + what each one is); wait()
  * tests them all with MPI_Testsome, queues every completion found and hands
  * them out one per call.  The duplicate has MPI_ERRORS_RETURN, so a message
  * longer than its receive buffer comes back as MPI_ERR_TRUNCATE (TRD_EIO)
  * and a lost peer as an error code, not as an abort.
  *
- * Control.  Tags from ctrl_tag up (1 << 20, or just below MPI_TAG_UB on an
- * MPI with fewer tags) carry the wire's own messages; user tags stay below.
+ * Control.  Tags with bit 20 set (1 << 20 up, or the top T_COUNT tags on
+ * an MPI with fewer) carry the wire's own messages; user tags leave it
+ * clear.
  * Dynamic policies need their decisions made atomically for all ranks:
  * rank 0 is the coordinator and holds the shared copy of the policy.  The
  * other ranks send it (call, rank) and poll for the answer (action, peer)
@@ -28,7 +30,10 @@
  * every rank passes a barrier, so no rank asks about the next call before
  * the reset.  The barrier is a gather of arrivals at rank 0 followed by a
  * release from it; a sequence number in every message catches ranks that
- * disagree on which barrier they are in.
+ * disagree on which barrier they are in.  The arrivals may carry up to
+ * TRD_WIRE_AGREE_MAX values, and the releases the largest of each over
+ * all ranks (agree).  Failures - this rank's and the notices of its
+ * peers' - and mismatched calls: mpi_fail.c.
  *
  * Nothing blocks inside MPI: every loop tests, checks its deadline and
  * backs off (a short spin, sched_yield, then short sleeps), so a run with
