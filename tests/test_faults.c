@@ -71,6 +71,7 @@ typedef struct world {
     call_spec base;
     trd_op *op[RT_NOPS];
     trd_op *slow; /* F_SLOW: base's operator, its first use in the world slowed */
+    const trd_costs *costs; /* heterogeneous planners': random costs of these ranks */
     atomic_int slowed;
     atomic_int returned; /* first calls returned (the stalled rank waits for them) */
     trd_comm *comm[RT_MAX_P];
@@ -148,6 +149,7 @@ static trd_status call(const world *w, trd_comm *comm, const call_spec *c, const
     trd_coll_opts o;
     trd_coll_opts_init(&o);
     o.algo = c->algo;
+    o.costs = w->costs;
     const trd_op *op = w->f == F_SLOW ? w->slow : w->op[c->op];
     return c->allreduce ? trd_allreduce(comm, in, out, c->count, op, &o)
                         : trd_reduce(comm, in, out, c->count, op, c->root, &o);
@@ -216,10 +218,11 @@ static bool set_up(world *w, size_t a, fault f, mism m)
     if (kind == TRD_KIND_EXCHANGE && rt_plan_refuses(a, P, false))
         w->p = 6; /* star, star-reduce-bcast: p = 3! */
     bool allreduce = kind == TRD_KIND_EXCHANGE;
-    bool nc = strcmp(name, "tree-dyn") != 0 && !(allreduce && rt_plan_refuses(a, w->p, true));
+    bool nc = !trd_algo_commutative_only(a) && !(allreduce && rt_plan_refuses(a, w->p, true));
     w->base = (call_spec){.algo = name, .allreduce = allreduce,
                           .root = allreduce ? 0 : w->p - 1, .count = COUNT,
                           .op = nc ? RT_MATRIX : RT_I64_PROD};
+    w->costs = trd_algo_uses_costs(a) ? tu_costs(w->p, 1, 1, 7) : NULL;
     if ((m == M_KIND && kind != TRD_KIND_TREE && kind != TRD_KIND_PIPELINED) ||
         (m == M_ROOT && allreduce))
         return false;

@@ -52,6 +52,23 @@ static uint64_t mix_text(uint64_t h, const char *s)
 
 #define MIX(h, v) mix((h), &(v), sizeof(v))
 
+/* The heterogeneous costs a plan was built for, by value: every process
+ * has its own copy of them. */
+static uint64_t mix_costs(uint64_t h, const trd_costs *k)
+{
+    int64_t n = trd_costs_n(k);
+    h = MIX(h, n);
+    for (int64_t i = 0; i < n; i++) {
+        double c = trd_costs_combine(k, i);
+        h = MIX(h, c);
+        for (int64_t j = 0; j < n; j++) {
+            double d = trd_costs_transfer(k, i, j);
+            h = MIX(h, d);
+        }
+    }
+    return h;
+}
+
 void trd_comm_sign(const char *algo, const trd_comm_key *key, const trd_op *op,
                    trd_call_sig *sig)
 {
@@ -79,6 +96,8 @@ void trd_comm_sign(const char *algo, const trd_comm_key *key, const trd_op *op,
     h = MIX(h, p->combine_fixed);
     h = MIX(h, p->flight);
     h = MIX(h, key->parallelism);
+    if (p->costs && trd_algo_uses_costs(key->algo)) /* n^2 bases, once per argument set */
+        h = mix_costs(h, p->costs);
     sig->hash = (uint32_t)(h ^ h >> 32);
 }
 

@@ -67,6 +67,7 @@ typedef enum fault { F_STALL, F_SLOW, F_MISMATCH } fault;
 
 typedef struct call_spec {
     const char *algo;
+    const trd_costs *costs; /* the heterogeneous planners' */
     bool allreduce, matrix; /* matrix: the 2x2 checker, else the interval one or int64 prod */
     bool interval;
     int32_t root;
@@ -170,6 +171,7 @@ static outcome one_call(trd_comm *comm, const call_spec *c, const trd_op *op, vo
     trd_coll_opts opts;
     trd_coll_opts_init(&opts);
     opts.algo = c->algo;
+    opts.costs = c->costs;
     double t0 = now_s();
     o.st = c->allreduce ? trd_allreduce(comm, in, out, c->count, op, &opts)
                         : trd_reduce(comm, in, out, c->count, op, c->root, &opts);
@@ -269,6 +271,25 @@ static void run_case(const call_spec *base, fault f, mism m)
                o[1].seconds, o[2].seconds, o[0].msg);
 }
 
+/* Whether algorithm a takes the non-commutative checker on nranks ranks
+ * (ring, for one, only up to 2). */
+static bool takes_matrix(size_t a, bool allreduce)
+{
+    if (trd_algo_commutative_only(a))
+        return false;
+    if (!allreduce)
+        return true;
+    trd_params prm;
+    trd_params_init(&prm);
+    prm.n = nranks;
+    prm.allreduce = true;
+    prm.noncommutative = true;
+    trd_plan *plan = NULL;
+    trd_status st = trd_plan_create(&plan, trd_algo_name(a), &prm);
+    trd_plan_free(plan);
+    return st != TRD_EUNSUPPORTED;
+}
+
 /* A rank dies: the survivors' calls end within the deadline + 1 s, with an
  * error wherever they need the dead rank (a reduce's other ranks may
  * finish their part); a barrier then fails within that too, and the next
@@ -320,7 +341,10 @@ int main(int argc, char **argv)
         trd_op_user(&slow_op, slow_fn, 16, false, NULL))
         MPI_Abort(MPI_COMM_WORLD, 2);
     trd_op *slow_prod = NULL;
-    if (trd_op_user(&slow_prod, slow_fn, 8, true, NULL))
+    trd_costs *costs = NULL; /* the same random bases on every rank */
+    if (trd_op_user(&slow_prod, slow_fn, 8, true, NULL) ||
+        trd_costs_create(&costs, nranks, TRD_DIST_CONST, 1, 1, 0) ||
+        trd_costs_random(costs, "links", 10.0, 7))
         MPI_Abort(MPI_COMM_WORLD, 2);
     if (argc > 2 && !strcmp(argv[1], "dead"))
         return dead_rank(argv[2]);
@@ -335,9 +359,10 @@ int main(int argc, char **argv)
         if ((!strncmp(name, "star", 4) && nranks != 6) || (only && strcmp(only, name)))
             continue;
         bool allreduce = kind == TRD_KIND_EXCHANGE;
-        bool matrix = strcmp(name, "tree-dyn") && strcmp(name, "ring") && strncmp(name, "star", 4);
+        bool matrix = takes_matrix(a, allreduce);
         call_spec base = {.algo = name, .allreduce = allreduce, .matrix = matrix,
-                          .root = allreduce ? 0 : nranks - 1, .count = COUNT};
+                          .root = allreduce ? 0 : nranks - 1, .count = COUNT,
+                          .costs = trd_algo_uses_costs(a) ? costs : NULL};
         run_case(&base, F_STALL, M_NONE);
         trd_op *keep = slow_op;
         if (!matrix)
@@ -357,6 +382,7 @@ int main(int argc, char **argv)
     trd_op_free(bxor_op);
     trd_op_free(slow_op);
     trd_op_free(slow_prod);
+    trd_costs_free(costs);
     int all = 0;
     MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (me == 0)
