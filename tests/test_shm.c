@@ -11,14 +11,21 @@
  * keeping each sender's order, a message longer than its receive (TRD_EIO
  * from the next poll, naming both sizes; the next message still arrives
  * whole), two threads exchanging through the rings (the release/acquire
- * protocol: a torn or stale message or fragment fails the byte check), and
- * the refusals and size arithmetic. */
+ * protocol: a torn or stale message or fragment fails the byte check), a
+ * message of another call than its receive (TRD_EIO naming both calls,
+ * the receive never completed, whether the message came first or the
+ * receive), the failure flag of the segment (every rank's next poll
+ * returns the first failure set, with its rank, code and text), and the
+ * refusals and size arithmetic. */
 #include <pthread.h>
 
 #include "core/splitmix.h"
 #include "engine/transport.h" /* TRD_ANY_RANK */
 #include "testutil.h"
 #include "transport/shm.h"
+
+/* The call signature every message of these tests carries (callsig.h). */
+#define SIG 0x5eed000000000007ULL
 
 /* Ranks 0 .. n-1 of one new segment (rank 0 creates it; the name is
  * unlinked once all have mapped it, as mpi.c does). */
@@ -117,12 +124,12 @@ static void random_run(uint64_t seed, size_t frag)
         uint64_t what = trd_splitmix64(&seed) % 4;
         if (what == 0 && next_send < MSGS) {
             const message *m = &msg[next_send];
-            assert_int_equal(trd_shm_isend(s[1], 0, m->tag, m->data, m->bytes, next_send,
+            assert_int_equal(trd_shm_isend(s[1], 0, m->tag, SIG, m->data, m->bytes, next_send,
                                            &done[1]), TRD_OK);
             next_send++;
         } else if (what == 1 && next_recv < MSGS) {
             receive *r = &recv[next_recv];
-            assert_int_equal(trd_shm_irecv(s[0], 1, r->tag, r->buf, MAX, 1000 + next_recv,
+            assert_int_equal(trd_shm_irecv(s[0], 1, r->tag, SIG, r->buf, MAX, 1000 + next_recv,
                                            &done[0]), TRD_OK);
             next_recv++;
         } else {
@@ -173,11 +180,11 @@ static void test_any_rank(void **state)
     for (int32_t k = 0; k < 20; k++)
         for (int32_t r = 1; r <= 2; r++) {
             val[r - 1][k] = r * 100 + k;
-            assert_int_equal(trd_shm_isend(s[r], 0, 5, &val[r - 1][k], sizeof(int32_t), k,
+            assert_int_equal(trd_shm_isend(s[r], 0, 5, SIG, &val[r - 1][k], sizeof(int32_t), k,
                                            &done[r]), TRD_OK);
         }
     for (int32_t k = 0; k < 40; k++)
-        assert_int_equal(trd_shm_irecv(s[0], TRD_ANY_RANK, 5, &got[k], sizeof got[k], k,
+        assert_int_equal(trd_shm_irecv(s[0], TRD_ANY_RANK, 5, SIG, &got[k], sizeof got[k], k,
                                        &done[0]), TRD_OK);
     for (int round = 0; round < 100; round++)
         for (int32_t r = 0; r < 3; r++) {
@@ -209,20 +216,20 @@ static void too_long(size_t frag, bool stray)
     open_all(s, 2, frag);
     trd_fifo done[2] = {{0}, {0}};
     char text[16] = "0123456789abcde", next[12] = "next message", buf[8], got[12];
-    assert_int_equal(trd_shm_isend(s[1], 0, 6, text, 16, 1, &done[1]), TRD_OK);
-    assert_int_equal(trd_shm_irecv(s[0], 1, 6, buf, 8, 2, &done[0]), TRD_OK);
+    assert_int_equal(trd_shm_isend(s[1], 0, 6, SIG, text, 16, 1, &done[1]), TRD_OK);
+    assert_int_equal(trd_shm_irecv(s[0], 1, 6, SIG, buf, 8, 2, &done[0]), TRD_OK);
     int recvs, sends;
     trd_shm_pending(s[0], &recvs, &sends);
     assert_int_equal(recvs, 1);
     if (!stray)
-        assert_int_equal(trd_shm_irecv(s[0], 1, 6, got, 12, 3, &done[0]), TRD_OK);
-    assert_int_equal(trd_shm_isend(s[1], 0, 6, next, 12, 4, &done[1]), TRD_OK);
+        assert_int_equal(trd_shm_irecv(s[0], 1, 6, SIG, got, 12, 3, &done[0]), TRD_OK);
+    assert_int_equal(trd_shm_isend(s[1], 0, 6, SIG, next, 12, 4, &done[1]), TRD_OK);
     bool progress = false;
     assert_int_equal(trd_shm_poll(s[0], &done[0], &progress), TRD_EIO);
     TU_CHECK(strstr(trd_errmsg(), "16 bytes") && strstr(trd_errmsg(), "8-byte"), "%s",
              trd_errmsg());
     if (stray)
-        assert_int_equal(trd_shm_irecv(s[0], 1, 6, got, 12, 3, &done[0]), TRD_OK);
+        assert_int_equal(trd_shm_irecv(s[0], 1, 6, SIG, got, 12, 3, &done[0]), TRD_OK);
     trd_completion c;
     TU_CHECK(trd_fifo_pop(&done[0], &c) && c.id == 3 && c.from == 1 && done[0].len == 0,
              "frag %zu: the message after the long one did not complete alone", frag);
@@ -258,8 +265,8 @@ static void *ping(void *arg)
         size_t bytes = (size_t)k % (MAX + 1);
         for (size_t i = 0; i < bytes; i++)
             out[i] = byte_of(k * 2 + p->me, i);
-        if (trd_shm_isend(p->s, 1 - p->me, 0, out, bytes, 0, &done) != TRD_OK ||
-            trd_shm_irecv(p->s, 1 - p->me, 0, in, bytes, 1, &done) != TRD_OK)
+        if (trd_shm_isend(p->s, 1 - p->me, 0, SIG, out, bytes, 0, &done) != TRD_OK ||
+            trd_shm_irecv(p->s, 1 - p->me, 0, SIG, in, bytes, 1, &done) != TRD_OK)
             p->bad = 1;
         while (done.len < 2 && !p->bad) {
             bool progress = false;
@@ -288,6 +295,70 @@ static void test_two_threads(void **state)
     TU_CHECK(!p[0].bad && !p[1].bad, "a message arrived wrong: rank 0 %d, rank 1 %d",
              p[0].bad, p[1].bad);
     close_all(s, 2);
+}
+
+/* A message of call other into a receive of call SIG: refused by the next
+ * poll with both calls named, the receive never completed; posted before
+ * the message came (matched on its first fragment) or after (a stray). */
+static void other_call(bool stray)
+{
+    const uint64_t other = SIG + 1; /* the next call, same arguments */
+    trd_shm *s[2];
+    open_all(s, 2, 4);
+    trd_fifo done[2] = {{0}, {0}};
+    char text[12] = "other call.", buf[12] = "untouched..";
+    if (!stray)
+        assert_int_equal(trd_shm_irecv(s[0], 1, 3, SIG, buf, 12, 2, &done[0]), TRD_OK);
+    assert_int_equal(trd_shm_isend(s[1], 0, 3, other, text, 12, 1, &done[1]), TRD_OK);
+    bool progress = false;
+    trd_status st = TRD_OK;
+    if (stray) { /* set aside first, then handed to the receive */
+        assert_int_equal(trd_shm_poll(s[0], &done[0], &progress), TRD_OK);
+        assert_int_equal(trd_shm_irecv(s[0], 1, 3, SIG, buf, 12, 2, &done[0]), TRD_OK);
+    }
+    st = trd_shm_poll(s[0], &done[0], &progress);
+    TU_CHECK(st == TRD_EIO && strstr(trd_errmsg(), "mismatched collective calls") &&
+                 strstr(trd_errmsg(), "another call") && strstr(trd_errmsg(), "call 7"),
+             "%s: status %d: %s", stray ? "stray" : "posted first", (int)st, trd_errmsg());
+    TU_CHECK(done[0].len == 0 && memcmp(buf, "untouched..", 12) == 0,
+             "%s: the receive took a message of another call", stray ? "stray" : "posted first");
+    free(done[0].items);
+    free(done[1].items);
+    close_all(s, 2);
+}
+
+static void test_other_call(void **state)
+{
+    (void)state;
+    other_call(false);
+    other_call(true);
+}
+
+/* A rank's failure reaches every rank of the segment at its next poll;
+ * the first failure stays. */
+static void test_failure_flag(void **state)
+{
+    (void)state;
+    trd_shm *s[3];
+    open_all(s, 3, 64);
+    trd_fifo done = {0};
+    bool progress = false;
+    int32_t rank = -1, code = 0;
+    char text[64];
+    TU_CHECK(!trd_shm_failure(s[0], &rank, &code, text, sizeof text), "failed at creation");
+    assert_int_equal(trd_shm_poll(s[0], &done, &progress), TRD_OK);
+    trd_shm_fail(s[2], 2, TRD_ETIMEDOUT, "rank 2 saw nothing before its deadline");
+    trd_shm_fail(s[1], 1, TRD_EIO, "a later failure");
+    for (int32_t r = 0; r < 3; r++) {
+        trd_status st = trd_shm_poll(s[r], &done, &progress);
+        TU_CHECK(st == TRD_ETIMEDOUT && strstr(trd_errmsg(), "rank 2 failed") &&
+                     strstr(trd_errmsg(), "before its deadline"),
+                 "rank %d: status %d: %s", (int)r, (int)st, trd_errmsg());
+        TU_CHECK(trd_shm_failure(s[r], &rank, &code, text, sizeof text) && rank == 2 &&
+                     code == TRD_ETIMEDOUT && strstr(text, "deadline"),
+                 "rank %d reads rank %d, code %d: %s", (int)r, (int)rank, (int)code, text);
+    }
+    close_all(s, 3);
 }
 
 static void test_refusals_and_sizes(void **state)
@@ -323,6 +394,8 @@ int main(void)
         cmocka_unit_test(test_any_rank),
         cmocka_unit_test(test_too_long),
         cmocka_unit_test(test_two_threads),
+        cmocka_unit_test(test_other_call),
+        cmocka_unit_test(test_failure_flag),
         cmocka_unit_test(test_refusals_and_sizes),
     };
     return cmocka_run_group_tests_name("shm", tests, NULL, NULL);

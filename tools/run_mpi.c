@@ -1,34 +1,62 @@
 /* run_mpi.c: `mpirun -np P treduce run --transport mpi ...`: one process per
- * rank.  MPI's own collectives are used only around the measurement (the
- * slowest rank's time, every rank's check); the reduction is treduce's. */
+ * rank.  Around the measurement the ranks only agree on the slowest rank's
+ * times and every rank's check, through the communicator's own agreement
+ * (trd_comm_agree_max, with its deadline), never through a collective of
+ * MPI's: when a rank has died, MPI's would wait for it forever. */
 #include "run.h"
 
+#include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #ifdef TRD_HAVE_MPI
 #include <mpi.h>
 
-/* Rank 0 gets the slowest rank's time of each iteration and whether every
- * rank checked out; any rank's failure fails the run. */
-static void gather(const trd_run_args *a, trd_run_result *res, int rank)
+static volatile sig_atomic_t exit_code = CLI_FAILED;
+
+static void leave(int sig)
 {
-    double *slowest = malloc((size_t)a->iters * sizeof *slowest);
-    int ok = res->verified && res->status == TRD_OK, all = 0;
-    int failed = res->status != TRD_OK, any_failed = 0;
-    MPI_Reduce(res->times, slowest, (int)a->iters, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    MPI_Reduce(&ok, &all, 1, MPI_INT, MPI_LAND, 0, MPI_COMM_WORLD);
-    MPI_Reduce(&failed, &any_failed, 1, MPI_INT, MPI_LOR, 0, MPI_COMM_WORLD);
-    if (rank == 0 && slowest) {
-        for (int64_t k = 0; k < a->iters; k++)
-            res->times[k] = slowest[k];
-        res->verified = all;
-        if (any_failed && res->status == TRD_OK) {
-            res->status = TRD_EIO;
-            snprintf(res->error, sizeof res->error, "another rank failed (see its message)");
-        }
+    (void)sig;
+    _exit(exit_code);
+}
+
+/* Open MPI's MPI_Finalize waits for every process of the job (a fence):
+ * after a failure one may be dead (--dead-rank under mpirun
+ * --enable-recovery), and then it would never return.  So a rank whose run
+ * failed, its message printed, gives it `seconds` and then leaves without
+ * it, with its exit status. */
+static void bound_finalize(double seconds, int code)
+{
+    exit_code = code;
+    signal(SIGALRM, leave);
+    alarm((unsigned)ceil(seconds));
+}
+
+/* Every rank gets the slowest rank's time of each iteration and whether
+ * every rank checked out.  A rank whose run failed says so alone (its
+ * communicator is failed, or its arguments were refused on every rank);
+ * the agreement of the others then ends with the failure that reached
+ * them, within the deadline. */
+static void gather(const trd_run_args *a, trd_comm *comm, trd_run_result *res)
+{
+    size_t n = (size_t)a->iters + 1;
+    double *v = comm && res->status == TRD_OK ? malloc(n * sizeof *v) : NULL;
+    if (!v)
+        return;
+    memcpy(v, res->times, (size_t)a->iters * sizeof *v);
+    v[a->iters] = res->verified ? 0.0 : 1.0; /* the largest: any rank unverified */
+    trd_status st = trd_comm_agree_max(comm, v, v, (int64_t)n);
+    if (st == TRD_OK) {
+        memcpy(res->times, v, (size_t)a->iters * sizeof *v);
+        res->verified = v[a->iters] == 0.0;
+    } else {
+        res->status = st;
+        snprintf(res->error, sizeof res->error, "%s", trd_errmsg());
     }
-    free(slowest);
+    free(v);
 }
 
 int trd_run_mpi(const trd_run_args *a)
@@ -49,18 +77,22 @@ int trd_run_mpi(const trd_run_args *a)
         res = (trd_run_result){.status = st ? st : TRD_ENOMEM, .times = res.times};
         snprintf(res.error, sizeof res.error, "%s", st ? trd_errmsg() : "out of memory");
     }
+    gather(a, comm, &res);
     bool usage = res.status == TRD_EINVAL || res.status == TRD_ENOALGO ||
                  res.status == TRD_EUNSUPPORTED; /* the same on every rank: rank 0 says it */
     if (res.status != TRD_OK && rank != 0 && !usage)
         fprintf(stderr, "treduce run: rank %d: %s\n", rank, res.error[0] ? res.error : trd_errmsg());
-    gather(a, &res, rank);
     if (rank == 0)
         rc = trd_run_report(a, size, &res);
     trd_comm_free(comm);
     trd_op_free(op);
     free(res.times);
+    rc = rank == 0 ? rc : res.status == TRD_OK ? CLI_OK : usage ? CLI_USAGE : CLI_FAILED;
+    fflush(NULL);
+    if (res.status != TRD_OK && !usage)
+        bound_finalize(a->timeout + 1.0, rc);
     MPI_Finalize();
-    return rank == 0 ? rc : res.status == TRD_OK ? CLI_OK : usage ? CLI_USAGE : CLI_FAILED;
+    return rc;
 }
 #else
 int trd_run_mpi(const trd_run_args *a)

@@ -517,9 +517,26 @@ trd_status trd_interval_expected(trd_interval *buf, int64_t count, int64_t first
  * in `recvbuf` at the root (reduce) or at every rank (allreduce).  The
  * reduction is the rank-order fold v0 (+) v1 (+) ... (+) v_{p-1}; with a
  * non-commutative operator only algorithms that combine in rank order run
- * (tree-dyn and ring refuse with TRD_EUNSUPPORTED).  Every wait has a
- * deadline: a rank that never answers gives TRD_ETIMEDOUT, not a hang;
- * after a failure the communicator is unusable (free it).
+ * (tree-dyn and ring refuse with TRD_EUNSUPPORTED).
+ *
+ * Faults and deadlines (docs/RUNTIME.md).  Every wait has a deadline
+ * (timeout_s): a rank that never answers gives TRD_ETIMEDOUT, not a hang.
+ * A call that fails after it began to communicate (a deadline, a lost
+ * peer, calls that do not match across ranks, the operator) fails the
+ * communicator for good: every later call on it returns at once the first
+ * failure's code with a message containing the first failure's, and
+ * touches no buffer; only trd_comm_free is left.  The failing rank tells
+ * its peers, which stop waiting and fail the same way (threads: every
+ * rank; MPI: every rank the notice reaches).  A call refused by its
+ * argument checks sends nothing and leaves the communicator usable.  When
+ * a call returns, failed or not, no peer reads or writes its buffers or
+ * the communicator's scratch any more: free them at will (MPI: but for
+ * what MPI itself cannot cancel, docs/RUNTIME.md).  Each call carries a
+ * signature of its algorithm, kind, root, count, element size, operator
+ * and model: ranks whose calls differ get TRD_EIO naming the mismatch,
+ * not a result mixed from different calls (but over MPI point-to-point,
+ * whose tags carry only a few bits of it, for one pair of calls in 256
+ * on Open MPI, in 32 on MPICH: docs/RUNTIME.md).
  *
  * Example (threads; see examples/reduce_threads.c):
  *
@@ -583,6 +600,13 @@ bool trd_comm_shm_probe(const trd_comm *comm, double *rings_s, double *mpi_s);
 double trd_comm_now(const trd_comm *comm);
 /* All ranks meet (with the communicator's deadline). */
 trd_status trd_comm_barrier(trd_comm *comm);
+/* Every rank passes in[0..n) and gets in out[0..n) the largest in[i] of
+ * all ranks (collective, every rank with the same n; out may be in): an
+ * agreement of the transport's own, with the communicator's deadline per
+ * TRD_WIRE_AGREE_MAX values (16), for what a program gathers around its
+ * reductions (timings, checks) without a collective of MPI's that has no
+ * deadline.  TRD_EINVAL for a NULL argument or n < 0. */
+trd_status trd_comm_agree_max(trd_comm *comm, const double *in, double *out, int64_t n);
 
 /* How a collective call runs.  Initialise with trd_coll_opts_init. */
 typedef struct trd_coll_opts {

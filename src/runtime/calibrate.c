@@ -3,10 +3,11 @@
  * and 1), the time a rank spends per message of a burst (the rest of the
  * latency is in flight: LogP's L against its o), times of combines with
  * the actual operator, how many ranks combine at full speed at once
- * (trd_coll_opts.parallelism), and an agreement on
- * the values (a max-allreduce of our own) so that every rank builds the
- * same plans.  trd_comm_calibrate measures at the size of one call;
- * trd_comm_profile (profile.c) at several sizes, fitted to lines. */
+ * (trd_coll_opts.parallelism), and an agreement on the values (the
+ * wire's own, with the communicator's deadline: trd_comm_agree_max) so
+ * that every rank builds the same plans.  trd_comm_calibrate measures at
+ * the size of one call; trd_comm_profile (profile.c) at several sizes,
+ * fitted to lines. */
 #include "runtime/calibrate.h"
 
 #include <stdlib.h>
@@ -76,6 +77,7 @@ trd_status trd_calibrate_one_way(trd_comm *c, size_t bytes, double *seconds)
     trd_status st = TRD_OK;
     for (int i = 0; i < reps && st == TRD_OK; i++)
         st = round_trip(c, buf + (size_t)i % nbuf * bytes, bytes, &t[i]);
+    st = trd_comm_fail(c, st); /* before buf goes: the peer may hold it */
     free(buf);
     if (st == TRD_OK) {
         *seconds = trd_calibrate_median(t, reps) / 2;
@@ -102,7 +104,7 @@ static trd_status burst(trd_comm *c, double *seconds)
     for (int32_t i = 0; i < BURST && me <= 1 && st == TRD_OK; i++)
         st = w->wait(w->ctx, c->timeout_s, &id, &from);
     *seconds = me == 0 ? (w->now(w->ctx) - t0) / BURST : 0.0;
-    return st;
+    return trd_comm_fail(c, st);
 }
 
 trd_status trd_calibrate_gap(trd_comm *c, double *seconds)
@@ -178,7 +180,7 @@ trd_status trd_calibrate_combine(trd_comm *c, const trd_op *op, int64_t count, d
 static trd_status fastest_rank(trd_comm *c, double mine, double *fastest)
 {
     double neg = -mine, most;
-    trd_status st = trd_calibrate_agree(c, &neg, &most, 1);
+    trd_status st = trd_comm_agree_max(c, &neg, &most, 1);
     *fastest = st == TRD_OK ? -most : mine;
     return st;
 }
@@ -211,7 +213,7 @@ static trd_status combine_times(trd_comm *c, const trd_op *op, int64_t count, do
     if (st != TRD_OK)
         return st;
     double median = trd_calibrate_median(t, ROUNDS);
-    return trd_calibrate_agree(c, &median, together, 1);
+    return trd_comm_agree_max(c, &median, together, 1);
 }
 
 /* A fixed integer loop (about a millisecond): work that needs a core and
@@ -251,7 +253,7 @@ static trd_status own_cores(trd_comm *c, bool *own)
     }
     double t = trd_comm_now(c) - t0;
     if (st == TRD_OK)
-        st = trd_calibrate_agree(c, &t, &together, 1);
+        st = trd_comm_agree_max(c, &t, &together, 1);
     *own = st == TRD_OK && together < 1.5 * alone;
     return st;
 }
@@ -271,27 +273,19 @@ trd_status trd_calibrate_parallelism(trd_comm *c, const trd_op *op, int64_t coun
     return st;
 }
 
-trd_status trd_calibrate_agree(trd_comm *c, const double *in, double *out, int n)
-{
-    trd_op *max = NULL;
-    trd_coll_opts o;
-    trd_coll_opts_init(&o);
-    trd_status st = trd_op_builtin(&max, TRD_OP_MAX, TRD_DOUBLE);
-    if (st == TRD_OK)
-        st = trd_allreduce(c, in, out, n, max, &o);
-    trd_op_free(max);
-    return st;
-}
 
 trd_status trd_comm_calibrate(trd_comm *c, const trd_op *op, int64_t count, trd_coll_opts *o)
 {
     if (!c || !op || !o || count < 0)
         return trd_fail(TRD_EINVAL, "calibrate: NULL argument or count < 0");
+    trd_status st = trd_comm_usable(c);
+    if (st != TRD_OK)
+        return st;
     size_t bytes = (size_t)count * trd_op_elem_size(op);
     size_t probe = bytes < PROBE_MIN ? PROBE_MIN : bytes > PROBE_MAX ? PROBE_MAX : bytes;
     double v[4], m[4], big = 0.0;
     int64_t many = (int64_t)(probe / trd_op_elem_size(op)); /* parallelism's probe */
-    trd_status st = trd_calibrate_one_way(c, 0, &v[0]);
+    st = trd_calibrate_one_way(c, 0, &v[0]);
     if (st == TRD_OK)
         st = trd_calibrate_one_way(c, probe, &big);
     v[1] = big > v[0] ? (big - v[0]) / (double)probe : 0.0; /* seconds per byte */
@@ -300,7 +294,7 @@ trd_status trd_comm_calibrate(trd_comm *c, const trd_op *op, int64_t count, trd_
     if (st == TRD_OK)
         st = trd_calibrate_gap(c, &v[3]);
     if (st == TRD_OK)
-        st = trd_calibrate_agree(c, v, m, 4);
+        st = trd_comm_agree_max(c, v, m, 4);
     if (st == TRD_OK)
         st = trd_calibrate_parallelism(c, op, many, &o->parallelism);
     if (st != TRD_OK)

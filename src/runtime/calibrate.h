@@ -26,8 +26,5 @@ trd_status trd_calibrate_combine(trd_comm *c, const trd_op *op, int64_t count,
 trd_status trd_calibrate_parallelism(trd_comm *c, const trd_op *op, int64_t count, double *k);
 /* The median of v[0..n) (upper median for even n; sorts v). */
 double trd_calibrate_median(double *v, int n);
-/* out[i] = the largest in[i] over all ranks (collective, our allreduce),
- * so that every rank builds the same plans from the same model. */
-trd_status trd_calibrate_agree(trd_comm *c, const double *in, double *out, int n);
 
 #endif

@@ -30,12 +30,13 @@ void trd_coll_opts_init(trd_coll_opts *o)
                          .segment_bytes = 0, .measure_model = true};
 }
 
-static trd_comm *new_comm(trd_wire wire, double timeout_s)
+trd_comm *trd_comm_new(trd_wire wire, double timeout_s)
 {
     trd_comm *c = calloc(1, sizeof *c);
     if (c) {
         c->wire = wire;
         c->timeout_s = timeout_s;
+        c->wire.set_call(c->wire.ctx, &c->sig);
     }
     return c;
 }
@@ -56,7 +57,7 @@ trd_status trd_comm_threads_create(trd_comm **comm, int32_t p, const trd_threads
     trd_status st = trd_wire_threads_create(wires, p, &o);
     int32_t made = st == TRD_OK ? p : 0; /* on failure it made none */
     for (int32_t r = 0; st == TRD_OK && r < p; r++) {
-        comm[r] = new_comm(wires[r], o.timeout_s);
+        comm[r] = trd_comm_new(wires[r], o.timeout_s);
         if (comm[r])
             comm[r]->dead = o.dead_rank == r;
         else
@@ -99,13 +100,6 @@ int32_t trd_comm_rank(const trd_comm *c) { return c ? c->wire.rank : -1; }
 int32_t trd_comm_size(const trd_comm *c) { return c ? c->wire.size : 0; }
 const char *trd_comm_transport(const trd_comm *c) { return c ? c->wire.name : NULL; }
 double trd_comm_now(const trd_comm *c) { return c->wire.now(c->wire.ctx); }
-
-trd_status trd_comm_barrier(trd_comm *c)
-{
-    if (!c)
-        return trd_fail(TRD_EINVAL, "trd_comm_barrier: NULL communicator");
-    return c->wire.barrier(c->wire.ctx, trd_comm_now(c) + c->timeout_s);
-}
 
 /* The policy as the engine sees it: every decision goes through the wire. */
 static trd_action shared_idle(void *state, int32_t rank, int32_t *peer)
@@ -386,10 +380,12 @@ static trd_status key_of_call(trd_comm *c, const void *sendbuf, void *recvbuf,
         return st;
     st = trd_comm_check(c, sendbuf, recvbuf, args->count, args->op, args->root,
                         args->allreduce, &chosen, key, acc);
+    if (st == TRD_OK)
+        trd_comm_sign(trd_algo_entry(key->algo)->name, key, args->op, &c->sig);
     if (st == TRD_OK && !*timed)
         c->memo = (trd_comm_memo){.valid = true, .args = *args, .key = *key,
                                   .algo = is_auto ? "auto" : trd_algo_entry(key->algo)->name,
-                                  .other = *other};
+                                  .other = *other, .sig = c->sig};
     return st;
 }
 
@@ -410,11 +406,14 @@ trd_status trd_comm_collective(trd_comm *c, const void *sendbuf, void *recvbuf, 
     if (!c || !op || !opts->algo) /* refused by the checks, with the reason */
         return trd_comm_check(c, sendbuf, recvbuf, count, op, root, allreduce, opts, &key,
                               &acc);
+    if ((st = trd_comm_usable(c)) != TRD_OK)
+        return st;
     bool hit = c->memo.valid && trd_tune_same_call(&c->memo.args, op, count, root, allreduce,
                                                    opts) && !strcmp(c->memo.algo, opts->algo);
     if (hit) {
         k = &c->memo.key;
         other = c->memo.other;
+        c->sig = c->memo.sig;
         st = trd_comm_check_buffers(c, sendbuf, recvbuf, k, &acc);
     } else {
         trd_tune_key args = trd_tune_key_of(op, count, root, allreduce, opts);
@@ -425,7 +424,7 @@ trd_status trd_comm_collective(trd_comm *c, const void *sendbuf, void *recvbuf, 
     if (c->dead)
         return trd_fail(TRD_EIO, "rank %ld is marked dead (test hook): it takes no part",
                         (long)c->wire.rank);
-    c->calls++;
+    c->sig.seq = (uint32_t)++c->calls;
     size_t bytes = (size_t)count * k->elem;
     /* trd_comm_run_plan empties the cache without building it: valid too */
     bool warm = hit && c->memo.cached && c->cache.valid;
@@ -453,7 +452,9 @@ trd_status trd_comm_collective(trd_comm *c, const void *sendbuf, void *recvbuf, 
         return st;
     double t0 = timed ? trd_comm_now(c) : 0.0; /* the run only: not the plan's building */
     st = execute(c, op, k, copy ? sendbuf : NULL); /* copied lazily (trd_exec.input) */
-    if (st == TRD_OK && timed)
+    if (st != TRD_OK)
+        return trd_comm_fail(c, st);
+    if (timed)
         st = trd_tune_record(c, timed, trd_comm_now(c) - t0);
     return st;
 }
@@ -501,11 +502,15 @@ trd_status trd_comm_run_plan(trd_comm *c, const trd_plan *plan, void *buf, int64
                              const trd_op *op)
 {
     trd_status st = check_run_plan(c, plan, buf, count, op);
+    if (st == TRD_OK)
+        st = trd_comm_usable(c);
     if (st != TRD_OK)
         return st;
     trd_comm_cache *k = &c->cache;
     trd_comm_key key = {.params = *trd_plan_params(plan), .count = count,
                         .elem = trd_op_elem_size(op)};
+    trd_comm_sign(trd_plan_algo(plan), &key, op, &c->sig);
+    c->sig.seq = (uint32_t)++c->calls;
     drop_cache(k);
     k->nslots = trd_plan_scratch_slots(plan, c->wire.rank) + 1;
     st = trd_engine_create(&k->engine, plan, c->wire.size, NULL);
@@ -518,7 +523,7 @@ trd_status trd_comm_run_plan(trd_comm *c, const trd_plan *plan, void *buf, int64
         st = trd_comm_long_path(c, false);
     if (st == TRD_OK) {
         k->plan = (trd_plan *)plan; /* read only: execute() asks for its blocks */
-        st = execute(c, op, &key, NULL);
+        st = trd_comm_fail(c, execute(c, op, &key, NULL));
         k->plan = NULL;
     }
     drop_cache(k);

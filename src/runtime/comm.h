@@ -44,6 +44,7 @@ typedef struct trd_comm_memo {
     trd_comm_key key;
     bool other;       /* tuned auto kept the other path (trd_comm_long_path) */
     bool cached;      /* trd_comm_cache holds key's plan */
+    trd_call_sig sig; /* key's signature (trd_comm_sign), seq aside */
 } trd_comm_memo;
 
 /* The profiles auto measured (trd_coll_opts.measure_model), one per
@@ -59,6 +60,8 @@ struct trd_comm {
     double timeout_s;
     bool dead;            /* test hook (trd_threads_opts.dead_rank) */
     int64_t calls;        /* collective calls so far: names a dynamic call */
+    trd_call_sig sig;     /* the current call's, as its messages carry it
+                             (the wire reads it: wire.h set_call) */
     trd_status status;    /* the wire's status of the last failed decision */
     trd_comm_cache cache;
     trd_comm_memo memo;
@@ -86,6 +89,24 @@ trd_status trd_comm_long_path(trd_comm *c, bool other);
  * a call of count elements, the flag cleared (profile.c). */
 trd_status trd_comm_measured_model(trd_comm *c, const trd_op *op, int64_t count,
                                    trd_coll_opts *opts);
+
+/* A communicator over wire (comm.c): its calls' signature bound to it. */
+trd_comm *trd_comm_new(trd_wire wire, double timeout_s);
+
+/* TRD_OK, or the failure that failed the communicator (comm_state.c):
+ * the first thing every call that communicates checks. */
+static inline trd_status trd_comm_usable(const trd_comm *c)
+{
+    return c->wire.failed(c->wire.ctx);
+}
+/* st (not TRD_OK: returned unchanged) failed a call that had begun to
+ * communicate: the communicator becomes failed (the wire tells the peers
+ * and takes back this rank's sends and receives, wire.h abort), keeping
+ * st and its message.  TRD_OK passes through. */
+trd_status trd_comm_fail(trd_comm *c, trd_status st);
+/* The signature of a call of algorithm algo with key and op, seq 0. */
+void trd_comm_sign(const char *algo, const trd_comm_key *key, const trd_op *op,
+                   trd_call_sig *sig);
 
 /* Checks a collective call's arguments (src/runtime/check.c) and fills the
  * plan key and the result buffer of this rank (recvbuf where the caller

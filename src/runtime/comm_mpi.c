@@ -88,7 +88,7 @@ static trd_status probe_paths(trd_comm *c, const trd_op *sum, const double *in, 
             st = probe_call(c, limit[way], in, out, sum, &t[way][k]);
     for (int way = 0; way < 2 && st == TRD_OK; way++)
         mine[way] = trd_calibrate_median(t[way] + PROBE_WARM, PROBE_ROUNDS - PROBE_WARM);
-    return st == TRD_OK ? trd_calibrate_agree(c, mine, c->shm_probe, 2) : st;
+    return st == TRD_OK ? trd_comm_agree_max(c, mine, c->shm_probe, 2) : st;
 }
 
 /* Messages longer than the default limit, where every rank has a core:
@@ -134,15 +134,13 @@ trd_status trd_comm_mpi_create(trd_comm **out, const void *mpi_comm, double time
     trd_status st = trd_wire_mpi_create(&w, mpi_comm);
     if (st == TRD_OK)
         st = trd_wire_mpi_set_timeout(w, timeout_s);
-    if (st == TRD_OK && !(*out = calloc(1, sizeof **out)))
+    if (st == TRD_OK && !(*out = trd_comm_new(*w, timeout_s))) /* its free releases *w */
         st = trd_fail(TRD_ENOMEM, "runtime: out of memory");
     if (st != TRD_OK) {
         if (w)
             w->free(w->ctx);
         return st;
     }
-    (*out)->wire = *w; /* the wire's free releases *w itself */
-    (*out)->timeout_s = timeout_s;
     if (trd_wire_mpi_shm_choice(w) && (st = choose_long_path(*out)) != TRD_OK) {
         trd_comm_free(*out);
         *out = NULL;

@@ -34,6 +34,7 @@ struct trd_op {
     size_t elem_size;
     bool commutative;
     uint64_t serial; /* trd_op_serial */
+    const char *kind, *type; /* trd_op_names */
 };
 
 /* ---- The kernel table: ANY_OPS x (INT_TYPES + FLOAT_TYPES), INT_OPS x INT_TYPES ---- */
@@ -269,8 +270,11 @@ trd_status trd_op_builtin(trd_op **out, trd_op_kind kind, trd_type type)
     if (!kernels[kind][type])
         return mismatch(kind, type);
     trd_status st = new_op(out, kernels[kind][type], NULL, NULL, type_sizes[type], true);
-    if (st == TRD_OK)
+    if (st == TRD_OK) {
         (*out)->kernel3 = kernels3[kind][type];
+        (*out)->kind = op_names[kind];
+        (*out)->type = type_names[type];
+    }
     return st;
 }
 
@@ -294,6 +298,12 @@ bool trd_op_is_commutative(const trd_op *op) { return op && op->commutative; }
 size_t trd_op_elem_size(const trd_op *op) { return op ? op->elem_size : 0; }
 
 uint64_t trd_op_serial(const trd_op *op) { return op ? op->serial : 0; }
+
+void trd_op_names(const trd_op *op, const char **kind, const char **type)
+{
+    *kind = op ? op->kind : NULL;
+    *type = op ? op->type : NULL;
+}
 
 /* ---- Applying operators ---- */
 
@@ -478,7 +488,10 @@ static trd_matrix2x2 rank_matrix(int64_t rank, int64_t i)
 
 trd_status trd_op_matrix2x2(trd_op **out)
 {
-    return trd_op_user(out, matrix_fn, sizeof(trd_matrix2x2), false, NULL);
+    trd_status st = trd_op_user(out, matrix_fn, sizeof(trd_matrix2x2), false, NULL);
+    if (st == TRD_OK)
+        (*out)->kind = "matrix2x2";
+    return st;
 }
 
 /* Common checks of the fill/expected helpers. */
@@ -542,7 +555,10 @@ static void interval_fn(const void *in_, void *inout_, int64_t count, void *ctx)
 
 trd_status trd_op_interval(trd_op **out)
 {
-    return trd_op_user(out, interval_fn, sizeof(trd_interval), false, NULL);
+    trd_status st = trd_op_user(out, interval_fn, sizeof(trd_interval), false, NULL);
+    if (st == TRD_OK)
+        (*out)->kind = "interval";
+    return st;
 }
 
 static trd_status interval_fill(const char *fn, trd_interval *buf, int64_t count,

@@ -11,6 +11,12 @@
  * tune.c's choices) is never used for the second. */
 uint64_t trd_op_serial(const trd_op *op);
 
+/* What an operator is in every process alike, for the signature of a call
+ * (transport/callsig.h): a built-in's operator and type names ("sum",
+ * "int32"), a checker's name and NULL; NULL and NULL for a user operator
+ * (whose function cannot be compared across processes). */
+void trd_op_names(const trd_op *op, const char **kind, const char **type);
+
 /* trd_op_combine with the accumulator read from one buffer and written to
  * another: out = in (+) acc (TRD_SIDE_LEFT) or acc (+) in (TRD_SIDE_RIGHT).
  * acc is only read and may equal out; in is clobbered on the right, as in

@@ -34,7 +34,8 @@ static void fit(const double *x, const double *y, size_t n, double *c0, double *
 trd_status trd_comm_profile(trd_comm *c, const trd_op *op, trd_profile *out)
 {
     double x[NT], t[NT], xc[NC], tc[NC], v[NT + NC + 1], agreed[NT + NC + 1];
-    trd_status st = c && op && out ? TRD_OK : trd_fail(TRD_EINVAL, "profile: NULL argument");
+    trd_status st = c && op && out ? trd_comm_usable(c)
+                                   : trd_fail(TRD_EINVAL, "profile: NULL argument");
     for (size_t i = 0; i < NT && st == TRD_OK; i++) {
         x[i] = (double)transfer_sizes[i];
         st = trd_calibrate_one_way(c, transfer_sizes[i], &v[i]);
@@ -46,7 +47,7 @@ trd_status trd_comm_profile(trd_comm *c, const trd_op *op, trd_profile *out)
     if (st == TRD_OK)
         st = trd_calibrate_gap(c, &v[NT + NC]);
     if (st == TRD_OK)
-        st = trd_calibrate_agree(c, v, agreed, NT + NC + 1);
+        st = trd_comm_agree_max(c, v, agreed, NT + NC + 1);
     if (st == TRD_OK)
         st = trd_calibrate_parallelism(c, op, PARALLEL_PROBE, &out->parallelism);
     if (st != TRD_OK)

@@ -125,7 +125,7 @@ trd_status trd_tune_record(trd_comm *c, trd_tune_entry *e, double seconds)
     double mine[TRD_TUNE_MAX + 1];
     for (int32_t i = 0; i < e->n; i++)
         mine[i] = trd_calibrate_median(e->t[i], TRD_TUNE_CALLS - 1);
-    trd_status st = trd_calibrate_agree(c, mine, e->measured, e->n);
+    trd_status st = trd_comm_agree_max(c, mine, e->measured, e->n);
     if (st != TRD_OK) {
         e->calls--; /* the last call is timed again next time */
         return st;

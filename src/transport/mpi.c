@@ -6,16 +6,18 @@
  * MPI's cost for one double; longer ones in fragments, the receiver's
  * copy overlapping the sender's), larger ones through MPI.  Every MPI send
  * and receive is one MPI_Isend / MPI_Irecv of MPI_BYTE on
- * a duplicate of the caller's communicator, with the caller's tag as MPI
- * tag, so MPI's own matching gives wire.h's order rules.  The posted
+ * a duplicate of the caller's communicator, with the caller's tag (and
+ * above it the call's signature, mpi_fail.c) as MPI tag, so MPI's own
+ * matching gives wire.h's order rules.  The posted
  * requests sit in one table (MPI_Request array + what each one is); wait()
  * tests them all with MPI_Testsome, queues every completion found and hands
  * them out one per call.  The duplicate has MPI_ERRORS_RETURN, so a message
  * longer than its receive buffer comes back as MPI_ERR_TRUNCATE (TRD_EIO)
  * and a lost peer as an error code, not as an abort.
  *
- * Control.  Tags from ctrl_tag up (1 << 20, or just below MPI_TAG_UB on an
- * MPI with fewer tags) carry the wire's own messages; user tags stay below.
+ * Control.  Tags with bit 20 set (1 << 20 up, or the top T_COUNT tags on
+ * an MPI with fewer) carry the wire's own messages; user tags leave it
+ * clear.
  * Dynamic policies need their decisions made atomically for all ranks:
  * rank 0 is the coordinator and holds the shared copy of the policy.  The
  * other ranks send it (call, rank) and poll for the answer (action, peer)
@@ -28,7 +30,10 @@
  * every rank passes a barrier, so no rank asks about the next call before
  * the reset.  The barrier is a gather of arrivals at rank 0 followed by a
  * release from it; a sequence number in every message catches ranks that
- * disagree on which barrier they are in.
+ * disagree on which barrier they are in.  The arrivals may carry up to
+ * TRD_WIRE_AGREE_MAX values, and the releases the largest of each over
+ * all ranks (agree).  Failures - this rank's and the notices of its
+ * peers' - and mismatched calls: mpi_fail.c.
  *
  * Nothing blocks inside MPI: every loop tests, checks its deadline and
  * backs off (a short spin, sched_yield, then short sleeps), so a run with
@@ -42,6 +47,7 @@
 #ifdef TRD_HAVE_MPI
 
 #include "core/fifo.h"
+#include "transport/mpi_internal.h"
 #include "transport/shm.h"
 
 #include <limits.h>
@@ -54,76 +60,18 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CTRL_TAG 0x100000       /* first tag of the wire's own messages */
 #define SPIN_POLLS 200          /* empty polls spent spinning before yielding */
 #define DEADLINE_POLLS 32       /* ...reading the clock once in this many */
 #define CTRL_POLLS 16           /* a send or receive's wait tests the wire's own
                                    messages once in this many polls */
 #define YIELD_POLLS 1000        /* empty polls before sleeping instead of yielding */
 #define SLEEP_NS 50000L         /* one back-off sleep: short next to a transfer */
+#define STALL_S 0.002           /* a wait this long has stalled: it reads the wire's own
+                                   messages and looks for a mismatched call (mpi_fail.c)
+                                   once per STALL_S - wall time, as a loaded node makes
+                                   each poll slow */
 
-enum { K_SEND, K_RECV };
-/* Offsets from ctrl_tag: decision request and reply, barrier arrival and release. */
-enum { T_REQ, T_REP, T_ARRIVE, T_RELEASE, T_COUNT };
-/* The wire's own requests.  Rank 0: the two receives always posted; other
- * ranks: their decision request and reply, their barrier arrival and
- * release. */
-enum { C_REQ_IN, C_ARRIVE_IN, C_REQ_OUT, C_REP_IN, C_ARRIVE_OUT, C_RELEASE_IN, C_COUNT };
-
-typedef struct op_info {
-    int32_t id, kind, peer, tag;
-    size_t bytes;
-} op_info;
-
-/* A decision request rank 0 holds until it enters that call. */
-typedef struct held_req {
-    int32_t src, rank;
-    int64_t call;
-} held_req;
-
-typedef struct mpi_wire {
-    trd_wire wire; /* first: the wire and its ctx are one allocation */
-    MPI_Comm comm;
-    int rank, size, ctrl_tag;
-    double timeout;
-    bool broken;      /* a failure made the wire unusable (wire.h) */
-    long empty_polls; /* back-off state */
-    bool crowded;     /* more ranks on this node than cores: idle waits sleep */
-    long clock_polls; /* polls since the clock was last read (past) */
-    long ctrl_polls;  /* polls of a send or receive's wait (wire_wait) */
-    /* Posted sends and receives (MPI_Testsome wants the requests contiguous). */
-    int n, cap;
-    MPI_Request *reqs;
-    op_info *info;
-    int *idx;
-    MPI_Status *st;
-    trd_fifo done; /* completions not handed out yet */
-    /* The small messages' rings when the whole communicator is on one
-     * node (shm.h); NULL otherwise. */
-    trd_shm *shm;
-    size_t shm_below; /* messages shorter than this go through them (0: none) */
-    bool shm_choice;  /* the limit is the default where every rank has a core:
-                         the runtime may measure which path long messages take */
-    /* The wire's own messages and their buffers. */
-    MPI_Request ctrl[C_COUNT];
-    int64_t req_in[2], req_out[2], arrive_in, arrive_out, release_in;
-    int32_t rep_in[2];
-    bool replied, released;
-    int64_t barrier_seq; /* barriers passed so far */
-    /* Rank 0, the coordinator. */
-    const trd_policy *policy; /* of the call being served; NULL between calls */
-    int64_t call;             /* the call being served */
-    int32_t terminals;        /* SEND or DONE decisions given in this call */
-    int32_t arrivals;         /* barrier arrivals not consumed yet */
-    held_req *held;
-    int nheld;
-    int32_t (*reply)[2];
-    MPI_Request *reply_req;
-    int64_t *release_out;
-    MPI_Request *release_req;
-} mpi_wire;
-
-static trd_status mpi_fail(trd_status code, int rc, const char *what, int rank)
+trd_status trd_mpi_error(trd_status code, int rc, const char *what, int rank)
 {
     char text[MPI_MAX_ERROR_STRING];
     int len = 0;
@@ -132,22 +80,6 @@ static trd_status mpi_fail(trd_status code, int rc, const char *what, int rank)
     if (rank < 0) /* not known yet */
         return trd_fail(code, "mpi wire: %s failed: %s", what, text);
     return trd_fail(code, "mpi wire: rank %d: %s failed: %s", rank, what, text);
-}
-
-/* A failure that leaves the wire unusable (wire.h). */
-static trd_status broke(mpi_wire *w, trd_status s)
-{
-    if (s != TRD_OK)
-        w->broken = true;
-    return s;
-}
-
-static trd_status check_usable(const mpi_wire *w)
-{
-    if (w->broken)
-        return trd_fail(TRD_EIO, "mpi wire: rank %d: the wire failed earlier and can only be "
-                        "freed", w->rank);
-    return TRD_OK;
 }
 
 /* MPICH raises the errors of request completions (MPI_Test*) on
@@ -184,6 +116,15 @@ static void unguard_world(world_guard *g)
 }
 #endif
 
+int trd_mpi_testsome(int n, MPI_Request *reqs, int *count, int *idx, MPI_Status *st)
+{
+    world_guard g;
+    guard_world(&g);
+    int rc = MPI_Testsome(n, reqs, count, idx, st);
+    unguard_world(&g);
+    return rc;
+}
+
 static double wire_now(void *ctx)
 {
     (void)ctx;
@@ -217,7 +158,7 @@ static long spin_polls(const mpi_wire *w)
  * for a long transfer or combine keeps yielding.  Spinning first helped
  * even 8 ranks on 2 cores (docs/RUNTIME.md, "Transports") - while MPI has
  * requests to progress; see spin_polls for the rings. */
-static void back_off(mpi_wire *w, bool progress)
+void trd_mpi_back_off(mpi_wire *w, bool progress)
 {
     if (progress) {
         w->empty_polls = 0;
@@ -250,16 +191,17 @@ static bool past(mpi_wire *w, double deadline)
     return clock_due(w) && MPI_Wtime() > deadline;
 }
 
-/* past() for a wait given a timeout: the deadline (0: not yet known) is
- * set by the wait's first clock read. */
-static bool past_timeout(mpi_wire *w, double *deadline, double timeout_s)
+/* A wait's clock: when a read is due (clock_due), the time, and the
+ * wait's deadline (0: not yet known) set by its first read; -1 when no
+ * read is due. */
+static double wait_clock(mpi_wire *w, double *deadline, double timeout_s)
 {
     if (!clock_due(w))
-        return false;
+        return -1;
     double now = MPI_Wtime();
     if (*deadline == 0)
         *deadline = now + timeout_s;
-    return now > *deadline;
+    return now;
 }
 
 /* Tests one request of the wire's own until it completes (a reply or
@@ -273,7 +215,7 @@ static trd_status finish(mpi_wire *w, MPI_Request *r, double deadline)
         int flag = 0, rc = MPI_Test(r, &flag, MPI_STATUS_IGNORE);
         unguard_world(&g);
         if (rc != MPI_SUCCESS)
-            return mpi_fail(TRD_EIO, rc, "MPI_Test of a control message", w->rank);
+            return trd_mpi_error(TRD_EIO, rc, "MPI_Test of a control message", w->rank);
         if (flag) {
             w->empty_polls = 0;
             break;
@@ -281,7 +223,7 @@ static trd_status finish(mpi_wire *w, MPI_Request *r, double deadline)
         if (MPI_Wtime() > deadline)
             return trd_fail(TRD_ETIMEDOUT, "mpi wire: rank %d: a control message was not "
                             "delivered before the deadline", w->rank);
-        back_off(w, false);
+        trd_mpi_back_off(w, false);
     }
     return TRD_OK;
 }
@@ -314,15 +256,17 @@ static trd_status answer(mpi_wire *w, int32_t src, int32_t rank)
     w->reply[src][1] = peer;
     int rc = MPI_Isend(w->reply[src], 2, MPI_INT32_T, src, w->ctrl_tag + T_REP, w->comm,
                        &w->reply_req[src]);
-    return rc == MPI_SUCCESS ? TRD_OK : mpi_fail(TRD_EIO, rc, "MPI_Isend of a decision", w->rank);
+    return rc == MPI_SUCCESS ? TRD_OK
+                             : trd_mpi_error(TRD_EIO, rc, "MPI_Isend of a decision", w->rank);
 }
 
 /* Ranks disagree on the call: they number calls differently, or one of
  * them skipped end_dynamic (the barrier in it keeps correct ranks in step). */
 static trd_status call_mismatch(const mpi_wire *w, int32_t src, int64_t call)
 {
-    return trd_fail(TRD_EIO, "mpi wire: rank %d asked for a decision of call %lld while the "
-                    "coordinator serves call %lld", src, (long long)call, (long long)w->call);
+    return trd_fail(TRD_EIO, "mpi wire: mismatched collective calls: rank %d asked for a "
+                    "decision of its call %lld while the coordinator (rank 0) serves call %lld",
+                    src, (long long)call, (long long)w->call);
 }
 
 /* A decision request from rank src: answered now if rank 0 is inside a
@@ -366,14 +310,37 @@ static trd_status enter_call(mpi_wire *w, const trd_policy *policy, int64_t call
     return serve_held(w);
 }
 
-static trd_status on_arrival(mpi_wire *w, int32_t src)
+/* Values of one rank into the agreement of the current barrier (rank 0):
+ * the first contribution sets them, the others keep the largest. */
+static trd_status contribute(mpi_wire *w, int src, const double *v, int64_t n)
 {
-    if (w->arrive_in != w->barrier_seq)
+    if (w->agreed > 0 && n != w->acc_n)
+        return trd_fail(TRD_EIO, "mpi wire: mismatched agreements: rank %d agrees on %lld "
+                        "values at barrier %lld, other ranks on %lld", src, (long long)n,
+                        (long long)w->barrier_seq, (long long)w->acc_n);
+    for (int64_t i = 0; i < n; i++)
+        w->acc[i] = w->agreed == 0 || v[i] > w->acc[i] ? v[i] : w->acc[i];
+    w->acc_n = n;
+    w->agreed++;
+    return TRD_OK;
+}
+
+static trd_status on_arrival(mpi_wire *w, int32_t src, const MPI_Status *st)
+{
+    const agree_msg *m = &w->arrive_in;
+    int bytes = 0;
+    MPI_Get_count(st, MPI_BYTE, &bytes);
+    if (m->seq != w->barrier_seq)
         return trd_fail(TRD_EIO, "mpi wire: rank %d is at barrier %lld, rank 0 at %lld "
                         "(barrier or end_dynamic called on some ranks only)", src,
-                        (long long)w->arrive_in, (long long)w->barrier_seq);
-    w->arrivals++;
-    return TRD_OK;
+                        (long long)m->seq, (long long)w->barrier_seq);
+    if (m->n < 0 || m->n > TRD_WIRE_AGREE_MAX || bytes != (int)(16 + 8 * m->n))
+        return trd_fail(TRD_EIO, "mpi wire: malformed barrier arrival from rank %d (%d bytes)",
+                        src, bytes);
+    trd_status s = contribute(w, src, m->v, m->n);
+    if (s == TRD_OK)
+        w->arrivals++;
+    return s;
 }
 
 /* ---- Polling. ---- */
@@ -382,7 +349,7 @@ static trd_status post_ctrl_recv(mpi_wire *w, int slot, void *buf, int count, MP
                                  int src, int tag)
 {
     int rc = MPI_Irecv(buf, count, type, src, w->ctrl_tag + tag, w->comm, &w->ctrl[slot]);
-    return rc == MPI_SUCCESS ? TRD_OK : mpi_fail(TRD_EIO, rc, "MPI_Irecv of a control message",
+    return rc == MPI_SUCCESS ? TRD_OK : trd_mpi_error(TRD_EIO, rc, "MPI_Irecv of a control message",
                                                  w->rank);
 }
 
@@ -390,7 +357,7 @@ static trd_status post_ctrl_send(mpi_wire *w, int slot, const void *buf, int cou
                                  MPI_Datatype type, int tag)
 {
     int rc = MPI_Isend(buf, count, type, 0, w->ctrl_tag + tag, w->comm, &w->ctrl[slot]);
-    return rc == MPI_SUCCESS ? TRD_OK : mpi_fail(TRD_EIO, rc, "MPI_Isend of a control message",
+    return rc == MPI_SUCCESS ? TRD_OK : trd_mpi_error(TRD_EIO, rc, "MPI_Isend of a control message",
                                                  w->rank);
 }
 
@@ -399,40 +366,45 @@ static trd_status post_standing(mpi_wire *w, int slot)
 {
     if (slot == C_REQ_IN)
         return post_ctrl_recv(w, C_REQ_IN, w->req_in, 2, MPI_INT64_T, MPI_ANY_SOURCE, T_REQ);
-    return post_ctrl_recv(w, C_ARRIVE_IN, &w->arrive_in, 1, MPI_INT64_T, MPI_ANY_SOURCE,
-                          T_ARRIVE);
+    return post_ctrl_recv(w, C_ARRIVE_IN, &w->arrive_in, (int)sizeof w->arrive_in, MPI_BYTE,
+                          MPI_ANY_SOURCE, T_ARRIVE);
 }
 
-static trd_status on_ctrl(mpi_wire *w, int slot, int src)
+static trd_status on_ctrl(mpi_wire *w, int slot, const MPI_Status *st)
 {
     trd_status s = TRD_OK;
+    int src = st->MPI_SOURCE;
     if (slot == C_REQ_IN) {
         int64_t call = w->req_in[0], rank = w->req_in[1];
         s = post_standing(w, C_REQ_IN);
         if (s == TRD_OK)
             s = on_request(w, src, call, rank);
     } else if (slot == C_ARRIVE_IN) {
-        s = on_arrival(w, src);
+        s = on_arrival(w, src, st);
         if (s == TRD_OK)
             s = post_standing(w, C_ARRIVE_IN);
     } else if (slot == C_REP_IN) {
         w->replied = true;
     } else if (slot == C_RELEASE_IN) {
         w->released = true;
+    } else if (slot == C_ABORT_IN) {
+        s = trd_mpi_on_notice(w, src);
+    } else if (slot == C_CALL_IN) {
+        s = trd_mpi_on_call(w, src);
     }
     return s;
 }
 
-static trd_status poll_ctrl(mpi_wire *w, bool *progress)
+trd_status trd_mpi_poll_ctrl(mpi_wire *w, bool *progress)
 {
     int count = 0, idx[C_COUNT];
     MPI_Status st[C_COUNT];
     int rc = MPI_Testsome(C_COUNT, w->ctrl, &count, idx, st);
     if (rc != MPI_SUCCESS)
-        return mpi_fail(TRD_EIO, rc, "MPI_Testsome of control messages", w->rank);
+        return trd_mpi_error(TRD_EIO, rc, "MPI_Testsome of control messages", w->rank);
     trd_status s = TRD_OK;
     for (int k = 0; k < count && s == TRD_OK; k++) /* MPI_UNDEFINED < 0: none */
-        s = on_ctrl(w, idx[k], st[k].MPI_SOURCE);
+        s = on_ctrl(w, idx[k], &st[k]);
     if (count > 0)
         *progress = true;
     return s;
@@ -459,11 +431,10 @@ static trd_status op_error(const mpi_wire *w, const op_info *op, const MPI_Statu
     char what[96];
     snprintf(what, sizeof what, "the %s of step %d (peer %d, tag %d)",
              op->kind == K_SEND ? "send" : "receive", (int)op->id, (int)op->peer, (int)op->tag);
-    return mpi_fail(TRD_EIO, st->MPI_ERROR, what, w->rank);
+    return trd_mpi_error(TRD_EIO, st->MPI_ERROR, what, w->rank);
 }
 
-/* Drops the completed (null) requests, keeping the others in posting order. */
-static void compact(mpi_wire *w)
+void trd_mpi_compact(mpi_wire *w)
 {
     int kept = 0;
     for (int i = 0; i < w->n; i++)
@@ -480,7 +451,7 @@ static trd_status poll_ops(mpi_wire *w, bool *progress)
         return TRD_OK;
     int count = 0, rc = MPI_Testsome(w->n, w->reqs, &count, w->idx, w->st);
     if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS)
-        return mpi_fail(TRD_EIO, rc, "MPI_Testsome", w->rank);
+        return trd_mpi_error(TRD_EIO, rc, "MPI_Testsome", w->rank);
     trd_status s = TRD_OK;
     for (int k = 0; k < count && s == TRD_OK; k++) { /* MPI_UNDEFINED < 0: none */
         const op_info *op = &w->info[w->idx[k]];
@@ -493,7 +464,7 @@ static trd_status poll_ops(mpi_wire *w, bool *progress)
     }
     if (count > 0) {
         *progress = true;
-        compact(w);
+        trd_mpi_compact(w);
     }
     return s;
 }
@@ -501,15 +472,16 @@ static trd_status poll_ops(mpi_wire *w, bool *progress)
 /* One round of testing: rank 0 serves the coordinator's messages (with
  * ctrl), every rank moves its finished sends and receives to the
  * completion queue.  Progress restarts the back-off here, not in
- * back_off(): the loops leave on the poll that finishes their wait without
- * calling back_off, so a count kept across waits would reach the sleeping
- * stage for good and make every later wait sleep (50 us per empty poll). */
-static trd_status poll_once(mpi_wire *w, bool ctrl, bool *progress)
+ * trd_mpi_back_off(): the loops leave on the poll that finishes their wait
+ * without calling it, so a count kept across waits would reach the
+ * sleeping stage for good and make every later wait sleep (50 us per empty
+ * poll). */
+trd_status trd_mpi_poll_once(mpi_wire *w, bool ctrl, bool *progress)
 {
     *progress = false;
     world_guard g;
     guard_world(&g);
-    trd_status s = ctrl ? poll_ctrl(w, progress) : TRD_OK;
+    trd_status s = ctrl ? trd_mpi_poll_ctrl(w, progress) : TRD_OK;
     if (s == TRD_OK)
         s = poll_ops(w, progress);
     unguard_world(&g);
@@ -549,7 +521,7 @@ static trd_status reserve(mpi_wire *w)
 static trd_status check_op(const mpi_wire *w, const char *what, int32_t peer, int32_t tag,
                            const void *buf, size_t bytes)
 {
-    trd_status s = check_usable(w);
+    trd_status s = trd_mpi_check_usable(w);
     if (s != TRD_OK)
         return s;
     bool any = peer == TRD_ANY_RANK && what[0] == 'r';
@@ -572,15 +544,17 @@ static trd_status wire_isend(void *ctx, int32_t peer, int32_t tag, const void *b
 {
     mpi_wire *w = ctx;
     trd_status s = check_op(w, "send", peer, tag, buf, bytes);
+    uint64_t sig = trd_mpi_call_now(w);
     if (s == TRD_OK && bytes < w->shm_below)
-        return trd_shm_isend(w->shm, peer, tag, buf, bytes, id, &w->done);
+        return trd_shm_isend(w->shm, peer, tag, sig, buf, bytes, id, &w->done);
     if (s == TRD_OK)
         s = reserve(w);
     if (s != TRD_OK)
         return s;
-    int rc = MPI_Isend(buf, (int)bytes, MPI_BYTE, peer, tag, w->comm, &w->reqs[w->n]);
+    int rc = MPI_Isend(buf, (int)bytes, MPI_BYTE, peer, trd_mpi_tag(w, tag), w->comm,
+                       &w->reqs[w->n]);
     if (rc != MPI_SUCCESS)
-        return broke(w, mpi_fail(TRD_EIO, rc, "MPI_Isend", w->rank));
+        return trd_mpi_broke(w, trd_mpi_error(TRD_EIO, rc, "MPI_Isend", w->rank));
     w->info[w->n++] = (op_info){.id = id, .kind = K_SEND, .peer = peer, .tag = tag,
                                 .bytes = bytes};
     return TRD_OK;
@@ -591,16 +565,18 @@ static trd_status wire_irecv(void *ctx, int32_t peer, int32_t tag, void *buf, si
 {
     mpi_wire *w = ctx;
     trd_status s = check_op(w, "receive", peer, tag, buf, bytes);
+    uint64_t sig = trd_mpi_call_now(w);
     if (s == TRD_OK && bytes < w->shm_below)
-        return trd_shm_irecv(w->shm, peer, tag, buf, bytes, id, &w->done);
+        return trd_shm_irecv(w->shm, peer, tag, sig, buf, bytes, id, &w->done);
     if (s == TRD_OK)
         s = reserve(w);
     if (s != TRD_OK)
         return s;
     int src = peer == TRD_ANY_RANK ? MPI_ANY_SOURCE : peer;
-    int rc = MPI_Irecv(buf, (int)bytes, MPI_BYTE, src, tag, w->comm, &w->reqs[w->n]);
+    int rc = MPI_Irecv(buf, (int)bytes, MPI_BYTE, src, trd_mpi_tag(w, tag), w->comm,
+                       &w->reqs[w->n]);
     if (rc != MPI_SUCCESS)
-        return broke(w, mpi_fail(TRD_EIO, rc, "MPI_Irecv", w->rank));
+        return trd_mpi_broke(w, trd_mpi_error(TRD_EIO, rc, "MPI_Irecv", w->rank));
     w->info[w->n++] = (op_info){.id = id, .kind = K_RECV, .peer = peer, .tag = tag,
                                 .bytes = bytes};
     return TRD_OK;
@@ -639,7 +615,7 @@ static trd_status wire_wait(void *ctx, double timeout_s, int32_t *id, int32_t *f
 {
     mpi_wire *w = ctx;
     double deadline = 0;
-    trd_status s = check_usable(w);
+    trd_status s = trd_mpi_check_usable(w);
     if (s != TRD_OK)
         return s;
     if (!id || !from)
@@ -647,20 +623,40 @@ static trd_status wire_wait(void *ctx, double timeout_s, int32_t *id, int32_t *f
     int sends;
     if (w->done.len == 0 && pending(w, &sends) == 0)
         return trd_fail(TRD_EINVAL, "mpi wire: rank %d: wait with nothing posted", w->rank);
+    if ((s = trd_mpi_check_heard(w)) != TRD_OK)
+        return trd_mpi_broke(w, s);
+    double next_look = 0; /* when the wait looks around next (0: no clock read yet) */
+    bool stalled = false; /* it has lasted STALL_S */
     while (w->done.len == 0) {
-        /* The wire's own messages matter to a send or receive's wait only
-         * on rank 0 serving a dynamic call's decisions; otherwise testing
-         * them on every poll doubled the MPI calls of a small message's
-         * wait (each MPI_Testsome runs MPI's progress engine). */
-        bool progress, ctrl = w->policy || ++w->ctrl_polls % CTRL_POLLS == 0;
-        s = poll_once(w, ctrl, &progress);
+        /* The wire's own messages matter to a send or receive's wait on
+         * rank 0 serving a dynamic call's decisions; otherwise only to one
+         * that stalls (a peer's failure notice, the calls stalled peers
+         * wait in; on the node the rings' flag brings a failure at once,
+         * shm.h): testing them on every poll doubled the MPI calls of a
+         * small message's wait (each MPI_Testsome runs MPI's progress
+         * engine), and once in 16 polls of every wait, with the standing
+         * receives of notices on every rank, cost an np 2 allreduce of 8 B
+         * a tenth of its time. */
+        bool progress, ctrl = w->policy || (stalled && ++w->ctrl_polls % CTRL_POLLS == 0);
+        s = trd_mpi_poll_once(w, ctrl, &progress);
         if (s != TRD_OK)
-            return broke(w, s);
+            return trd_mpi_broke(w, s);
         if (w->done.len > 0)
             break;
-        if (past_timeout(w, &deadline, timeout_s))
-            return broke(w, wait_timeout(w));
-        back_off(w, progress);
+        double now = wait_clock(w, &deadline, timeout_s);
+        if (now > deadline) {
+            s = trd_mpi_find_mismatch(w);
+            return trd_mpi_broke(w, s != TRD_OK ? s : wait_timeout(w));
+        }
+        if (now >= 0 && next_look == 0) {
+            next_look = now + STALL_S;
+        } else if (now >= 0 && now >= next_look) { /* nothing comes: another call? */
+            stalled = true;
+            next_look = now + STALL_S;
+            if ((s = trd_mpi_find_mismatch(w)) != TRD_OK)
+                return trd_mpi_broke(w, s);
+        }
+        trd_mpi_back_off(w, progress);
     }
     trd_completion c;
     trd_fifo_pop(&w->done, &c);
@@ -671,20 +667,25 @@ static trd_status wire_wait(void *ctx, double timeout_s, int32_t *id, int32_t *f
 
 /* ---- Decisions and barriers. ---- */
 
-/* Polls until *flag is set (a reply or a release arrived); TRD_ETIMEDOUT
- * without a message at the deadline: the caller says what was missing. */
-static trd_status poll_until(mpi_wire *w, const bool *flag, double deadline)
+/* Polls until *flag is set (a reply or a release arrived); *late (and
+ * TRD_ETIMEDOUT without a message) when the deadline passed first: the
+ * caller says what was missing.  A failure polled meanwhile (a peer's,
+ * whatever its code) is returned as it is. */
+static trd_status poll_until(mpi_wire *w, const bool *flag, double deadline, bool *late)
 {
+    *late = false;
     while (!*flag) {
         bool progress;
-        trd_status s = poll_once(w, true, &progress);
+        trd_status s = trd_mpi_poll_once(w, true, &progress);
         if (s != TRD_OK)
             return s;
         if (*flag)
             break;
-        if (past(w, deadline))
+        if (past(w, deadline)) {
+            *late = true;
             return TRD_ETIMEDOUT;
-        back_off(w, progress);
+        }
+        trd_mpi_back_off(w, progress);
     }
     return TRD_OK;
 }
@@ -709,12 +710,13 @@ static trd_status ask_coordinator(mpi_wire *w, int64_t call, int32_t rank, trd_a
     s = post_ctrl_recv(w, C_REP_IN, w->rep_in, 2, MPI_INT32_T, 0, T_REP);
     if (s == TRD_OK)
         s = post_ctrl_send(w, C_REQ_OUT, w->req_out, 2, MPI_INT64_T, T_REQ);
+    bool late = false;
     if (s == TRD_OK)
-        s = poll_until(w, &w->replied, deadline);
-    if (s == TRD_ETIMEDOUT)
+        s = poll_until(w, &w->replied, deadline, &late);
+    if (late)
         return trd_fail(s, "mpi wire: rank %d: the coordinator (rank 0) did not answer the "
-                        "decision request of call %lld within %g s (%d requests of this rank "
-                        "pending)", w->rank, (long long)call, w->timeout, w->n);
+                        "decision request of call %lld before the deadline (%g s; %d requests of "
+                        "this rank pending)", w->rank, (long long)call, w->timeout, w->n);
     if (s != TRD_OK)
         return s;
     int32_t a = w->rep_in[0];
@@ -734,91 +736,116 @@ static trd_status wire_decide(void *ctx, const trd_policy *policy, int64_t call,
                               trd_action *action, int32_t *peer)
 {
     mpi_wire *w = ctx;
-    trd_status s = check_usable(w);
+    trd_status s = trd_mpi_check_usable(w);
     if (s != TRD_OK)
         return s;
     if (!policy || !policy->idle || !action || !peer || rank < 0 || rank >= w->size)
         return trd_fail(TRD_EINVAL, "mpi wire: decide needs a policy, action and peer, and a "
                         "rank in 0..%d (got %ld)", w->size - 1, (long)rank);
     if (w->rank != 0)
-        return broke(w, ask_coordinator(w, call, rank, action, peer));
+        return trd_mpi_broke(w, ask_coordinator(w, call, rank, action, peer));
     s = enter_call(w, policy, call);
     if (s != TRD_OK)
-        return broke(w, s);
+        return trd_mpi_broke(w, s);
     *action = consult(w, rank, peer);
     if (*action == TRD_ACT_ERROR)
-        return broke(w, trd_fail(TRD_EIO, "mpi wire: the coordinator's policy could not decide "
-                                 "for rank %ld", (long)rank));
+        return trd_mpi_broke(w, trd_fail(TRD_EIO, "mpi wire: the coordinator's policy could "
+                                         "not decide for rank %ld", (long)rank));
     return TRD_OK;
 }
 
-static trd_status barrier_root(mpi_wire *w, double deadline)
+/* Rank 0: its own values in, the others' arrivals awaited, then each
+ * released with the largest values. */
+static trd_status barrier_root(mpi_wire *w, double *v, int32_t n, double deadline)
 {
-    while (w->arrivals < w->size - 1) {
+    trd_status s = contribute(w, 0, v, n);
+    while (s == TRD_OK && w->arrivals < w->size - 1) {
         bool progress;
-        trd_status s = poll_once(w, true, &progress);
-        if (s != TRD_OK)
-            return s;
-        if (w->arrivals >= w->size - 1)
+        if ((s = trd_mpi_poll_once(w, true, &progress)) != TRD_OK || w->arrivals >= w->size - 1)
             break;
         if (MPI_Wtime() > deadline)
             return trd_fail(TRD_ETIMEDOUT, "mpi wire: rank 0: barrier %lld: %d of %d ranks "
                             "arrived before the deadline", (long long)w->barrier_seq,
                             w->arrivals + 1, w->size);
-        back_off(w, progress);
+        trd_mpi_back_off(w, progress);
     }
+    if (s != TRD_OK)
+        return s;
     w->arrivals -= w->size - 1;
+    w->agreed = 0; /* the next barrier's contributions start afresh */
+    for (int32_t i = 0; i < n; i++)
+        v[i] = w->acc[i];
     for (int r = 1; r < w->size; r++) {
-        trd_status s = finish(w, &w->release_req[r], deadline);
-        if (s != TRD_OK)
+        if ((s = finish(w, &w->release_req[r], deadline)) != TRD_OK)
             return s;
-        w->release_out[r] = w->barrier_seq;
-        int rc = MPI_Isend(&w->release_out[r], 1, MPI_INT64_T, r, w->ctrl_tag + T_RELEASE,
-                           w->comm, &w->release_req[r]);
+        agree_msg *m = &w->release_out[r];
+        m->seq = w->barrier_seq;
+        m->n = n;
+        for (int32_t i = 0; i < n; i++)
+            m->v[i] = v[i];
+        int rc = MPI_Isend(m, 16 + 8 * n, MPI_BYTE, r, w->ctrl_tag + T_RELEASE, w->comm,
+                           &w->release_req[r]);
         if (rc != MPI_SUCCESS)
-            return mpi_fail(TRD_EIO, rc, "MPI_Isend of a barrier release", w->rank);
+            return trd_mpi_error(TRD_EIO, rc, "MPI_Isend of a barrier release", w->rank);
     }
     return TRD_OK;
 }
 
-static trd_status barrier_leaf(mpi_wire *w, double deadline)
+static trd_status barrier_leaf(mpi_wire *w, double *v, int32_t n, double deadline)
 {
     trd_status s = finish_ctrl(w, C_ARRIVE_OUT, deadline);
     if (s != TRD_OK)
         return s;
-    w->arrive_out = w->barrier_seq;
+    w->arrive_out.seq = w->barrier_seq;
+    w->arrive_out.n = n;
+    for (int32_t i = 0; i < n; i++)
+        w->arrive_out.v[i] = v[i];
     w->released = false;
-    s = post_ctrl_recv(w, C_RELEASE_IN, &w->release_in, 1, MPI_INT64_T, 0, T_RELEASE);
+    s = post_ctrl_recv(w, C_RELEASE_IN, &w->release_in, (int)sizeof w->release_in, MPI_BYTE, 0,
+                       T_RELEASE);
     if (s == TRD_OK)
-        s = post_ctrl_send(w, C_ARRIVE_OUT, &w->arrive_out, 1, MPI_INT64_T, T_ARRIVE);
+        s = post_ctrl_send(w, C_ARRIVE_OUT, &w->arrive_out, 16 + 8 * n, MPI_BYTE, T_ARRIVE);
+    bool late = false;
     if (s == TRD_OK)
-        s = poll_until(w, &w->released, deadline);
-    if (s == TRD_ETIMEDOUT)
+        s = poll_until(w, &w->released, deadline, &late);
+    if (late)
         return trd_fail(s, "mpi wire: rank %d: barrier %lld: rank 0 did not release it before "
                         "the deadline (%d requests of this rank pending)", w->rank,
                         (long long)w->barrier_seq, w->n);
-    if (s == TRD_OK && w->release_in != w->barrier_seq)
-        s = trd_fail(TRD_EIO, "mpi wire: rank %d at barrier %lld was released from barrier "
-                     "%lld", w->rank, (long long)w->barrier_seq, (long long)w->release_in);
+    if (s == TRD_OK && (w->release_in.seq != w->barrier_seq || w->release_in.n != n))
+        s = trd_fail(TRD_EIO, "mpi wire: rank %d at barrier %lld agreeing on %ld values was "
+                     "released from barrier %lld with %lld", w->rank, (long long)w->barrier_seq,
+                     (long)n, (long long)w->release_in.seq, (long long)w->release_in.n);
+    for (int32_t i = 0; s == TRD_OK && i < n; i++)
+        v[i] = w->release_in.v[i];
     return s;
 }
 
-/* Gather of arrivals at rank 0, then release by rank 0. */
-static trd_status run_barrier(mpi_wire *w, double deadline)
+/* Gather of arrivals (and values) at rank 0, then release by rank 0. */
+static trd_status run_barrier(mpi_wire *w, double *v, int32_t n, double deadline)
 {
     if (w->size == 1)
         return TRD_OK;
-    trd_status s = w->rank == 0 ? barrier_root(w, deadline) : barrier_leaf(w, deadline);
+    trd_status s = w->rank == 0 ? barrier_root(w, v, n, deadline)
+                                : barrier_leaf(w, v, n, deadline);
     if (s == TRD_OK)
         w->barrier_seq++;
     return s;
 }
 
-static trd_status wire_barrier(void *ctx, double deadline)
+static trd_status wire_agree(void *ctx, double *v, int32_t n, double deadline)
 {
     mpi_wire *w = ctx;
-    trd_status s = check_usable(w);
-    return s != TRD_OK ? s : broke(w, run_barrier(w, deadline));
+    trd_status s = trd_mpi_check_usable(w);
+    if (s == TRD_OK && (n < 0 || n > TRD_WIRE_AGREE_MAX || (!v && n > 0)))
+        return trd_fail(TRD_EINVAL, "mpi wire: agree on %ld values: need 0 to %d", (long)n,
+                        TRD_WIRE_AGREE_MAX);
+    return s != TRD_OK ? s : trd_mpi_broke(w, run_barrier(w, v, n, deadline));
+}
+
+static trd_status wire_barrier(void *ctx, double deadline)
+{
+    return wire_agree(ctx, NULL, 0, deadline);
 }
 
 /* Rank 0: serves until every rank has had its terminal decision. */
@@ -828,14 +855,14 @@ static trd_status drain_decisions(mpi_wire *w, const trd_policy *policy, int64_t
     double deadline = MPI_Wtime() + w->timeout;
     while (s == TRD_OK && w->terminals < w->size) {
         bool progress;
-        s = poll_once(w, true, &progress);
+        s = trd_mpi_poll_once(w, true, &progress);
         if (s != TRD_OK || w->terminals >= w->size)
             break;
         if (MPI_Wtime() > deadline)
             return trd_fail(TRD_ETIMEDOUT, "mpi wire: rank 0: call %lld: only %ld of %d ranks "
                             "had their last decision before the deadline", (long long)call,
                             (long)w->terminals, w->size);
-        back_off(w, progress);
+        trd_mpi_back_off(w, progress);
     }
     if (s != TRD_OK)
         return s;
@@ -847,7 +874,7 @@ static trd_status drain_decisions(mpi_wire *w, const trd_policy *policy, int64_t
 static trd_status wire_end_dynamic(void *ctx, const trd_policy *policy, int64_t call)
 {
     mpi_wire *w = ctx;
-    trd_status s = check_usable(w);
+    trd_status s = trd_mpi_check_usable(w);
     if (s != TRD_OK)
         return s;
     if (!policy || !policy->idle || !policy->reset)
@@ -857,8 +884,8 @@ static trd_status wire_end_dynamic(void *ctx, const trd_policy *policy, int64_t 
     else
         policy->reset(policy->state); /* an unused copy: kept in step for clarity */
     if (s == TRD_OK)
-        s = run_barrier(w, MPI_Wtime() + w->timeout);
-    return broke(w, s);
+        s = run_barrier(w, NULL, 0, MPI_Wtime() + w->timeout);
+    return trd_mpi_broke(w, s);
 }
 
 /* ---- Creation and release. ---- */
@@ -884,11 +911,15 @@ static void wire_free(void *ctx)
             drop(&w->reqs[i], w->info[i].kind == K_RECV);
         for (int c = 0; c < C_COUNT; c++)
             drop(&w->ctrl[c], c == C_REQ_IN || c == C_ARRIVE_IN || c == C_REP_IN ||
-                                  c == C_RELEASE_IN);
+                                  c == C_RELEASE_IN || c == C_ABORT_IN || c == C_CALL_IN);
         for (int r = 0; w->reply_req && w->release_req && r < w->size; r++) {
             drop(&w->reply_req[r], false);
             drop(&w->release_req[r], false);
         }
+        for (int r = 0; w->fail_req && r < w->size; r++)
+            drop(&w->fail_req[r], false);
+        for (int r = 0; w->tell_req && r < w->size; r++)
+            drop(&w->tell_req[r], false);
         MPI_Comm_free(&w->comm);
     }
     free(w->reqs);
@@ -902,6 +933,11 @@ static void wire_free(void *ctx)
     free(w->reply_req);
     free(w->release_out);
     free(w->release_req);
+    free(w->fail_req);
+    free(w->heard);
+    free(w->told);
+    free(w->tell);
+    free(w->tell_req);
     free(w);
 }
 
@@ -914,7 +950,7 @@ static trd_status pick_ctrl_tag(mpi_wire *w)
     if (rc != MPI_SUCCESS || !flag || !ub)
         return trd_fail(TRD_EBACKEND, "mpi wire: MPI_TAG_UB is not available");
     w->ctrl_tag = *ub >= CTRL_TAG + T_COUNT ? CTRL_TAG : *ub - T_COUNT + 1;
-    return TRD_OK;
+    return trd_mpi_setup_faults(w, *ub);
 }
 
 /* Rank 0's tables: one reply and one release slot per rank, held requests. */
@@ -996,7 +1032,7 @@ static trd_status setup_shm(mpi_wire *w, int local)
     }
     int rc = MPI_Bcast(&seg, (int)sizeof seg, MPI_BYTE, 0, w->comm);
     if (rc != MPI_SUCCESS)
-        return mpi_fail(TRD_EBACKEND, rc, "MPI_Bcast of the shared segment", w->rank);
+        return trd_mpi_error(TRD_EBACKEND, rc, "MPI_Bcast of the shared segment", w->rank);
     if (seg.max < 0)
         return w->rank == 0 ? s : trd_fail(TRD_EINVAL, "mpi wire: rank 0 refused its "
                                            "TRD_MPI_SHM_MAX (not a byte count)");
@@ -1008,7 +1044,7 @@ static trd_status setup_shm(mpi_wire *w, int local)
     if (w->rank == 0)
         trd_shm_unlink(seg.name); /* mapped everywhere now: nothing to leave behind */
     if (rc != MPI_SUCCESS)
-        return mpi_fail(TRD_EBACKEND, rc, "MPI_Allreduce of the shared segment", w->rank);
+        return trd_mpi_error(TRD_EBACKEND, rc, "MPI_Allreduce of the shared segment", w->rank);
     if (all) {
         w->shm_below = (size_t)seg.max + 1;
         w->shm_choice = seg.choice;
@@ -1024,7 +1060,7 @@ static trd_status setup(mpi_wire *w, MPI_Comm comm)
     int rc = MPI_Comm_dup(comm, &w->comm);
     if (rc != MPI_SUCCESS) {
         w->comm = MPI_COMM_NULL;
-        return mpi_fail(TRD_EBACKEND, rc, "MPI_Comm_dup", -1);
+        return trd_mpi_error(TRD_EBACKEND, rc, "MPI_Comm_dup", -1);
     }
     rc = MPI_Comm_set_errhandler(w->comm, MPI_ERRORS_RETURN);
     if (rc == MPI_SUCCESS)
@@ -1032,10 +1068,10 @@ static trd_status setup(mpi_wire *w, MPI_Comm comm)
     if (rc == MPI_SUCCESS)
         rc = MPI_Comm_size(w->comm, &w->size);
     if (rc != MPI_SUCCESS)
-        return mpi_fail(TRD_EBACKEND, rc, "setting up the communicator", -1);
+        return trd_mpi_error(TRD_EBACKEND, rc, "setting up the communicator", -1);
     int local = 1;
     if ((rc = count_node(w, &local)) != MPI_SUCCESS)
-        return mpi_fail(TRD_EBACKEND, rc, "counting the ranks of this node", -1);
+        return trd_mpi_error(TRD_EBACKEND, rc, "counting the ranks of this node", -1);
     trd_status s = setup_shm(w, local);
     if (s == TRD_OK)
         s = pick_ctrl_tag(w);
@@ -1070,7 +1106,8 @@ trd_status trd_wire_mpi_create(trd_wire **out, const void *mpi_comm)
                          .isend = wire_isend, .irecv = wire_irecv, .wait = wire_wait,
                          .now = wire_now, .decide = wire_decide,
                          .end_dynamic = wire_end_dynamic, .barrier = wire_barrier,
-                         .free = wire_free};
+                         .agree = wire_agree, .set_call = trd_mpi_set_call,
+                         .failed = trd_mpi_failed, .abort = trd_mpi_abort, .free = wire_free};
     *out = &w->wire;
     return TRD_OK;
 }

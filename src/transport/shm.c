@@ -13,8 +13,20 @@
 #include "core/error.h"
 #include "core/memory.h"
 #include "engine/transport.h" /* TRD_ANY_RANK */
+#include "transport/callsig.h"
 
 #define LINE 64 /* a cache line: what two ranks write never shares one */
+
+/* The segment's first bytes: the first failure of a rank of the node
+ * (trd_shm_fail).  Written once, when a rank fails; read by every poll,
+ * so its line stays in every core's cache until then. */
+typedef struct seg_head {
+    _Atomic uint32_t state; /* FAIL_NONE, FAIL_WRITING, FAIL_SET */
+    int32_t rank, code;
+    char text[500];
+} seg_head;
+enum { FAIL_NONE, FAIL_WRITING, FAIL_SET };
+#define HEAD_BYTES ((sizeof(seg_head) + LINE - 1) / LINE * LINE)
 
 /* A ring's first line: how many of its messages the receiver has read. */
 typedef struct ring_head {
@@ -27,30 +39,36 @@ typedef struct slot_head {
     int32_t tag;
     uint32_t bytes; /* of this fragment */
     uint64_t total; /* of its message */
+    uint64_t sig;   /* of its call (callsig.h) */
 } slot_head;
 
 typedef struct recv_op { /* a posted receive */
     int32_t peer, tag, id;
+    uint64_t sig;
     void *buf;
     size_t cap;
 } recv_op;
 
 typedef struct send_op { /* a send waiting for room in its ring */
     int32_t peer, tag, id;
+    uint64_t sig;
     const void *buf;
     size_t bytes, off; /* off: bytes already in the ring */
 } send_op;
 
-/* A message longer than the receive it matched: the error the next poll
- * returns (a receive's errors come from the wait, as over MPI). */
-typedef struct oversize {
-    bool seen;
+/* A message longer than the receive it matched, or of another call: the
+ * error the next poll returns (a receive's errors come from the wait, as
+ * over MPI). */
+typedef struct bad_match {
+    bool seen, other_call;
     int32_t from, tag, id;
     size_t bytes, cap;
-} oversize;
+    uint64_t sig, want; /* the message's and the receive's signatures */
+} bad_match;
 
 typedef struct stray { /* a message no receive wanted yet: copied aside */
     int32_t from, tag;
+    uint64_t sig;
     size_t bytes;
     void *data;
 } stray;
@@ -84,7 +102,8 @@ struct trd_shm {
     VEC(send_op) sends;
     VEC(stray) strays;
     bool *blocked; /* scratch of trd_shm_poll: peers whose ring is full this round */
-    oversize bad;
+    bad_match bad;
+    const trd_call_sig *call; /* named in a mismatch's message (trd_shm_set_call) */
 };
 
 /* Appends item to a VEC (TRD_ENOMEM when it cannot grow). */
@@ -105,14 +124,14 @@ static size_t slot_bytes(size_t frag)
 
 size_t trd_shm_segment_bytes(int32_t n, size_t frag)
 {
-    return (size_t)n * (size_t)n * (LINE + TRD_SHM_SLOTS * slot_bytes(frag));
+    return HEAD_BYTES + (size_t)n * (size_t)n * (LINE + TRD_SHM_SLOTS * slot_bytes(frag));
 }
 
 size_t trd_shm_fit(int32_t n, size_t wanted)
 {
     if (n < 1)
         return 0;
-    size_t per_ring = TRD_SHM_SEGMENT_MAX / ((size_t)n * (size_t)n);
+    size_t per_ring = (TRD_SHM_SEGMENT_MAX - HEAD_BYTES) / ((size_t)n * (size_t)n);
     if (per_ring < LINE + TRD_SHM_SLOTS * (LINE + LINE))
         return 0;
     size_t max = ((per_ring - LINE) / TRD_SHM_SLOTS - LINE) / LINE * LINE;
@@ -122,7 +141,7 @@ size_t trd_shm_fit(int32_t n, size_t wanted)
 /* The ring that `from` writes and `to` reads. */
 static unsigned char *ring(const trd_shm *s, int32_t from, int32_t to)
 {
-    return s->base + ((size_t)to * (size_t)s->n + (size_t)from) * s->ring_bytes;
+    return s->base + HEAD_BYTES + ((size_t)to * (size_t)s->n + (size_t)from) * s->ring_bytes;
 }
 
 static slot_head *slot(const trd_shm *s, unsigned char *r, uint64_t msg)
@@ -173,6 +192,7 @@ static void touch_rings(trd_shm *s)
                 r[off] = 0;
             r[s->ring_bytes - 1] = 0;
         }
+    (void)atomic_load(&((seg_head *)s->base)->state); /* its page too: only read */
 }
 
 trd_status trd_shm_open(trd_shm **out, char name[64], bool create, int32_t me, int32_t n,
@@ -271,6 +291,7 @@ static bool try_write(trd_shm *s, send_op *op)
         h->tag = op->tag;
         h->bytes = (uint32_t)bytes;
         h->total = op->bytes;
+        h->sig = op->sig;
         atomic_store_explicit(&h->seq, m + 1, memory_order_release); /* bytes first, then this */
         s->sent[op->peer] = ++m;
         op->off += bytes;
@@ -286,10 +307,10 @@ static bool waits_for(const trd_shm *s, int32_t peer)
     return false;
 }
 
-trd_status trd_shm_isend(trd_shm *s, int32_t peer, int32_t tag, const void *buf, size_t bytes,
-                         int32_t id, trd_fifo *done)
+trd_status trd_shm_isend(trd_shm *s, int32_t peer, int32_t tag, uint64_t sig, const void *buf,
+                         size_t bytes, int32_t id, trd_fifo *done)
 {
-    send_op op = {.peer = peer, .tag = tag, .id = id, .buf = buf, .bytes = bytes};
+    send_op op = {.peer = peer, .tag = tag, .id = id, .sig = sig, .buf = buf, .bytes = bytes};
     if (!waits_for(s, peer) && try_write(s, &op))
         return trd_fifo_push(done, id, -1);
     return PUSH(s->sends, op);
@@ -326,13 +347,17 @@ static bool wants(const recv_op *r, int32_t from, int32_t tag)
     return r->tag == tag && (r->peer == from || r->peer == TRD_ANY_RANK);
 }
 
-/* Whether a message of `bytes` fits receive r; one too long for it is
- * kept as the error of the next poll, and r never completes. */
-static bool fits(trd_shm *s, const recv_op *r, int32_t from, size_t bytes)
+/* Whether a message of `bytes` of call sig goes into receive r: one too
+ * long for it, or of another call, is kept as the error of the next poll,
+ * and r never completes. */
+static bool accepts(trd_shm *s, const recv_op *r, int32_t from, size_t bytes, uint64_t sig)
 {
-    if (bytes > r->cap && !s->bad.seen)
-        s->bad = (oversize){true, from, r->tag, r->id, bytes, r->cap};
-    return bytes <= r->cap;
+    bool ok = bytes <= r->cap && sig == r->sig;
+    if (!ok && !s->bad.seen)
+        s->bad = (bad_match){.seen = true, .other_call = sig != r->sig, .from = from,
+                             .tag = r->tag, .id = r->id, .bytes = bytes, .cap = r->cap,
+                             .sig = sig, .want = r->sig};
+    return ok;
 }
 
 /* The first posted receive that wants a message from `from` with tag, or
@@ -349,7 +374,7 @@ static size_t first_wanting(const trd_shm *s, int32_t from, int32_t tag)
 static trd_status hand_stray(trd_shm *s, const recv_op *r, stray m, trd_fifo *done)
 {
     trd_status st = TRD_OK;
-    if (fits(s, r, m.from, m.bytes)) {
+    if (accepts(s, r, m.from, m.bytes, m.sig)) {
         if (m.bytes)
             memcpy(r->buf, m.data, m.bytes);
         st = trd_fifo_push(done, r->id, m.from);
@@ -381,11 +406,12 @@ static trd_status open_message(trd_shm *s, int32_t from, const slot_head *h)
 {
     incoming *in = &s->in[from];
     size_t i = first_wanting(s, from, h->tag);
-    *in = (incoming){.on = true, .m = {.from = from, .tag = h->tag, .bytes = h->total}};
+    *in = (incoming){.on = true,
+                     .m = {.from = from, .tag = h->tag, .sig = h->sig, .bytes = h->total}};
     if (i < s->recvs.len) {
         in->r = s->recvs.items[i];
         TAKE(s->recvs, i);
-        in->to_recv = fits(s, &in->r, from, h->total);
+        in->to_recv = accepts(s, &in->r, from, h->total, h->sig);
         s->filling += in->to_recv;
         return TRD_OK;
     }
@@ -453,10 +479,10 @@ static trd_status drain_all(trd_shm *s, trd_fifo *done, bool *progress)
     return st;
 }
 
-trd_status trd_shm_irecv(trd_shm *s, int32_t peer, int32_t tag, void *buf, size_t bytes,
-                         int32_t id, trd_fifo *done)
+trd_status trd_shm_irecv(trd_shm *s, int32_t peer, int32_t tag, uint64_t sig, void *buf,
+                         size_t bytes, int32_t id, trd_fifo *done)
 {
-    recv_op r = {.peer = peer, .tag = tag, .id = id, .buf = buf, .cap = bytes};
+    recv_op r = {.peer = peer, .tag = tag, .id = id, .sig = sig, .buf = buf, .cap = bytes};
     for (size_t i = 0; i < s->strays.len; i++) { /* set aside earlier: they come first */
         stray m = s->strays.items[i];
         if (!wants(&r, m.from, m.tag))
@@ -471,15 +497,102 @@ trd_status trd_shm_irecv(trd_shm *s, int32_t peer, int32_t tag, void *buf, size_
     return st;
 }
 
+/* The error of a message its receive refused (accepts). */
+static trd_status refusal(const trd_shm *s)
+{
+    const bad_match *b = &s->bad;
+    if (b->other_call) {
+        char mine[256] = "";
+        if (s->call && trd_call_sig_value(s->call) == b->want)
+            trd_call_sig_text(s->call, mine, sizeof mine);
+        else
+            snprintf(mine, sizeof mine, "call %lu with arguments %08lx",
+                     (unsigned long)(b->want & 0xffffffffu), (unsigned long)(b->want >> 32));
+        return trd_fail(TRD_EIO, "mpi wire: rank %d: mismatched collective calls: rank %d sent "
+                        "it a message (tag %d) of %s than its receive's, %s (shared memory)",
+                        (int)s->me, (int)b->from, (int)b->tag,
+                        (b->sig & 0xffffffffu) == (b->want & 0xffffffffu)
+                            ? "a call with other arguments (algorithm, kind, root, count, "
+                              "element size or operator)"
+                            : "another call (it is not in step)",
+                        mine);
+    }
+    return trd_fail(TRD_EIO, "mpi wire: rank %d: the message (%zu bytes) from rank %d with tag %d "
+                    "is longer than the %zu-byte receive buffer of step %d (shared memory)",
+                    (int)s->me, b->bytes, (int)b->from, (int)b->tag, b->cap, (int)b->id);
+}
+
+/* The first failure a rank of the node set (trd_shm_fail), as a status. */
+static trd_status failure_status(const trd_shm *s)
+{
+    const seg_head *h = (const seg_head *)s->base;
+    return trd_fail(h->code < 0 ? (trd_status)h->code : TRD_EIO, "mpi wire: rank %d failed: %s",
+                    (int)h->rank, h->text);
+}
+
 trd_status trd_shm_poll(trd_shm *s, trd_fifo *done, bool *progress)
 {
+    const seg_head *h = (const seg_head *)s->base;
+    if (atomic_load_explicit(&h->state, memory_order_acquire) == FAIL_SET)
+        return failure_status(s);
     trd_status st = s->sends.len ? flush_sends(s, done, progress) : TRD_OK;
     if (st == TRD_OK)
         st = drain_all(s, done, progress);
     if (st == TRD_OK && s->bad.seen)
-        st = trd_fail(TRD_EIO, "mpi wire: rank %d: the message (%zu bytes) from rank %d with tag "
-                      "%d is longer than the %zu-byte receive buffer of step %d (shared memory)",
-                      (int)s->me, s->bad.bytes, (int)s->bad.from, (int)s->bad.tag, s->bad.cap,
-                      (int)s->bad.id);
+        st = refusal(s);
     return st;
+}
+
+void trd_shm_fail(trd_shm *s, int32_t rank, int32_t code, const char *text)
+{
+    seg_head *h = (seg_head *)s->base;
+    uint32_t none = FAIL_NONE;
+    if (!atomic_compare_exchange_strong(&h->state, &none, FAIL_WRITING))
+        return; /* another rank failed first */
+    h->rank = rank;
+    h->code = code;
+    snprintf(h->text, sizeof h->text, "%s", text);
+    atomic_store_explicit(&h->state, FAIL_SET, memory_order_release);
+}
+
+bool trd_shm_failure(const trd_shm *s, int32_t *rank, int32_t *code, char *text, size_t size)
+{
+    const seg_head *h = (const seg_head *)s->base;
+    if (atomic_load_explicit(&h->state, memory_order_acquire) != FAIL_SET)
+        return false;
+    *rank = h->rank;
+    *code = h->code;
+    snprintf(text, size, "%s", h->text);
+    return true;
+}
+
+int trd_shm_awaited(const trd_shm *s, int32_t *peers, int max)
+{
+    int n = 0;
+    for (size_t i = 0; i < s->recvs.len && n < max; i++) {
+        int32_t q = s->recvs.items[i].peer;
+        bool seen = q == TRD_ANY_RANK;
+        for (int k = 0; k < n && !seen; k++)
+            seen = peers[k] == q;
+        if (!seen)
+            peers[n++] = q;
+    }
+    return n;
+}
+
+void trd_shm_set_call(trd_shm *s, const trd_call_sig *call)
+{
+    s->call = call;
+}
+
+void trd_shm_withdraw(trd_shm *s)
+{
+    s->sends.len = 0;
+    s->recvs.len = 0;
+    for (int32_t q = 0; q < s->n; q++)
+        if (s->in[q].on && s->in[q].to_recv) { /* its other fragments are skipped */
+            s->in[q].to_recv = false;
+            s->in[q].m.data = NULL;
+            s->filling--;
+        }
 }

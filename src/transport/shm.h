@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 #include "core/fifo.h"
+#include "transport/callsig.h"
 #include "treduce/treduce.h"
 
 /* Slots per ring: with TRD_SHM_FRAGMENT, 512 KiB, so a sender can leave a
@@ -66,20 +67,38 @@ trd_status trd_shm_open(trd_shm **out, char name[64], bool create, int32_t me, i
 void trd_shm_unlink(const char *name);
 void trd_shm_free(trd_shm *s);
 
-/* A send to peer: complete at once (pushed onto done) when its ring has
- * room for all its fragments and no earlier send to peer waits; else it
- * waits in order for room (trd_shm_poll). */
-trd_status trd_shm_isend(trd_shm *s, int32_t peer, int32_t tag, const void *buf, size_t bytes,
-                         int32_t id, trd_fifo *done);
+/* A send to peer of call sig (callsig.h: its slots' header carries it):
+ * complete at once (pushed onto done) when its ring has room for all its
+ * fragments and no earlier send to peer waits; else it waits in order for
+ * room (trd_shm_poll). */
+trd_status trd_shm_isend(trd_shm *s, int32_t peer, int32_t tag, uint64_t sig, const void *buf,
+                         size_t bytes, int32_t id, trd_fifo *done);
 
-/* A receive into buf of at most bytes from peer or TRD_ANY_RANK; a longer
- * message fails it with TRD_EIO naming both sizes. */
-trd_status trd_shm_irecv(trd_shm *s, int32_t peer, int32_t tag, void *buf, size_t bytes,
-                         int32_t id, trd_fifo *done);
+/* A receive of call sig into buf of at most bytes from peer or
+ * TRD_ANY_RANK; a longer message, or one of another call, fails it with
+ * TRD_EIO naming both sizes or both calls. */
+trd_status trd_shm_irecv(trd_shm *s, int32_t peer, int32_t tag, uint64_t sig, void *buf,
+                         size_t bytes, int32_t id, trd_fifo *done);
 
 /* Moves waiting sends into rings with room and arrived messages into their
- * receives (or aside); *progress says whether anything moved. */
+ * receives (or aside); *progress says whether anything moved.  Once a rank
+ * of the node failed (trd_shm_fail), returns its failure instead. */
 trd_status trd_shm_poll(trd_shm *s, trd_fifo *done, bool *progress);
+
+/* Rank `rank` failed with code and text: every rank's next poll returns
+ * that (the first failure set stays; a later one is dropped). */
+void trd_shm_fail(trd_shm *s, int32_t rank, int32_t code, const char *text);
+/* Whether a rank of the node failed; if so, its rank, code and text. */
+bool trd_shm_failure(const trd_shm *s, int32_t *rank, int32_t *code, char *text, size_t size);
+/* The distinct ranks this rank's posted receives wait for (TRD_ANY_RANK
+ * aside), at most max of them: how many. */
+int trd_shm_awaited(const trd_shm *s, int32_t *peers, int max);
+/* The call a mismatch's message names as this rank's (callsig.h); it
+ * must outlive the rings. */
+void trd_shm_set_call(trd_shm *s, const trd_call_sig *call);
+/* Drops this rank's waiting sends and posted receives (a failed call's):
+ * their buffers are never read or written again. */
+void trd_shm_withdraw(trd_shm *s);
 
 /* Posted receives and waiting sends not complete yet. */
 void trd_shm_pending(const trd_shm *s, int *recvs, int *sends);

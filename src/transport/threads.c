@@ -16,97 +16,36 @@
  * receive before it has the bytes (wire.h claim_recv) and write them
  * into the receiver's buffer itself: then nobody copies at all.
  *
- * Dynamic policies share one state for the whole world, behind a mutex
- * (decide).  Barriers are counted under a mutex with a generation, so a
- * wait can time out (pthread_barrier_t cannot).  Test hooks: a random
- * delay before every send (so dynamic algorithms meet many pairings) and a
- * rank that never takes part (a dead rank: the others must time out). */
+ * Every record carries the signature of the call that posted it
+ * (callsig.h): a send and a receive of different calls are an error, not
+ * a match.  Barriers, agreements and the dynamic policies' shared state
+ * are in threads_sync.c; failures, and how a failed call takes its
+ * records back before it returns, in threads_fail.c.  Test hooks: a
+ * random delay before every send (so dynamic algorithms meet many
+ * pairings) and a rank that never takes part (a dead rank: the others
+ * must time out). */
 #include "transport/threads.h"
 
 #include <errno.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "core/error.h"
-#include "core/fifo.h"
+#include "transport/threads_world.h"
 
 #define SPIN_LOOPS 2000 /* pauses a wait spins before sleeping (spin_for_event) */
+#define CHECK_S 0.02    /* a sleeping wait looks for peers in other calls this often */
 
-/* One end of a transfer waiting in a mailbox. */
-typedef struct pending {
-    int32_t peer; /* sends: the sender; receives: the sender wanted or TRD_ANY_RANK */
-    int32_t tag, id;
-    void *buf;
-    size_t bytes;
-    trd_consume_fn consume; /* receives only: takes the bytes instead of buf */
-    void *arg;
-} pending;
-
-typedef struct queue {
-    pending *items;
-    size_t len, cap;
-} queue;
-
-/* A send matched with a receive whose rank has not copied it yet. */
-typedef struct match {
-    int32_t from;
-    pending send, recv;
-} match;
-
-typedef struct mailbox {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    queue sends, recvs;
-    match *matched; /* a ring: the pairs its receiver must copy */
-    size_t mhead, mlen, mcap;
-    trd_fifo done;
-    _Atomic uint32_t events; /* bumped with every match and completion (spin_for_event) */
-} mailbox;
-
-typedef struct trd_world {
-    int32_t size;
-    int refs;
-    bool spin; /* a core per rank: waits spin before sleeping (spin_for_event) */
-    trd_threads_opts opts;
-    mailbox *box;
-    pthread_mutex_t mu; /* refs, barrier, the shared policy */
-    pthread_cond_t cv;
-    int32_t arrived;
-    uint64_t generation;
-    const trd_policy *shared; /* the policy of the current dynamic call */
-    int64_t shared_call;
-} trd_world;
-
-/* A receive of a peer taken by a send of this rank before the send's
- * bytes exist (t_claim_recv): the sender writes them into recv.buf. */
-typedef struct claim {
-    int32_t peer;
-    pending recv;
-} claim;
-
-typedef struct rank_ctx {
-    trd_world *world;
-    int32_t rank;
-    uint64_t rng; /* delay injection */
-    claim *claims; /* by handle; emptied when none is open */
-    int32_t nclaims, cap, open;
-    int64_t claimed; /* claims made so far (trd_wire_threads_claims) */
-} rank_ctx;
-
-static double now_s(void)
+double trd_threads_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* CLOCK_MONOTONIC deadline for pthread_cond_timedwait (the condition
- * variables are created with that clock). */
-static struct timespec abs_time(double t)
+struct timespec trd_threads_abs_time(double t)
 {
     struct timespec ts;
     ts.tv_sec = (time_t)t;
@@ -169,12 +108,22 @@ static trd_status match_push(mailbox *box, match m)
 }
 
 /* Index of the first entry matching (peer, tag), or -1.  Receives may
- * accept any sender. */
-static long queue_find(const queue *q, int32_t peer, int32_t tag, bool any_ok)
+ * accept any sender.  *other: the first entry of exactly that peer from
+ * another call than sig, or -1 - a mismatch whatever its tag: two ranks in
+ * matching calls never leave a message or receive of one call pending
+ * into the next (a send completes when its receive copies it), so a
+ * record of the peer's from another call is one the other rank's call
+ * will never match (callsig.h). */
+static long queue_find(const queue *q, int32_t peer, int32_t tag, uint64_t sig, long *other)
 {
+    *other = -1;
     for (size_t i = 0; i < q->len; i++) {
         const pending *p = &q->items[i];
-        bool who = p->peer == peer || (any_ok && (p->peer == TRD_ANY_RANK || peer == TRD_ANY_RANK));
+        if (p->peer == peer && peer != TRD_ANY_RANK && p->sig != sig) {
+            *other = (long)i;
+            return -1;
+        }
+        bool who = p->peer == peer || p->peer == TRD_ANY_RANK || peer == TRD_ANY_RANK;
         if (who && p->tag == tag)
             return (long)i;
     }
@@ -198,30 +147,35 @@ static trd_status complete(mailbox *box, int32_t id, int32_t from)
     return st;
 }
 
-/* A message must fit its receive (a consuming one: exactly). */
-static trd_status check_sizes(int32_t from, int32_t to, const pending *send, const pending *recv)
+/* A message must fit its receive (a consuming one: exactly) and belong to
+ * the same call (callsig.h); checked when they are paired. */
+static trd_status check_pair(int32_t from, int32_t to, const pending *send, const pending *recv)
 {
-    if (send->bytes > recv->bytes || (recv->consume && send->bytes != recv->bytes))
-        return trd_fail(TRD_EIO, "threads transport: rank %ld sent %zu bytes to rank %ld, "
-                        "which expected %s%zu", (long)from, send->bytes, (long)to,
-                        recv->consume ? "exactly " : "at most ", recv->bytes);
-    return TRD_OK;
+    trd_status st = trd_threads_check_call(from, send, to, recv);
+    bool fits = send->bytes <= recv->bytes && (!recv->consume || send->bytes == recv->bytes);
+    if (st == TRD_OK && !fits)
+        st = trd_fail(TRD_EIO, "threads transport: rank %ld sent %zu bytes to rank %ld, which "
+                      "expected %s%zu", (long)from, send->bytes, (long)to,
+                      recv->consume ? "exactly " : "at most ", recv->bytes);
+    return st;
 }
 
-/* Moves the bytes of a matched pair and completes both ends. */
-static trd_status deliver(trd_world *w, int32_t from, int32_t to, const pending *send,
-                          const pending *recv)
+/* Lets box->mu go; a failure of this rank's own becomes the world's. */
+static trd_status unlock_failing(mailbox *box, rank_ctx *r, trd_status st)
 {
-    trd_status st = check_sizes(from, to, send, recv);
-    if (st != TRD_OK)
-        return st;
+    pthread_mutex_unlock(&box->mu);
+    return st == TRD_OK ? st : trd_threads_fail_with(r->world, r->rank, st);
+}
+
+/* Moves the bytes of a matched pair (the receiving rank's thread, its box
+ * marked copying from the sender) and completes the send. */
+static trd_status deliver(trd_world *w, int32_t from, const pending *send, const pending *recv)
+{
+    trd_status st = TRD_OK;
     if (recv->consume)
         st = recv->consume(recv->arg, send->buf, send->bytes);
     else if (send->bytes > 0)
         memcpy(recv->buf, send->buf, send->bytes);
-    if (st != TRD_OK)
-        return st;
-    st = complete(&w->box[to], recv->id, from);
     return st != TRD_OK ? st : complete(&w->box[from], send->id, -1);
 }
 
@@ -240,6 +194,16 @@ static void inject_delay(rank_ctx *r)
     nanosleep(&ts, NULL);
 }
 
+/* A record of rank r's current call (wire.h set_call), which the world
+ * learns too (trd_threads_check_peers). */
+static pending stamped(const rank_ctx *r, pending p)
+{
+    p.sig = trd_call_sig_value(r->call);
+    p.call = r->call;
+    atomic_store_explicit(&r->world->now[r->rank].sig, p.sig, memory_order_relaxed);
+    return p;
+}
+
 static trd_status t_isend(void *ctx, int32_t peer, int32_t tag, const void *buf, size_t bytes,
                           int32_t id)
 {
@@ -247,9 +211,17 @@ static trd_status t_isend(void *ctx, int32_t peer, int32_t tag, const void *buf,
     trd_world *w = r->world;
     inject_delay(r);
     mailbox *box = &w->box[peer];
-    pending me = {.peer = r->rank, .tag = tag, .id = id, .buf = (void *)buf, .bytes = bytes};
+    pending me = stamped(r, (pending){.peer = r->rank, .tag = tag, .id = id, .buf = (void *)buf,
+                                      .bytes = bytes});
     pthread_mutex_lock(&box->mu);
-    long i = queue_find(&box->recvs, r->rank, tag, true);
+    if (trd_threads_failed(w)) {
+        pthread_mutex_unlock(&box->mu);
+        return trd_threads_failure(w);
+    }
+    long other, i = queue_find(&box->recvs, r->rank, tag, me.sig, &other);
+    if (other >= 0)
+        return unlock_failing(box, r, trd_threads_check_call(r->rank, &me, peer,
+                                                             &box->recvs.items[other]));
     if (i < 0) {
         trd_status st = queue_push(&box->sends, me);
         pthread_mutex_unlock(&box->mu);
@@ -258,12 +230,11 @@ static trd_status t_isend(void *ctx, int32_t peer, int32_t tag, const void *buf,
     /* The receiver copies (t_wait), so that ranks copy their own receives
      * in parallel instead of the later-arriving one copying for both. */
     pending recv = queue_take(&box->recvs, (size_t)i);
-    trd_status st = check_sizes(r->rank, peer, &me, &recv);
+    trd_status st = check_pair(r->rank, peer, &me, &recv);
     if (st == TRD_OK)
         st = match_push(box, (match){.from = r->rank, .send = me, .recv = recv});
     pthread_cond_signal(&box->cv);
-    pthread_mutex_unlock(&box->mu);
-    return st;
+    return unlock_failing(box, r, st);
 }
 
 /* Posts receive `me` of rank r, or matches the waiting send it takes; the
@@ -275,61 +246,92 @@ static trd_status post_recv(rank_ctx *r, pending me)
     trd_world *w = r->world;
     mailbox *box = &w->box[r->rank];
     int32_t peer = me.peer, tag = me.tag;
+    me = stamped(r, me);
     pthread_mutex_lock(&box->mu);
-    long i = queue_find(&box->sends, peer, tag, true);
+    if (trd_threads_failed(w)) {
+        pthread_mutex_unlock(&box->mu);
+        return trd_threads_failure(w);
+    }
+    long other, i = queue_find(&box->sends, peer, tag, me.sig, &other);
     trd_status st;
-    if (i < 0) {
+    if (other >= 0) {
+        st = trd_threads_check_call(peer, &box->sends.items[other], r->rank, &me);
+    } else if (i < 0) {
         st = queue_push(&box->recvs, me);
     } else {
         pending send = queue_take(&box->sends, (size_t)i);
-        st = check_sizes(send.peer, r->rank, &send, &me);
+        st = check_pair(send.peer, r->rank, &send, &me);
         if (st == TRD_OK)
             st = match_push(box, (match){.from = send.peer, .send = send, .recv = me});
     }
-    pthread_mutex_unlock(&box->mu);
-    return st;
+    return unlock_failing(box, r, st);
+}
+
+static trd_status grow_claims(rank_ctx *r)
+{
+    if (r->nclaims < r->cap)
+        return TRD_OK;
+    int32_t cap = r->cap ? 2 * r->cap : 8;
+    claim *grown = realloc(r->claims, (size_t)cap * sizeof *grown);
+    if (!grown)
+        return trd_fail(TRD_ENOMEM, "threads transport: out of memory");
+    r->claims = grown;
+    r->cap = cap;
+    return TRD_OK;
 }
 
 /* Takes the receive of `peer` that a send of `bytes` bytes with `tag`
  * would match now, if it is posted into a buffer of exactly that size:
- * the same match as t_isend's, made before the bytes exist. */
+ * the same match as t_isend's, made before the bytes exist.  The
+ * receiver's box counts the claim until it is completed or given back
+ * (threads_fail.c). */
 static trd_status t_claim_recv(void *ctx, int32_t peer, int32_t tag, size_t bytes, void **dst,
                                int32_t *handle)
 {
     rank_ctx *r = ctx;
     mailbox *box = &r->world->box[peer];
     *dst = NULL;
-    if (r->nclaims == r->cap) {
-        int32_t cap = r->cap ? 2 * r->cap : 8;
-        claim *grown = realloc(r->claims, (size_t)cap * sizeof *grown);
-        if (!grown)
-            return trd_fail(TRD_ENOMEM, "threads transport: out of memory");
-        r->claims = grown;
-        r->cap = cap;
-    }
+    trd_status st = grow_claims(r);
+    if (st != TRD_OK)
+        return st;
+    pending me = stamped(r, (pending){.peer = r->rank, .tag = tag, .bytes = bytes});
     pthread_mutex_lock(&box->mu);
-    long i = queue_find(&box->recvs, r->rank, tag, true);
-    bool fits = i >= 0 && !box->recvs.items[i].consume && box->recvs.items[i].bytes == bytes;
-    if (fits) {
+    if (trd_threads_failed(r->world)) {
+        pthread_mutex_unlock(&box->mu);
+        return trd_threads_failure(r->world);
+    }
+    long other, i = queue_find(&box->recvs, r->rank, tag, me.sig, &other);
+    if (other >= 0 || i >= 0)
+        st = trd_threads_check_call(r->rank, &me, peer, &box->recvs.items[other >= 0 ? other : i]);
+    if (st == TRD_OK && i >= 0 && !box->recvs.items[i].consume &&
+        box->recvs.items[i].bytes == bytes) {
         *handle = r->nclaims;
-        r->claims[r->nclaims++] = (claim){.peer = peer, .recv = queue_take(&box->recvs, (size_t)i)};
+        r->claims[r->nclaims++] = (claim){.peer = peer, .open = true,
+                                          .recv = queue_take(&box->recvs, (size_t)i)};
         r->open++;
         r->claimed++;
+        box->claimed++;
         *dst = r->claims[*handle].recv.buf;
     }
-    pthread_mutex_unlock(&box->mu);
-    return TRD_OK;
+    return unlock_failing(box, r, st);
 }
 
 /* The send of a claimed receive, its bytes written: completes both ends. */
 static trd_status t_isend_claimed(void *ctx, int32_t handle, int32_t id)
 {
     rank_ctx *r = ctx;
-    if (handle < 0 || handle >= r->nclaims)
+    if (handle < 0 || handle >= r->nclaims || !r->claims[handle].open)
         return trd_fail(TRD_EINVAL, "threads transport: rank %ld: no claim %ld", (long)r->rank,
                         (long)handle);
-    const claim *c = &r->claims[handle];
-    trd_status st = complete(&r->world->box[c->peer], c->recv.id, r->rank);
+    claim *c = &r->claims[handle];
+    mailbox *box = &r->world->box[c->peer];
+    pthread_mutex_lock(&box->mu);
+    box->claimed--; /* written: the receiver may go */
+    c->open = false;
+    bool failed = trd_threads_failed(r->world);
+    trd_status st = failed ? trd_threads_failure(r->world)
+                           : complete_locked(box, c->recv.id, r->rank);
+    pthread_mutex_unlock(&box->mu);
     if (st == TRD_OK)
         st = complete(&r->world->box[r->rank], id, -1);
     if (--r->open == 0)
@@ -378,45 +380,69 @@ static void spin_for_event(const trd_world *w, mailbox *box)
     pthread_mutex_lock(&box->mu);
 }
 
-/* The clock is read only when the wait has to sleep (wire.h). */
+/* Box->mu held: sleeps until the box has an event, the world failed or
+ * the timeout (counted from the first sleep: the clock is read only when
+ * the wait has to sleep, wire.h).  A sleeping wait looks every CHECK_S
+ * whether a peer it waits for is in another call (*st: the mismatch). */
+static bool await_event(rank_ctx *r, mailbox *box, double timeout_s, trd_status *st)
+{
+    double deadline = 0;
+    bool spun = false;
+    while (box->done.len == 0 && box->mlen == 0 && !trd_threads_failed(r->world)) {
+        if (!spun) { /* then the condition is checked again under the lock */
+            spun = true;
+            spin_for_event(r->world, box);
+            continue;
+        }
+        double now = trd_threads_now();
+        deadline = deadline > 0 ? deadline : now + timeout_s;
+        if (now >= deadline)
+            break;
+        *st = trd_threads_check_peers(r->world, r->rank, box, r->call);
+        if (*st != TRD_OK)
+            return false;
+        struct timespec until = trd_threads_abs_time(now + CHECK_S < deadline ? now + CHECK_S
+                                                                               : deadline);
+        pthread_cond_timedwait(&box->cv, &box->mu, &until);
+    }
+    return box->done.len > 0 || box->mlen > 0 || trd_threads_failed(r->world);
+}
+
+/* Box->mu held: copies the oldest matched pair (a send matched our
+ * receive) with the box marked copying from its sender, and completes it. */
+static trd_status copy_next(rank_ctx *r, mailbox *box)
+{
+    match m = box->matched[box->mhead++];
+    box->mlen--;
+    box->copying = m.from;
+    pthread_mutex_unlock(&box->mu);
+    trd_status st = deliver(r->world, m.from, &m.send, &m.recv);
+    pthread_mutex_lock(&box->mu);
+    box->copying = -1;
+    return st == TRD_OK ? complete_locked(box, m.recv.id, m.from) : st;
+}
+
 static trd_status t_wait(void *ctx, double timeout_s, int32_t *id, int32_t *from)
 {
     rank_ctx *r = ctx;
-    mailbox *box = &r->world->box[r->rank];
-    struct timespec until;
-    bool timed = false, spun = false;
-    int rc = 0;
+    trd_world *w = r->world;
+    mailbox *box = &w->box[r->rank];
+    trd_status st = TRD_OK;
     pthread_mutex_lock(&box->mu);
-    for (;;) {
-        while (box->done.len == 0 && box->mlen == 0 && rc != ETIMEDOUT) {
-            if (!spun) { /* then the condition is checked again under the lock */
-                spun = true;
-                spin_for_event(r->world, box);
-                continue;
-            }
-            if (!timed)
-                until = abs_time(now_s() + timeout_s);
-            timed = true;
-            rc = pthread_cond_timedwait(&box->cv, &box->mu, &until);
-        }
-        if (box->mlen == 0)
-            break;
-        match m = box->matched[box->mhead++]; /* a send matched our receive: copy it */
-        box->mlen--;
+    while (st == TRD_OK && await_event(r, box, timeout_s, &st) && !trd_threads_failed(w) &&
+           box->mlen > 0)
+        st = copy_next(r, box);
+    if (st == TRD_OK && trd_threads_failed(w)) {
         pthread_mutex_unlock(&box->mu);
-        trd_status st = deliver(r->world, m.from, r->rank, &m.send, &m.recv);
-        if (st != TRD_OK)
-            return st;
-        pthread_mutex_lock(&box->mu);
+        return trd_threads_failure(w);
     }
-    trd_completion c;
-    if (!trd_fifo_pop(&box->done, &c)) {
-        size_t sends = box->sends.len, recvs = box->recvs.len;
-        pthread_mutex_unlock(&box->mu);
-        return trd_fail(TRD_ETIMEDOUT, "threads transport: rank %ld got no message before "
-                        "its deadline (%zu receives posted, %zu sends to it unmatched): a "
-                        "peer is dead or stuck", (long)r->rank, recvs, sends);
-    }
+    trd_completion c = {0, 0};
+    if (st == TRD_OK && !trd_fifo_pop(&box->done, &c))
+        st = trd_fail(TRD_ETIMEDOUT, "threads transport: rank %ld got no message before its "
+                      "deadline (%zu receives posted, %zu sends to it unmatched): a peer is "
+                      "dead or stuck", (long)r->rank, box->recvs.len, box->sends.len);
+    if (st != TRD_OK)
+        return unlock_failing(box, r, st);
     pthread_mutex_unlock(&box->mu);
     *id = c.id;
     *from = c.from;
@@ -426,73 +452,12 @@ static trd_status t_wait(void *ctx, double timeout_s, int32_t *id, int32_t *from
 static double t_now(void *ctx)
 {
     (void)ctx;
-    return now_s();
+    return trd_threads_now();
 }
 
-/* Waits until all ranks arrived or the deadline; w->mu held. */
-static trd_status barrier_locked(trd_world *w, int32_t rank, double deadline)
+static void t_set_call(void *ctx, const trd_call_sig *call)
 {
-    uint64_t gen = w->generation;
-    if (++w->arrived == w->size) {
-        w->arrived = 0;
-        w->generation++;
-        pthread_cond_broadcast(&w->cv);
-        return TRD_OK;
-    }
-    struct timespec until = abs_time(deadline);
-    int rc = 0;
-    while (w->generation == gen && rc != ETIMEDOUT)
-        rc = pthread_cond_timedwait(&w->cv, &w->mu, &until);
-    if (w->generation != gen)
-        return TRD_OK;
-    w->arrived--; /* leave: a later barrier must not count us */
-    return trd_fail(TRD_ETIMEDOUT, "threads transport: rank %ld waited at a barrier past its "
-                    "deadline: %ld of %ld ranks arrived", (long)rank, (long)w->arrived + 1,
-                    (long)w->size);
-}
-
-static trd_status t_barrier(void *ctx, double deadline)
-{
-    rank_ctx *r = ctx;
-    pthread_mutex_lock(&r->world->mu);
-    trd_status st = barrier_locked(r->world, r->rank, deadline);
-    pthread_mutex_unlock(&r->world->mu);
-    return st;
-}
-
-/* The first rank to decide in a call lends its policy copy as the shared
- * state (all copies are equal until used); end_dynamic resets it. */
-static trd_status t_decide(void *ctx, const trd_policy *policy, int64_t call, int32_t rank,
-                           trd_action *action, int32_t *peer)
-{
-    rank_ctx *r = ctx;
-    trd_world *w = r->world;
-    pthread_mutex_lock(&w->mu);
-    if (!w->shared || w->shared_call != call) {
-        w->shared = policy;
-        w->shared_call = call;
-    }
-    *action = w->shared->idle(w->shared->state, rank, peer);
-    pthread_mutex_unlock(&w->mu);
-    return TRD_OK;
-}
-
-static trd_status t_end_dynamic(void *ctx, const trd_policy *policy, int64_t call)
-{
-    rank_ctx *r = ctx;
-    trd_world *w = r->world;
-    double deadline = now_s() + w->opts.timeout_s;
-    (void)policy;
-    pthread_mutex_lock(&w->mu);
-    trd_status st = barrier_locked(w, r->rank, deadline);
-    if (st == TRD_OK && r->rank == 0 && w->shared && w->shared_call == call) {
-        w->shared->reset(w->shared->state);
-        w->shared = NULL;
-    }
-    if (st == TRD_OK) /* nobody decides for the next call before the reset */
-        st = barrier_locked(w, r->rank, deadline);
-    pthread_mutex_unlock(&w->mu);
-    return st;
+    ((rank_ctx *)ctx)->call = call;
 }
 
 static void free_world(trd_world *w)
@@ -506,6 +471,7 @@ static void free_world(trd_world *w)
         free(w->box[r].done.items);
     }
     free(w->box);
+    free(w->now);
     pthread_mutex_destroy(&w->mu);
     pthread_cond_destroy(&w->cv);
     free(w);
@@ -554,8 +520,11 @@ static trd_status new_world(trd_world **out, int32_t p, const trd_threads_opts *
     pthread_mutex_init(&w->mu, NULL);
     bool ok = init_cond(&w->cv) == 0;
     w->box = calloc((size_t)p, sizeof *w->box);
+    w->now = calloc((size_t)p, sizeof *w->now);
+    ok = ok && w->now;
     for (int32_t r = 0; ok && w->box && r < p; r++) {
         pthread_mutex_init(&w->box[r].mu, NULL);
+        w->box[r].copying = -1;
         ok = init_cond(&w->box[r].cv) == 0;
     }
     if (!ok || !w->box) {
@@ -573,8 +542,10 @@ static trd_wire wire_of(rank_ctx *r)
                       .isend = t_isend, .irecv = t_irecv, .irecv_consume = t_irecv_consume,
                       .claim_recv = t_claim_recv, .isend_claimed = t_isend_claimed,
                       .wait = t_wait, .now = t_now,
-                      .decide = t_decide, .end_dynamic = t_end_dynamic,
-                      .barrier = t_barrier, .free = t_free};
+                      .decide = trd_threads_decide, .end_dynamic = trd_threads_end_dynamic,
+                      .barrier = trd_threads_barrier, .agree = trd_threads_agree,
+                      .set_call = t_set_call, .failed = trd_threads_wire_failed,
+                      .abort = trd_threads_wire_abort, .free = t_free};
 }
 
 trd_status trd_wire_threads_create(trd_wire *wires, int32_t p, const trd_threads_opts *opts)

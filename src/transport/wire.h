@@ -16,7 +16,22 @@
  * they were posted (MPI's non-overtaking rule).  A send completes once its
  * buffer may be reused; a receive once the bytes are in its buffer.
  * Sizes must agree: a message longer than the receive buffer is an error
- * (TRD_EIO naming both sizes), never a silent truncation. */
+ * (TRD_EIO naming both sizes), never a silent truncation.  So must calls:
+ * every message and receive carries the signature of the collective call
+ * that posted it (callsig.h, set_call), and a message whose signature is
+ * not its receive's is an error naming both calls (TRD_EIO), never a
+ * match.
+ *
+ * Failures.  A wire is ok until a failure: its own (a deadline, a lost
+ * peer, a mismatch), the runtime's (abort), or a peer's it learns of.
+ * Then it is failed for good: every call but free returns the first
+ * failure's code and message.  A rank whose wire fails tells its peers
+ * (threads: they share one world; MPI: a control message to each, and a
+ * flag in the shared segment of the rings), so that they stop waiting at
+ * once instead of at their own deadlines.  And before the runtime's call
+ * returns and its caller frees the buffers, abort takes back every send
+ * and receive the rank posted: no peer reads or writes a buffer of a rank
+ * once its call has returned (what MPI cannot promise: mpi.c). */
 #ifndef TRD_TRANSPORT_WIRE_H
 #define TRD_TRANSPORT_WIRE_H
 
@@ -25,9 +40,13 @@
 
 #include "engine/policy.h"
 #include "engine/transport.h" /* TRD_ANY_RANK */
+#include "transport/callsig.h"
 #include "treduce/treduce.h"
 
 typedef struct trd_wire trd_wire;
+
+/* Most values one agree() takes. */
+#define TRD_WIRE_AGREE_MAX 16
 
 /* Takes the bytes of a message where they lie (wire.irecv_consume). */
 typedef trd_status (*trd_consume_fn)(void *arg, const void *data, size_t bytes);
@@ -70,8 +89,9 @@ struct trd_wire {
      * receive the rank it came from (-1 for a send).  Fails with
      * TRD_ETIMEDOUT when nothing completes within `timeout_s` seconds,
      * with a message naming this rank and what it waits for; with
-     * TRD_EIO when a peer is known to be lost.  After a failure the wire is
-     * unusable (trd_wire_free only).  A timeout, not a deadline: a wait
+     * TRD_EIO when a peer is known to be lost; with a peer's failure (its
+     * code) when a peer failed.  After a failure the wire is failed (see
+     * the top).  A timeout, not a deadline: a wait
      * that ends at once then reads no clock (it was a tenth of a small
      * message's call, docs/RUNTIME.md, "Transports"), and the wire may
      * start counting a few polls late. */
@@ -93,6 +113,26 @@ struct trd_wire {
     trd_status (*end_dynamic)(void *ctx, const trd_policy *policy, int64_t call);
     /* A barrier over all ranks (timing of `treduce run`), with a deadline. */
     trd_status (*barrier)(void *ctx, double deadline);
+    /* A barrier that also agrees on n <= TRD_WIRE_AGREE_MAX values: every
+     * rank passes v[0..n) and gets back in v the largest v[i] of all
+     * ranks (calibration, profiles and tuning build the same plans from
+     * the same numbers; the CLI gathers its timings).  Every rank must
+     * pass the same n (else TRD_EIO). */
+    trd_status (*agree)(void *ctx, double *v, int32_t n, double deadline);
+    /* The signature the messages and receives posted from now on carry:
+     * *call, read when they are posted (the runtime updates it in place
+     * before each call; it must outlive the wire).  NULL: no signature. */
+    void (*set_call)(void *ctx, const trd_call_sig *call);
+    /* TRD_OK while the wire is ok; else its first failure (code and a
+     * message naming the rank that failed and why). */
+    trd_status (*failed)(void *ctx);
+    /* The runtime's call on this rank failed with code and message why
+     * (or the wire did): the wire becomes failed (the first failure's
+     * code and message stay), tells the peers, withdraws every send and
+     * receive this rank posted and returns once no peer reads or writes
+     * their buffers any more.  Bounded: a peer copying from or into them
+     * finishes that one message (or combine) first. */
+    void (*abort)(void *ctx, trd_status code, const char *why);
     void (*free)(void *ctx);
 };
 

@@ -3,6 +3,8 @@
 # local processes with the launcher of the MPI it was built with (CMake's
 # MPIEXEC_EXECUTABLE: Open MPI's mpirun or MPICH's mpiexec.mpich), under a
 # 60 s limit so a hung rank fails the test instead of stalling ctest.
+# TRD_TEST_RECOVERY=1 keeps the other processes running when one dies;
+# TRD_TEST_MPI_LIMIT sets another limit (seconds).
 # Exit 77 (ctest SKIP_RETURN_CODE) when there is no launcher.
 set -uo pipefail
 launcher=${1:-}
@@ -25,10 +27,14 @@ export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$supp:fast_unwi
 extra=()
 if "$launcher" --version 2>&1 | grep -qi "open mpi\|open-rte\|openrte"; then
   extra=(--oversubscribe) # more ranks than cores is what these tests want
+  # TRD_TEST_RECOVERY=1: a process that dies does not take the others with it
+  [ "${TRD_TEST_RECOVERY:-}" = 1 ] && extra+=(--enable-recovery)
+elif [ "${TRD_TEST_RECOVERY:-}" = 1 ]; then
+  extra=(-disable-auto-cleanup) # MPICH's hydra
 fi
 # A private temporary directory: Open MPI keeps its session directory
 # there, and two runs starting at once (ctest -j) race on a shared one.
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/trd-mpi.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 export TMPDIR=$tmp
-timeout 60 "$launcher" "${extra[@]}" -np "$np" "$@"
+timeout "${TRD_TEST_MPI_LIMIT:-60}" "$launcher" "${extra[@]}" -np "$np" "$@"
