@@ -66,7 +66,7 @@ static tml_reason check_in_place(const tml_args *a, plan *p)
 }
 
 /* Predefined operators work only on predefined datatypes (MPI-3.1 Sec.
- * 5.9.2): on a derived one the call is erroneous, and MPI decides. */
+ * 5.9.1): on a derived one the call is erroneous, and MPI decides. */
 static tml_reason map_predefined(const tml_args *a, const tml_op *o, const tml_dtype *t,
                                  plan *p)
 {

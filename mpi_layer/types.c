@@ -1,17 +1,17 @@
 /* types.c: MPI datatypes as the layer runs them.
  *
  * Predefined datatypes map to the kernels' element types (the table
- * below); MPI-3.1 Sec. 5.9.2 says which operators each group takes, and
- * that predefined operators work only with these types: a predefined
- * operator on a derived datatype is an erroneous call, which goes to MPI
- * (Open MPI refuses it, MPICH runs it).  User operators take any
- * datatype.  Whether treduce can work in the caller's buffers is a matter
- * of layout: "dense" elements lie back to back with no gap, so count
- * elements are count * size bytes from the buffer's start.  Any other
- * layout (a vector with a stride, MPI_DOUBLE_INT's padding, a struct with
- * holes) is staged: copied by MPI_Pack and MPI_Unpack into a scratch
- * buffer with the datatype's own layout, and back, which writes only the
- * bytes of the caller's type map. */
+ * below); MPI-3.1 Sec. 5.9.2 says which operators each group takes,
+ * and Sec. 5.9.1 that predefined operators work only with these types: a
+ * predefined operator on a derived datatype is an erroneous call, which
+ * goes to MPI (Open MPI 4.1 and MPICH 4.0 both refuse it).  User
+ * operators take any datatype.  Whether treduce can work in the caller's
+ * buffers is a matter of layout: "dense" elements lie back to back with no
+ * gap, so count elements are count * size bytes from the buffer's start.
+ * Any other layout (a vector with a stride, MPI_DOUBLE_INT's padding, a
+ * struct with holes) is staged: copied by MPI_Pack and MPI_Unpack into a
+ * scratch buffer with the datatype's own layout, and back, which writes
+ * only the bytes of the caller's type map. */
 #include <stdlib.h>
 
 #include "layer.h"

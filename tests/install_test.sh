@@ -23,7 +23,8 @@ bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
 cmake --install "$build" --prefix "$prefix" >/dev/null
 for f in bin/treduce "$libdir/libtreduce.a" "$libdir/libtreduce.so" include/treduce/treduce.h \
-  include/treduce/steady.h "$libdir/pkgconfig/treduce.pc" "$libdir/cmake/treduce/treduceConfig.cmake"; do
+  include/treduce/steady.h "$libdir/pkgconfig/treduce.pc" \
+  "$libdir/cmake/treduce/treduceConfig.cmake"; do
   [ -e "$prefix/$f" ] || bad "not installed: $f"
 done
 if [ -e "$build/mpi_layer/libtreduce_mpi.so" ]; then # an MPI build
@@ -60,13 +61,18 @@ check_run() { # check_run WHAT BINARY
 
 export PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig"
 # shellcheck disable=SC2046,SC2086
-$cc $flags -o "$tmp/app/app_pc" "$tmp/app/app.c" $(pkg-config --cflags --libs treduce) &&
-  check_run "pkg-config" "$tmp/app/app_pc" || bad "pkg-config: the program does not build"
+if $cc $flags -o "$tmp/app/app_pc" "$tmp/app/app.c" $(pkg-config --cflags --libs treduce); then
+  check_run "pkg-config" "$tmp/app/app_pc"
+else
+  bad "pkg-config: the program does not build"
+fi
 # shellcheck disable=SC2046,SC2086
-$cc $flags -o "$tmp/app/app_static" "$tmp/app/app.c" $(pkg-config --cflags treduce) \
-  "$prefix/$libdir/libtreduce.a" $(pkg-config --static --libs treduce | sed 's/-ltreduce\b//') &&
-  check_run "pkg-config --static" "$tmp/app/app_static" ||
+if $cc $flags -o "$tmp/app/app_static" "$tmp/app/app.c" $(pkg-config --cflags treduce) \
+  "$prefix/$libdir/libtreduce.a" $(pkg-config --static --libs treduce | sed 's/-ltreduce\b//'); then
+  check_run "pkg-config --static" "$tmp/app/app_static"
+else
   bad "pkg-config --static: the program does not build against libtreduce.a"
+fi
 if ldd "$tmp/app/app_static" 2>/dev/null | grep -q libtreduce; then
   bad "pkg-config --static: the program still loads libtreduce.so"
 fi

@@ -2,7 +2,8 @@
 # run_mpi.sh LAUNCHER NP PROGRAM [ARGS...]: runs an MPI test program on NP
 # local processes with the launcher of the MPI it was built with (CMake's
 # MPIEXEC_EXECUTABLE: Open MPI's mpirun or MPICH's mpiexec.mpich), under a
-# 60 s limit so a hung rank fails the test instead of stalling ctest.
+# 60 s limit (RUN_MPI_TIMEOUT seconds if set) so a hung rank fails the
+# test instead of stalling ctest.
 # Exit 77 (ctest SKIP_RETURN_CODE) when there is no launcher.
 set -uo pipefail
 launcher=${1:-}
@@ -31,4 +32,4 @@ fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/trd-mpi.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 export TMPDIR=$tmp
-timeout 60 "$launcher" "${extra[@]}" -np "$np" "$@"
+timeout "${RUN_MPI_TIMEOUT:-60}" "$launcher" "${extra[@]}" -np "$np" "$@"

@@ -101,8 +101,11 @@ static void mat_fn(void *in, void *inout, int *len, MPI_Datatype *dt, int layout
         put(inout, k, layout, y);
     }
 }
-#define MAT_FN(L) \
-    static void fn_##L(void *in, void *io, int *len, MPI_Datatype *dt) { mat_fn(in, io, len, dt, L); }
+#define MAT_FN(L)                                                        \
+    static void fn_##L(void *in, void *io, int *len, MPI_Datatype *dt) \
+    {                                                                  \
+        mat_fn(in, io, len, dt, L);                                    \
+    }
 MAT_FN(CONTIG)
 MAT_FN(VECTOR)
 MAT_FN(STRUCT)

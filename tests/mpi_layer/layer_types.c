@@ -78,7 +78,8 @@ typedef struct tcase {
 } tcase;
 
 #define INT_FOLD(x, y, k)                                                              \
-    (k == SUM ? (T)((uint64_t)(x) + (uint64_t)(y)) : k == PROD ? (T)((uint64_t)(x) * (uint64_t)(y)) \
+    (k == SUM    ? (T)((uint64_t)(x) + (uint64_t)(y))                                   \
+     : k == PROD ? (T)((uint64_t)(x) * (uint64_t)(y))                                   \
      : k == MIN ? ((x) < (y) ? (x) : (y)) : k == MAX ? ((x) > (y) ? (x) : (y))           \
      : k == LAND ? (T)((x) && (y)) : k == LOR ? (T)((x) || (y))                         \
      : k == LXOR ? (T)(!(x) != !(y)) : k == BAND ? (T)((x) & (y))                        \
