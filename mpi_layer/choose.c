@@ -6,13 +6,21 @@
  * model is the communicator's measured profile (trd_comm_profile, once per
  * communicator, with the layer's sum of doubles; a predefined operator's
  * combine scales with its element size) and, for a user operator, the
- * operator's own measured cost - the cost of one call and of one more
- * element, from trd_comm_calibrate at 1 and at K elements, once per
- * operator and communicator.  Measuring is collective; it happens at the
- * first call of an argument set that needs it, which is the same call on
- * every rank: every rank runs the same sequence of calls on a
- * communicator, the tables below are filled and replaced by that sequence
- * alone, and treduce operators are per function, not per handle (ops.c).
+ * operator's own cost - what no MPI library charges - as the program's
+ * reductions have shown it: every call of the user function is timed
+ * (ops.c), and the ranks agree on the largest cost line (a max-allreduce
+ * of treduce's).  The layer never calls a user function outside a
+ * reduction (it might check its operands, or count its calls), so the
+ * first call of an argument set with an operator not yet seen runs with
+ * the profile's cheap combine and its choice is provisional: the next
+ * call with those arguments chooses again, with the cost its predecessor
+ * showed.
+ *
+ * Measuring and agreeing are collective.  They happen at the first call of
+ * an argument set that needs them, which is the same call on every rank:
+ * every rank runs the same sequence of calls on a communicator, the tables
+ * below are filled and replaced by that sequence alone, and treduce
+ * operators are per function, not per handle (ops.c).
  *
  * Left out of `auto` and refused when forced: `star` for an allreduce whose
  * operator rounds (floating sums and products, user operators), because
@@ -28,9 +36,6 @@
 
 #include "layer.h"
 
-#define USER_PROBE_BYTES (4 << 20) /* the most a user operator is measured on */
-#define USER_PROBE_MIN 64          /* ...and the fewest elements, when the call has fewer */
-
 static trd_status measure_platform(tml_comm *c)
 {
     if (c->have_platform)
@@ -41,43 +46,44 @@ static trd_status measure_platform(tml_comm *c)
     return st;
 }
 
-/* A user operator's cost line, measured on first use. */
-static trd_status measure_user(tml_comm *c, const tml_run *r, const tml_user_model **out)
+/* A user operator's cost line, agreed by the ranks the first time one of
+ * them has seen the operator run (*out NULL until then). */
+static trd_status agree_user(tml_comm *c, const tml_run *r, const tml_user_model **out)
 {
+    *out = NULL;
     for (int i = 0; i < TML_USER_MODELS; i++)
         if (c->users[i].op == r->op) {
             *out = &c->users[i];
             return TRD_OK;
         }
-    int64_t most = USER_PROBE_BYTES / (int64_t)r->elem, k = r->n;
-    k = k < USER_PROBE_MIN ? USER_PROBE_MIN : k;
-    k = k > most ? most : k;
-    k = k < 2 ? 2 : k;
-    trd_coll_opts one, many;
-    trd_status st = trd_comm_calibrate(c->tc, r->op, 1, &one);
-    if (st == TRD_OK)
-        st = trd_comm_calibrate(c->tc, r->op, k, &many);
-    if (st != TRD_OK)
+    double mine[3] = {0, 0, 0}, all[3]; /* fixed, per element, seen */
+    if (tml_user_cost(r->op, &mine[0], &mine[1]))
+        mine[2] = 1;
+    const trd_op *max = tml_kernel(TML_MAX, TML_F64);
+    trd_status st = max ? trd_allreduce(c->tc, mine, all, 3, max, NULL) : TRD_ENOMEM;
+    if (st != TRD_OK || all[2] == 0)
         return st;
     tml_user_model *m = &c->users[c->next_user];
     c->next_user = (c->next_user + 1) % TML_USER_MODELS;
-    double per = (many.c - one.c) / (double)(k - 1);
-    *m = (tml_user_model){.op = r->op, .fixed = one.c, .per_element = per > 0 ? per : 0.0};
+    *m = (tml_user_model){.op = r->op, .fixed = all[0], .per_element = all[1]};
     *out = m;
     return TRD_OK;
 }
 
-/* opts under the measured model of this call. */
-static trd_status apply_model(tml_comm *c, const tml_run *r, trd_coll_opts *opts)
+/* opts under the measured model of this call; *provisional: a user
+ * operator's cost is not known yet. */
+static trd_status apply_model(tml_comm *c, const tml_run *r, trd_coll_opts *opts,
+                              bool *provisional)
 {
+    const tml_user_model *m = NULL;
     trd_status st = measure_platform(c);
+    if (st == TRD_OK && r->user)
+        st = agree_user(c, r, &m);
     if (st != TRD_OK)
         return st;
     trd_profile p = c->platform;
-    if (r->user) {
-        const tml_user_model *m;
-        if ((st = measure_user(c, r, &m)) != TRD_OK)
-            return st;
+    *provisional = r->user && !m;
+    if (m) {
         p.combine_fixed = m->fixed;
         p.per_element = m->per_element;
     } else {
@@ -120,22 +126,27 @@ tml_reason tml_choose(tml_comm *c, const tml_run *r, const trd_coll_opts **opts,
                       trd_status *err)
 {
     *err = TRD_OK;
-    for (int i = 0; i < TML_CHOICES; i++) {
-        tml_choice *ch = &c->choice[i];
-        if (ch->used && ch->op == r->op && ch->count == r->n && ch->root == r->root &&
-            ch->allreduce == r->allreduce) {
-            *opts = &ch->opts;
-            return ch->refused;
-        }
+    tml_choice *ch = NULL;
+    for (int i = 0; i < TML_CHOICES && !ch; i++) {
+        tml_choice *e = &c->choice[i];
+        if (e->used && e->op == r->op && e->count == r->n && e->root == r->root &&
+            e->allreduce == r->allreduce)
+            ch = e;
     }
-    tml_choice *ch = &c->choice[c->next_choice];
-    c->next_choice = (c->next_choice + 1) % TML_CHOICES;
+    if (ch && !ch->provisional) {
+        *opts = &ch->opts;
+        return ch->refused;
+    }
+    if (!ch) {
+        ch = &c->choice[c->next_choice];
+        c->next_choice = (c->next_choice + 1) % TML_CHOICES;
+    }
     *ch = (tml_choice){.op = r->op, .count = r->n, .root = r->root, .allreduce = r->allreduce};
     trd_coll_opts_init(&ch->opts);
     ch->opts.measure_model = false; /* the model is given here, or the default */
     ch->opts.reproducible = tml_g.cfg.reproducible;
     if (!strcmp(tml_g.cfg.algo, "auto") && !tml_g.cfg.reproducible &&
-        (*err = apply_model(c, r, &ch->opts)) != TRD_OK)
+        (*err = apply_model(c, r, &ch->opts, &ch->provisional)) != TRD_OK)
         return TML_OK;
     ch->refused = pick(c, r, ch, err);
     ch->used = *err == TRD_OK;

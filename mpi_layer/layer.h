@@ -168,6 +168,9 @@ void tml_ops_forget(MPI_Op op);
  * rank has the same operators whatever their handles.  NULL: no memory. */
 const trd_op *tml_user_op(MPI_User_function *fn, bool commutative, size_t extent,
                           MPI_Datatype dt);
+/* The cost of a user operator's calls on this rank so far, fitted to
+ * fixed + n * per_element seconds; false when it was never called. */
+bool tml_user_cost(const trd_op *op, double *fixed, double *per_element);
 void tml_ops_finish(void);
 
 /* treduce's operator for predefined op k on kernel type t (k allowed on
@@ -186,6 +189,7 @@ void tml_kernels_finish(void);
 /* The options of one argument set (choose.c). */
 typedef struct tml_choice {
     bool used;
+    bool provisional; /* chosen before a user operator's cost was known */
     const trd_op *op;
     int64_t count;
     int32_t root;
@@ -195,7 +199,7 @@ typedef struct tml_choice {
     char algo[TML_ALGO_MAX];
 } tml_choice;
 
-/* A user operator's measured cost: combine_fixed + count * per_element. */
+/* A user operator's cost, agreed by the ranks: fixed + count * per_element. */
 typedef struct tml_user_model {
     const trd_op *op;
     double fixed, per_element;
@@ -242,8 +246,9 @@ typedef struct tml_run {
 } tml_run;
 /* The options (algorithm and model) a call runs with: TML_OK with *opts
  * set, or TML_ALGO when TREDUCE_MPI_ALGO names an algorithm that cannot
- * run it.  Measures the communicator's profile the first time it needs
- * it (collective); *err is then the failure, if any (TML_OK returned). */
+ * run it.  Measures the communicator's profile, or agrees on a user
+ * operator's cost, the first time it needs it (collective); *err is then
+ * the failure, if any (TML_OK returned). */
 tml_reason tml_choose(tml_comm *c, const tml_run *r, const trd_coll_opts **opts,
                       trd_status *err);
 

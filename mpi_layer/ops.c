@@ -13,6 +13,7 @@
  * twice, or freed and made again - must meet the same treduce operator, or
  * one would measure while the other does not. */
 #include <stdlib.h>
+#include <time.h>
 
 #include "layer.h"
 
@@ -92,16 +93,28 @@ bool tml_op_find(MPI_Op op, tml_op *out)
     return false;
 }
 
-/* treduce's operators over user functions. */
+/* treduce's operators over user functions.  Each call of the function
+ * is timed (two clock reads: tens of nanoseconds beside a function worth
+ * measuring) and summed for a least-squares line t = fixed + n * per
+ * element: the operator's cost as the program's own reductions show it
+ * (choose.c), never from calls MPI would not make. */
 typedef struct user_op {
     MPI_User_function *fn;
     bool commutative;
     size_t extent;
     MPI_Datatype dt; /* of the call being run */
     trd_op *op;
+    double calls, sum_n, sum_t, sum_nn, sum_nt; /* the timed calls */
     struct user_op *next;
 } user_op;
 static user_op *user_ops;
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
 
 /* MPI's call of a user function: (invec, inoutvec, len, datatype), with
  * inoutvec = invec (+) inoutvec, as treduce's. */
@@ -110,7 +123,33 @@ static void call_user(const void *in, void *inout, int64_t n, void *ctx)
     user_op *u = ctx;
     int len = (int)n; /* n <= the call's count, an int */
     MPI_Datatype dt = u->dt;
+    double t0 = now();
     u->fn((void *)in, inout, &len, &dt);
+    double t = now() - t0, x = (double)n;
+    u->calls += 1;
+    u->sum_n += x;
+    u->sum_t += t;
+    u->sum_nn += x * x;
+    u->sum_nt += x * t;
+}
+
+bool tml_user_cost(const trd_op *op, double *fixed, double *per_element)
+{
+    const user_op *u = user_ops;
+    while (u && u->op != op)
+        u = u->next;
+    if (!u || u->calls < 1)
+        return false;
+    double mean_n = u->sum_n / u->calls, mean_t = u->sum_t / u->calls;
+    double var_n = u->sum_nn / u->calls - mean_n * mean_n;
+    double cov = u->sum_nt / u->calls - mean_n * mean_t;
+    *per_element = var_n > 0 && cov > 0 ? cov / var_n : 0.0; /* one size: all per call */
+    *fixed = mean_t - *per_element * mean_n;
+    if (*fixed < 0) { /* the line through the origin instead */
+        *fixed = 0;
+        *per_element = mean_n > 0 ? mean_t / mean_n : 0.0;
+    }
+    return true;
 }
 
 const trd_op *tml_user_op(MPI_User_function *fn, bool commutative, size_t extent,

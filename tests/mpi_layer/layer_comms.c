@@ -17,8 +17,11 @@
  * with a hole (resized) - and mod 65521 packed in one MPI_UINT64_T (a
  * predefined type).  Where the layout has holes, recvbuf's bytes there
  * must stay as they were.  Every user function checks that it is called
- * with the caller's own datatype handle.  A commutative user sum on
- * MPI_INT, and the predefined MPI_SUM on MPI_INT and on MPI_DOUBLE (small
+ * with the caller's own datatype handle.  A non-commutative operator on
+ * MPI_INT that keeps its left operand and checks that it is below the
+ * right one (as MPICH's allred6 test does): it must never be called on
+ * operands the program did not give, nor out of rank order.  A
+ * commutative user sum on MPI_INT, and the predefined MPI_SUM on MPI_INT and on MPI_DOUBLE (small
  * integers: exact in any order).  (Predefined operators on derived
  * datatypes are erroneous in MPI; layer_stats.c checks that the layer
  * passes them to MPI.)
@@ -44,9 +47,9 @@ static const int extent32[NLAYOUTS] = {4, 8, 6, 6, 2};
 static const uint32_t modulus[NLAYOUTS] = {P31, P31, P31, P31, P16};
 
 static MPI_Datatype mat_type[NLAYOUTS];
-static MPI_Op mat_op[NLAYOUTS], op_isum;
+static MPI_Op mat_op[NLAYOUTS], op_isum, op_keep_left;
 static MPI_Datatype expected_dt; /* what the next user function call must see */
-static int bad_handles;
+static int bad_handles, bad_operands;
 
 /* Matrix i of world rank w: four entries mod p. */
 static void mat_of(int w, int i, uint32_t p, uint32_t m[4])
@@ -113,6 +116,19 @@ MAT_FN(INDEXED)
 MAT_FN(PACKED)
 static MPI_User_function *const mat_fns[NLAYOUTS] = {fn_CONTIG, fn_VECTOR, fn_STRUCT,
                                                      fn_INDEXED, fn_PACKED};
+/* inoutvec = invec: the lowest rank's values, which rise with the rank;
+ * an operand that does not (zeros from a measurement, a reversed order)
+ * is counted. */
+static void fn_keep_left(void *in, void *io, int *len, MPI_Datatype *dt)
+{
+    check_handle(dt, len);
+    for (int k = 0; k < *len; k++) {
+        if (!(((int *)in)[k] < ((int *)io)[k]))
+            bad_operands++;
+        ((int *)io)[k] = ((int *)in)[k];
+    }
+}
+
 static void fn_isum(void *in, void *io, int *len, MPI_Datatype *dt)
 {
     check_handle(dt, len);
@@ -121,7 +137,7 @@ static void fn_isum(void *in, void *io, int *len, MPI_Datatype *dt)
 }
 
 /* One reduction test: a datatype, an operator, how to fill and fold. */
-enum { USER_SUM = -1, INT_SUM = -2, DOUBLE_SUM = -3 };
+enum { USER_SUM = -1, INT_SUM = -2, DOUBLE_SUM = -3, KEEP_LEFT = -4 };
 typedef struct rcase {
     const char *name;
     int layout; /* a matrix layout, or one of the sums */
@@ -135,12 +151,14 @@ static const rcase cases[] = {
     {"matrix product, indexed type with a hole", INDEXED, 24},
     {"matrix product, MPI_UINT64_T", PACKED, 8},
     {"commutative user sum, MPI_INT", USER_SUM, 4},
+    {"keep the left operand, MPI_INT", KEEP_LEFT, 4},
     {"MPI_SUM, MPI_INT", INT_SUM, 4},
     {"MPI_SUM, MPI_DOUBLE", DOUBLE_SUM, 8},
 };
 #define NCASES (sizeof cases / sizeof cases[0])
 
-static void fill(const rcase *c, void *b, int w)
+/* Element values of world rank w, comm rank r. */
+static void fill(const rcase *c, void *b, int w, int r)
 {
     for (int k = 0; k < COUNT; k++) {
         uint32_t m[4];
@@ -149,6 +167,8 @@ static void fill(const rcase *c, void *b, int w)
             ((double *)b)[k] = v;
         if (c->layout == USER_SUM || c->layout == INT_SUM)
             ((int *)b)[k] = v;
+        if (c->layout == KEEP_LEFT)
+            ((int *)b)[k] = r * COUNT + k;
         if (c->layout < 0)
             continue;
         mat_of(w, k, modulus[c->layout], m);
@@ -165,7 +185,7 @@ static void fold(const rcase *c, void *acc, const void *in)
             ((double *)acc)[k] += ((const double *)in)[k];
         if (c->layout == USER_SUM || c->layout == INT_SUM)
             ((int *)acc)[k] += ((const int *)in)[k];
-        if (c->layout < 0)
+        if (c->layout < 0) /* KEEP_LEFT: acc stays */
             continue;
         get(acc, k, c->layout, x);
         get(in, k, c->layout, y);
@@ -187,16 +207,19 @@ static void run_case(const rcase *c, MPI_Comm comm, const int *members, int n,
     MPI_Datatype dt = c->layout == DOUBLE_SUM ? MPI_DOUBLE
                       : c->layout < 0     ? MPI_INT
                                           : mat_type[c->layout];
-    MPI_Op op = c->layout == USER_SUM ? op_isum : c->layout < 0 ? MPI_SUM : mat_op[c->layout];
+    MPI_Op op = c->layout == USER_SUM    ? op_isum
+                : c->layout == KEEP_LEFT ? op_keep_left
+                : c->layout < 0          ? MPI_SUM
+                                         : mat_op[c->layout];
     memset(want, GAP, bytes);
-    fill(c, want, members[0]);
+    fill(c, want, members[0], 0);
     for (int r = 1; r < n; r++) {
         memset(tmp, GAP, bytes);
-        fill(c, tmp, members[r]);
+        fill(c, tmp, members[r], r);
         fold(c, want, tmp);
     }
     memset(in, GAP, bytes);
-    fill(c, in, members[me]);
+    fill(c, in, members[me], me);
     memset(gaps, GAP, bytes);
     expected_dt = dt;
 
@@ -207,7 +230,7 @@ static void run_case(const rcase *c, MPI_Comm comm, const int *members, int n,
           cname);
 
     memset(out, GAP, bytes);
-    fill(c, out, members[me]);
+    fill(c, out, members[me], me);
     MPI_Allreduce(MPI_IN_PLACE, out, COUNT, dt, op, comm);
     CHECK(!memcmp(out, want, bytes), "%s on %s: allreduce in place wrong", c->name, cname);
 
@@ -218,12 +241,12 @@ static void run_case(const rcase *c, MPI_Comm comm, const int *members, int n,
           me == root ? "wrong result" : "recvbuf written on a non-root rank");
 
     memset(out, GAP, bytes);
-    fill(c, out, members[me]);
+    fill(c, out, members[me], me);
     MPI_Reduce(me == 0 ? MPI_IN_PLACE : out, me == 0 ? out : NULL, COUNT, dt, op, 0, comm);
     CHECK(me != 0 || !memcmp(out, want, bytes), "%s on %s: reduce in place wrong", c->name,
           cname);
     memset(tmp, GAP, bytes);
-    fill(c, tmp, members[me]);
+    fill(c, tmp, members[me], me);
     CHECK(!memcmp(in, tmp, bytes), "%s on %s: sendbuf changed", c->name, cname);
     free(in);
     free(out);
@@ -281,6 +304,7 @@ static void make_types(void)
         MPI_Op_create(mat_fns[l], 0, &mat_op[l]);
     }
     MPI_Op_create(fn_isum, 1, &op_isum);
+    MPI_Op_create(fn_keep_left, 0, &op_keep_left);
 }
 
 static void free_types(void)
@@ -291,6 +315,7 @@ static void free_types(void)
         MPI_Op_free(&mat_op[l]);
     }
     MPI_Op_free(&op_isum);
+    MPI_Op_free(&op_keep_left);
 }
 
 int main(int argc, char **argv)
@@ -324,6 +349,8 @@ int main(int argc, char **argv)
             run_intercomm(half, low);
     }
     CHECK(bad_handles == 0, "%d user function calls saw another datatype handle", bad_handles);
+    CHECK(bad_operands == 0, "%d user function calls saw operands out of rank order (or "
+          "not from the program)", bad_operands);
 
     MPI_Comm_free(&dup);
     MPI_Comm_free(&half);

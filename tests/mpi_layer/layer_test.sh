@@ -11,8 +11,8 @@
 #            bitwise identity under recursive doubling, two
 #            TREDUCE_MPI_REPRODUCIBLE=1 runs with the same checksum;
 #   comms    sub-communicators and user operators (plain, preload, linked);
-#   algos    layer_comms --quick (MPI_COMM_WORLD) under every registered
-#            algorithm (TREDUCE_MPI_ALGO), on 5 processes (star: 6);
+#   algos    layer_comms --quick (MPI_COMM_WORLD) under auto and every
+#            registered algorithm (TREDUCE_MPI_ALGO), on 5 processes (star: 6);
 #   errors   erroneous calls: the same error classes and handler calls with
 #            and without the layer; a passed deadline -> MPI_ERR_OTHER;
 #   stats    the exact TREDUCE_MPI_STATS lines, TREDUCE_MPI=off, VERBOSE,
@@ -122,7 +122,7 @@ part_comms() {
 
 part_algos() {
   local algo algos np
-  algos=$("$tool" list | awk '{print $1}')
+  algos="auto $("$tool" list | awk '{print $1}')"
   $mpich && algos="binomial fibonacci pipeline nc-tree-dyn recursive-doubling rabenseifner"
   for algo in $algos; do
     np=5
