@@ -942,11 +942,13 @@ static void wire_free(void *ctx)
 }
 
 /* The first tag of the wire's own messages: 1 << 20, or the top T_COUNT
- * tags on an MPI that has fewer. */
+ * tags on an MPI that has fewer.  MPI_TAG_UB is cached on MPI_COMM_WORLD
+ * (MPI-3.1 Sec. 8.1.2): Open MPI leaves it off communicators made by
+ * MPI_Comm_split or MPI_Comm_create and their duplicates. */
 static trd_status pick_ctrl_tag(mpi_wire *w)
 {
     int *ub = NULL, flag = 0;
-    int rc = MPI_Comm_get_attr(w->comm, MPI_TAG_UB, &ub, &flag);
+    int rc = MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
     if (rc != MPI_SUCCESS || !flag || !ub)
         return trd_fail(TRD_EBACKEND, "mpi wire: MPI_TAG_UB is not available");
     w->ctrl_tag = *ub >= CTRL_TAG + T_COUNT ? CTRL_TAG : *ub - T_COUNT + 1;

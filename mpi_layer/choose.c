@@ -1,0 +1,155 @@
+/* choose.c: the algorithm and cost model a call runs with.
+ *
+ * `auto` is the library's own: trd_comm_explain ranks every registered
+ * algorithm by the time the model predicts for the call, and the first
+ * that can run it is taken, its plan built under the same model.  The
+ * model is the communicator's measured profile (trd_comm_profile, once per
+ * communicator, with the layer's sum of doubles; a predefined operator's
+ * combine scales with its element size) and, for a user operator, the
+ * operator's own cost - what no MPI library charges - as the program's
+ * reductions have shown it: every call of the user function is timed
+ * (ops.c), and the ranks agree on the largest cost line (a max-allreduce
+ * of treduce's).  The layer never calls a user function outside a
+ * reduction (it might check its operands, or count its calls), so the
+ * first call of an argument set with an operator not yet seen runs with
+ * the profile's cheap combine and its choice is provisional: the next
+ * call with those arguments chooses again, with the cost its predecessor
+ * showed.
+ *
+ * Measuring and agreeing are collective.  They happen at the first call of
+ * an argument set that needs them, which is the same call on every rank:
+ * every rank runs the same sequence of calls on a communicator, the tables
+ * below are filled and replaced by that sequence alone, and treduce
+ * operators are per function, not per handle (ops.c).
+ *
+ * Left out of `auto` and refused when forced: `star` for an allreduce whose
+ * operator rounds (floating sums and products, user operators), because
+ * there every rank adds in its own order and the ranks' results would
+ * differ in the last bits.  TREDUCE_MPI_REPRODUCIBLE=1 ranks under the
+ * library's fixed default model instead (the choice must not depend on
+ * timings) and takes static algorithms only; TREDUCE_MPI_ALGO=NAME runs
+ * NAME with that default model too (d = c = 1: only their ratio shapes
+ * the trees), measuring nothing. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "layer.h"
+
+static trd_status measure_platform(tml_comm *c)
+{
+    if (c->have_platform)
+        return TRD_OK;
+    const trd_op *sum = tml_kernel(TML_SUM, TML_F64);
+    trd_status st = sum ? trd_comm_profile(c->tc, sum, &c->platform) : TRD_ENOMEM;
+    c->have_platform = st == TRD_OK;
+    return st;
+}
+
+/* A user operator's cost line, agreed by the ranks the first time one of
+ * them has seen the operator run (*out NULL until then). */
+static trd_status agree_user(tml_comm *c, const tml_run *r, const tml_user_model **out)
+{
+    *out = NULL;
+    for (int i = 0; i < TML_USER_MODELS; i++)
+        if (c->users[i].op == r->op) {
+            *out = &c->users[i];
+            return TRD_OK;
+        }
+    double mine[3] = {0, 0, 0}, all[3]; /* fixed, per element, seen */
+    if (tml_user_cost(r->op, &mine[0], &mine[1]))
+        mine[2] = 1;
+    const trd_op *max = tml_kernel(TML_MAX, TML_F64);
+    trd_status st = max ? trd_allreduce(c->tc, mine, all, 3, max, NULL) : TRD_ENOMEM;
+    if (st != TRD_OK || all[2] == 0)
+        return st;
+    tml_user_model *m = &c->users[c->next_user];
+    c->next_user = (c->next_user + 1) % TML_USER_MODELS;
+    *m = (tml_user_model){.op = r->op, .fixed = all[0], .per_element = all[1]};
+    *out = m;
+    return TRD_OK;
+}
+
+/* opts under the measured model of this call; *provisional: a user
+ * operator's cost is not known yet. */
+static trd_status apply_model(tml_comm *c, const tml_run *r, trd_coll_opts *opts,
+                              bool *provisional)
+{
+    const tml_user_model *m = NULL;
+    trd_status st = measure_platform(c);
+    if (st == TRD_OK && r->user)
+        st = agree_user(c, r, &m);
+    if (st != TRD_OK)
+        return st;
+    trd_profile p = c->platform;
+    *provisional = r->user && !m;
+    if (m) {
+        p.combine_fixed = m->fixed;
+        p.per_element = m->per_element;
+    } else {
+        p.per_element *= (double)r->elem / sizeof(double);
+    }
+    return trd_profile_apply(&p, r->n, r->elem, opts);
+}
+
+static bool excluded(const tml_run *r, const char *algo)
+{
+    return r->allreduce && !r->exact && !strcmp(algo, "star");
+}
+
+/* The algorithm of ch (explain's first that runs the call, or the forced
+ * one if it can). */
+static tml_reason pick(tml_comm *c, const tml_run *r, tml_choice *ch, trd_status *err)
+{
+    size_t n = trd_algo_count();
+    trd_candidate *cand = malloc(n * sizeof *cand);
+    const char *forced = strcmp(tml_g.cfg.algo, "auto") ? tml_g.cfg.algo : NULL;
+    tml_reason why = TML_ALGO;
+    *err = cand ? trd_comm_explain(c->tc, r->n, r->op, r->root, r->allreduce, &ch->opts, cand,
+                                   &n)
+                : TRD_ENOMEM;
+    if (*err == TRD_EUNSUPPORTED) /* no algorithm can run it */
+        *err = TRD_OK;
+    else
+        for (size_t i = 0; *err == TRD_OK && why != TML_OK && i < n; i++)
+            if (cand[i].status == TRD_OK && !excluded(r, cand[i].algo) &&
+                (!forced || !strcmp(forced, cand[i].algo))) {
+                snprintf(ch->algo, sizeof ch->algo, "%s", cand[i].algo);
+                why = TML_OK;
+            }
+    free(cand);
+    ch->opts.algo = ch->algo;
+    return why;
+}
+
+tml_reason tml_choose(tml_comm *c, const tml_run *r, const trd_coll_opts **opts,
+                      trd_status *err)
+{
+    *err = TRD_OK;
+    tml_choice *ch = NULL;
+    for (int i = 0; i < TML_CHOICES && !ch; i++) {
+        tml_choice *e = &c->choice[i];
+        if (e->used && e->op == r->op && e->count == r->n && e->root == r->root &&
+            e->allreduce == r->allreduce)
+            ch = e;
+    }
+    if (ch && !ch->provisional) {
+        *opts = &ch->opts;
+        return ch->refused;
+    }
+    if (!ch) {
+        ch = &c->choice[c->next_choice];
+        c->next_choice = (c->next_choice + 1) % TML_CHOICES;
+    }
+    *ch = (tml_choice){.op = r->op, .count = r->n, .root = r->root, .allreduce = r->allreduce};
+    trd_coll_opts_init(&ch->opts);
+    ch->opts.measure_model = false; /* the model is given here, or the default */
+    ch->opts.reproducible = tml_g.cfg.reproducible;
+    if (!strcmp(tml_g.cfg.algo, "auto") && !tml_g.cfg.reproducible &&
+        (*err = apply_model(c, r, &ch->opts, &ch->provisional)) != TRD_OK)
+        return TML_OK;
+    ch->refused = pick(c, r, ch, err);
+    ch->used = *err == TRD_OK;
+    *opts = &ch->opts;
+    return ch->refused;
+}

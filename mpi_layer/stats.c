@@ -1,0 +1,69 @@
+/* stats.c: what ran where.  Every call the layer sees is counted as
+ * handled (treduce ran it) or passed (MPI did) with its reason.  With
+ * TREDUCE_MPI_STATS=1, MPI_Finalize sums the counts over every process of
+ * MPI_COMM_WORLD (a call on p processes counts p times) and world rank 0
+ * prints one line per function:
+ *   treduce-mpi: MPI_Allreduce handled=N passed=M [reason=K ...]
+ * the reasons in the order of TML_REASON_LIST, those with K > 0 only.
+ * Calls made while the layer is running (treduce's set-up, a user
+ * function calling MPI) go to MPI and are not counted. */
+#include <stdio.h>
+
+#include "layer.h"
+
+#define TML_REASON_NAME(name, text) text,
+static const char *const reason_names[] = {TML_REASON_LIST(TML_REASON_NAME)};
+#undef TML_REASON_NAME
+
+const char *tml_reason_name(tml_reason r) { return reason_names[r]; }
+
+static long long counts[2][TML_REASONS]; /* [allreduce][reason]; TML_OK: handled */
+
+void tml_stats_count(bool allreduce, tml_reason r) { counts[allreduce][r]++; }
+
+static void report_line(const char *fn, const long long *n)
+{
+    long long passed = 0;
+    for (int r = TML_OK + 1; r < TML_REASONS; r++)
+        passed += n[r];
+    char line[512];
+    int len = snprintf(line, sizeof line, "treduce-mpi: %s handled=%lld passed=%lld", fn,
+                       n[TML_OK], passed);
+    for (int r = TML_OK + 1; r < TML_REASONS; r++)
+        if (n[r] > 0 && len < (int)sizeof line)
+            len += snprintf(line + len, sizeof line - (size_t)len, " %s=%lld", reason_names[r],
+                            n[r]);
+    fprintf(stderr, "%s\n", line);
+}
+
+void tml_stats_report(void)
+{
+    long long total[2][TML_REASONS];
+    if (PMPI_Reduce(counts, total, 2 * TML_REASONS, MPI_LONG_LONG, MPI_SUM, 0, tml_g.world) !=
+            MPI_SUCCESS ||
+        tml_g.world_rank != 0)
+        return;
+    report_line("MPI_Allreduce", total[1]);
+    report_line("MPI_Reduce", total[0]);
+    fflush(stderr);
+}
+
+void tml_verbose(const tml_args *a, int rank, tml_reason why, const char *algo)
+{
+    if ((rank >= 0 ? rank : tml_g.world_rank) != 0)
+        return;
+    char type[MPI_MAX_OBJECT_NAME] = "";
+    int len = 0;
+    tml_op o;
+    if (a->dt != MPI_DATATYPE_NULL)
+        PMPI_Type_get_name(a->dt, type, &len);
+    const char *op = a->op != MPI_OP_NULL && tml_op_find(a->op, &o) ? o.name
+                                                                    : "an unknown operator";
+    const char *fn = a->allreduce ? "MPI_Allreduce" : "MPI_Reduce";
+    if (why == TML_OK)
+        fprintf(stderr, "treduce-mpi: %s of %d x %s, %s: %s\n", fn, a->count,
+                len > 0 ? type : "a derived datatype", op, algo);
+    else
+        fprintf(stderr, "treduce-mpi: %s of %d x %s, %s: passed to MPI (%s)\n", fn, a->count,
+                len > 0 ? type : "a derived datatype", op, tml_reason_name(why));
+}

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# install_test.sh BUILD_DIR LIBDIR CC [FLAGS]: treduce as its users get it.
+#   - `cmake --install BUILD_DIR --prefix P` (a temporary P) installs the
+#     tool, libtreduce (shared and static), the public headers, treduce.pc,
+#     the CMake package and, in MPI builds, libtreduce_mpi.so;
+#   - a program outside the source tree is built against P three times -
+#     with pkg-config (shared), with pkg-config --static against
+#     libtreduce.a, and with CMake's find_package(treduce) - and each run
+#     prints the greedy plan's makespan;
+#   - `cpack -G DEB` makes a .deb whose files are exactly those of P.
+# LIBDIR: the build's CMAKE_INSTALL_LIBDIR; CC and FLAGS: its compiler and
+# any flags its objects need at link time (the sanitizers).
+set -euo pipefail
+build=$(cd "$1" && pwd)
+libdir=$2
+cc=$3
+flags=${4:-}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/trd-install.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+prefix=$tmp/prefix
+fail=0
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+cmake --install "$build" --prefix "$prefix" >/dev/null
+for f in bin/treduce "$libdir/libtreduce.a" "$libdir/libtreduce.so" include/treduce/treduce.h \
+  include/treduce/steady.h "$libdir/pkgconfig/treduce.pc" \
+  "$libdir/cmake/treduce/treduceConfig.cmake"; do
+  [ -e "$prefix/$f" ] || bad "not installed: $f"
+done
+if [ -e "$build/mpi_layer/libtreduce_mpi.so" ]; then # an MPI build
+  [ -e "$prefix/$libdir/libtreduce_mpi.so" ] || bad "not installed: libtreduce_mpi.so"
+fi
+"$prefix/bin/treduce" list | grep -q '^greedy ' || bad "the installed tool does not run"
+
+mkdir "$tmp/app"
+cat >"$tmp/app/app.c" <<'EOF'
+#include <stdio.h>
+#include <treduce/treduce.h>
+
+int main(void)
+{
+    trd_params p;
+    trd_plan *plan;
+    trd_params_init(&p);
+    p.n = 8;
+    if (trd_plan_create(&plan, "greedy", &p) != TRD_OK) {
+        fprintf(stderr, "%s\n", trd_errmsg());
+        return 1;
+    }
+    printf("greedy makespan %g\n", trd_plan_makespan(plan));
+    trd_plan_free(plan);
+    return 0;
+}
+EOF
+want="greedy makespan 5" # n = 8, d = c = 1 (README)
+check_run() { # check_run WHAT BINARY
+  local got
+  got=$(LD_LIBRARY_PATH="$prefix/$libdir" "$2" 2>&1) || true
+  [ "$got" = "$want" ] || bad "$1: printed '$got', not '$want'"
+}
+
+export PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig"
+# shellcheck disable=SC2046,SC2086
+if $cc $flags -o "$tmp/app/app_pc" "$tmp/app/app.c" $(pkg-config --cflags --libs treduce); then
+  check_run "pkg-config" "$tmp/app/app_pc"
+else
+  bad "pkg-config: the program does not build"
+fi
+# shellcheck disable=SC2046,SC2086
+if $cc $flags -o "$tmp/app/app_static" "$tmp/app/app.c" $(pkg-config --cflags treduce) \
+  "$prefix/$libdir/libtreduce.a" $(pkg-config --static --libs treduce | sed 's/-ltreduce\b//'); then
+  check_run "pkg-config --static" "$tmp/app/app_static"
+else
+  bad "pkg-config --static: the program does not build against libtreduce.a"
+fi
+if ldd "$tmp/app/app_static" 2>/dev/null | grep -q libtreduce; then
+  bad "pkg-config --static: the program still loads libtreduce.so"
+fi
+
+cat >"$tmp/app/CMakeLists.txt" <<'EOF'
+cmake_minimum_required(VERSION 3.18)
+project(app C)
+find_package(treduce 0.1 REQUIRED)
+add_executable(app app.c)
+target_link_libraries(app PRIVATE treduce::treduce)
+EOF
+if cmake -S "$tmp/app" -B "$tmp/app/build" -DCMAKE_PREFIX_PATH="$prefix" \
+  -DCMAKE_C_COMPILER="$cc" -DCMAKE_C_FLAGS="$flags" >"$tmp/cmake.log" 2>&1 &&
+  cmake --build "$tmp/app/build" >>"$tmp/cmake.log" 2>&1; then
+  check_run "find_package" "$tmp/app/build/app"
+else
+  bad "find_package(treduce): the program does not build: $(tail -5 "$tmp/cmake.log")"
+fi
+
+# cpack -G DEB: the same files, under /usr.
+mkdir "$tmp/pkg"
+deb=none
+if (cd "$tmp/pkg" && cpack -G DEB -B "$tmp/pkg" --config "$build/CPackConfig.cmake") \
+  >"$tmp/cpack.log" 2>&1; then
+  deb=$(ls "$tmp"/pkg/*.deb)
+  dpkg-deb -c "$deb" | awk '$1 !~ /^d/ {print $6}' | sed 's|^\./usr/||' | sort >"$tmp/deb.txt"
+  (cd "$prefix" && find . ! -type d | sed 's|^\./||' | sort) >"$tmp/installed.txt"
+  diff "$tmp/installed.txt" "$tmp/deb.txt" >"$tmp/diff.txt" ||
+    bad "the .deb's files differ from cmake --install's: $(head -20 "$tmp/diff.txt")"
+else
+  bad "cpack -G DEB failed: $(tail -5 "$tmp/cpack.log")"
+fi
+
+if [ "$fail" -ne 0 ]; then exit 1; fi
+echo "install: ok ($(wc -l <"$tmp/installed.txt") files, $(basename "$deb"))"

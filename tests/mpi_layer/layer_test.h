@@ -1,0 +1,60 @@
+/* layer_test.h: what the MPI layer's test programs share.  The programs
+ * are ordinary MPI programs (mpi.h and the C library only), run with and
+ * without libtreduce_mpi.so by run_layer.sh; they check their own results
+ * against a sequential fold over the ranks and exit 1 on any difference. */
+#ifndef LAYER_TEST_H
+#define LAYER_TEST_H
+
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int t_rank, t_size, t_errors;
+
+/* A failed check: counted, named with its line (the first few). */
+#define CHECK(cond, ...)                                                           \
+    do {                                                                           \
+        if (!(cond)) {                                                             \
+            if (t_errors++ < 20) {                                                 \
+                fprintf(stderr, "rank %d: %s:%d: ", t_rank, __FILE__, __LINE__);  \
+                fprintf(stderr, __VA_ARGS__);                                      \
+                fputc('\n', stderr);                                               \
+            }                                                                      \
+        }                                                                          \
+    } while (0)
+
+static inline void t_init(int *argc, char ***argv)
+{
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &t_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &t_size);
+}
+
+/* Every rank's error count summed (MPI_Gather: not a call the layer
+ * runs), rank 0 says ok; exit status 1 on any error. */
+static inline int t_finish(const char *name)
+{
+    int *all = malloc((size_t)t_size * sizeof *all), total = 0;
+    MPI_Gather(&t_errors, 1, MPI_INT, all, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    for (int r = 0; t_rank == 0 && r < t_size; r++)
+        total += all[r];
+    MPI_Bcast(&total, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    free(all);
+    if (t_rank == 0)
+        printf("%s: %s (%d ranks)\n", name, total ? "FAILED" : "ok", t_size);
+    MPI_Finalize();
+    return total ? 1 : 0;
+}
+
+/* A hash of (a, b, c): element values that differ by rank and index. */
+static inline uint64_t t_hash(uint64_t a, uint64_t b, uint64_t c)
+{
+    uint64_t x = a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull) * 0xBF58476D1CE4E5B9ull ^
+                 (c + 1) * 0x94D049BB133111EBull;
+    x ^= x >> 31;
+    x *= 0xD6E8FEB86659FD93ull;
+    return x ^ (x >> 32);
+}
+
+#endif

@@ -1,0 +1,218 @@
+#!/usr/bin/env bash
+# layer_test.sh LAUNCHER LIB BINDIR TREDUCE PART: the test programs of the
+# MPI layer (layer_*.c) run with the launcher of the MPI they were built
+# with, through tests/mpi/run_mpi.sh (60 s limit each), in three modes:
+#   plain    the program alone, as MPI runs it without the layer;
+#   preload  the same program with LD_PRELOAD=LIB (libtreduce_mpi.so);
+#   linked   layer_X_linked, linked with the layer before the MPI library.
+# Every run must end with "ok"; where the layer is in, TREDUCE_MPI_STATS
+# shows that it ran the calls (not passed them all to MPI).  PART:
+#   types    every predefined type x operator (plain; preload: two
+#            TREDUCE_MPI_REPRODUCIBLE=1 runs with the same checksum, and
+#            recursive doubling, where both ranks of a pair combine);
+#   comms    sub-communicators and user operators (plain, preload, linked);
+#   algos    layer_comms --quick (MPI_COMM_WORLD) under auto (the measured
+#            model) and every registered algorithm (TREDUCE_MPI_ALGO), on 5
+#            processes (star: 6);
+#   errors   erroneous calls: the same error classes and handler calls with
+#            and without the layer; a passed deadline -> MPI_ERR_OTHER;
+#   stats    the exact TREDUCE_MPI_STATS lines, TREDUCE_MPI=off, VERBOSE,
+#            malformed values, MPI_THREAD_MULTIPLE;
+#   fortran  a Fortran program (the MPI's own Fortran wrapper), whose calls
+#            reach the layer or not depending on the MPI.
+# Exit 77 (skip) without a launcher.  Under MPICH (busy-polling) at most 3
+# processes and fewer algorithms.  LAYER_TEST_QUICK=1 (the sanitizer
+# build): the main run of each part with the layer (types with binomial,
+# not auto), and errors' plain run.
+set -uo pipefail
+launcher=$1 lib=$2 bin=$3 tool=$4 part=$5
+here=$(cd "$(dirname "$0")" && pwd)
+run_mpi="$here/../mpi/run_mpi.sh"
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+if [ -z "$launcher" ] || ! command -v "$launcher" >/dev/null 2>&1; then
+  echo "SKIP: mpirun not found"
+  exit 77
+fi
+mpich=false
+"$launcher" --version 2>&1 | grep -qi "open mpi\|open-rte\|openrte" || mpich=true
+np_max=64
+$mpich && np_max=3
+quick=${LAYER_TEST_QUICK:-0}
+
+# launch NP MODE [VAR=VALUE ...] -- PROGRAM ARGS: one run; its output in $out.
+launch() {
+  local np=$1 mode=$2 vars=() opts=() kv prog
+  shift 2
+  while [ "$1" != -- ]; do vars+=("$1"); shift; done
+  shift
+  prog=$bin/$1
+  shift
+  [ "$np" -gt "$np_max" ] && np=$np_max
+  case $mode in
+    preload) vars+=("LD_PRELOAD=$lib") ;;
+    linked) prog=${prog}_linked ;;
+  esac
+  for kv in "${vars[@]}"; do
+    if $mpich; then opts+=(-genv "${kv%%=*}" "${kv#*=}"); else opts+=(-x "$kv"); fi
+  done
+  out=$("$run_mpi" "$launcher" "$np" "${opts[@]}" "$prog" "$@" 2>&1)
+}
+
+# runs_ok WHAT PATTERN...: the last run passed and its output has every
+# (extended) pattern.
+runs_ok() {
+  local what=$1 p
+  shift
+  if ! grep -q ": ok (" <<<"$out"; then
+    bad "$what: did not pass: $(tail -15 <<<"$out")"
+    return
+  fi
+  for p in "$@"; do
+    if ! grep -qE -- "$p" <<<"$out"; then
+      bad "$what: no line matches /$p/: $(grep treduce-mpi <<<"$out" | head -5)"
+      return
+    fi
+  done
+  ok
+}
+
+all_handled='MPI_Allreduce handled=[1-9][0-9]* passed=0$'
+all_handled_reduce='MPI_Reduce handled=[1-9][0-9]* passed=0$'
+
+part_types() {
+  if [ "$quick" = 1 ]; then # a run of ~40 s (2 processes) under ASan
+    TRD_TEST_MPI_LIMIT=240 launch 2 preload TREDUCE_MPI_STATS=1 TREDUCE_MPI_ALGO=binomial \
+      -- layer_types
+    runs_ok "types, preload (binomial)" "$all_handled" "$all_handled_reduce"
+    return
+  fi
+  launch 3 plain -- layer_types --plain
+  runs_ok "types, plain"
+  # recursive doubling combines each pair on both of its ranks; the reduces
+  # it cannot run go to MPI, whose known bugs --plain tolerates
+  launch 4 preload TREDUCE_MPI_STATS=1 TREDUCE_MPI_ALGO=recursive-doubling -- layer_types --plain
+  runs_ok "types, recursive doubling" "$all_handled"
+  local sums=()
+  for i in 1 2; do
+    launch 3 preload TREDUCE_MPI_REPRODUCIBLE=1 TREDUCE_MPI_STATS=1 -- layer_types
+    runs_ok "types, reproducible run $i" "$all_handled" "$all_handled_reduce"
+    sums+=("$(grep '^checksum' <<<"$out")")
+  done
+  if [ -n "${sums[0]}" ] && [ "${sums[0]}" = "${sums[1]}" ]; then ok; else
+    bad "reproducible: two runs gave '${sums[0]}' and '${sums[1]}'"; fi
+}
+
+part_comms() {
+  local n=4
+  $mpich && n=3
+  launch 4 preload TREDUCE_MPI_STATS=1 TREDUCE_MPI_ALGO=binomial -- layer_comms
+  runs_ok "comms, preload" "MPI_Allreduce handled=[1-9][0-9]* passed=$n intercomm=$n\$" \
+    "$all_handled_reduce"
+  [ "$quick" = 1 ] && return
+  launch 4 plain -- layer_comms
+  runs_ok "comms, plain"
+  launch 4 linked TREDUCE_MPI_STATS=1 TREDUCE_MPI_ALGO=greedy -- layer_comms
+  runs_ok "comms, linked" "MPI_Allreduce handled=[1-9][0-9]* passed=$n intercomm=$n\$"
+}
+
+part_algos() {
+  local algo algos np
+  algos="auto $("$tool" list | awk '{print $1}')"
+  $mpich && algos="binomial fibonacci pipeline nc-tree-dyn recursive-doubling rabenseifner"
+  for algo in $algos; do
+    np=5
+    [[ $algo == star* ]] && np=6 # 3! ranks
+    launch $np preload TREDUCE_MPI_STATS=1 "TREDUCE_MPI_ALGO=$algo" -- layer_comms --quick
+    runs_ok "comms under $algo" "handled=[1-9]"
+  done
+}
+
+# The lines layer_errors prints about its calls (not the layer's own).
+calls() { grep -E '^(-- |.* returned class )' <<<"$1"; }
+
+part_errors() {
+  local plain
+  launch 3 plain -- layer_errors
+  runs_ok "errors, plain"
+  plain=$(calls "$out")
+  launch 3 preload TREDUCE_MPI_STATS=1 -- layer_errors
+  runs_ok "errors, preload" "MPI_Allreduce handled=[0-9]+ passed=[0-9]+ invalid="
+  if [ -n "$plain" ] && [ "$(calls "$out")" = "$plain" ]; then ok; else
+    bad "errors: preload differs from plain: $(diff <(echo "$plain") <(calls "$out"))"; fi
+  [ "$quick" = 1 ] && return
+  launch 3 linked -- layer_errors
+  runs_ok "errors, linked"
+  if [ "$(calls "$out")" = "$plain" ]; then ok; else
+    bad "errors: linked differs from plain: $(diff <(echo "$plain") <(calls "$out"))"; fi
+  launch 3 preload TREDUCE_MPI_TIMEOUT=1 TREDUCE_MPI_ALGO=binomial TREDUCE_MPI_STATS=1 \
+    -- layer_errors --deadline
+  runs_ok "errors, a passed deadline" "failed in the layer" \
+    "MPI_Allreduce handled=[0-9]+ passed=[0-9]+ failed="
+}
+
+part_stats() {
+  local np=3 v count
+  launch $np preload TREDUCE_MPI_STATS=1 -- layer_stats
+  runs_ok "stats" "^treduce-mpi: MPI_Allreduce handled=9 passed=9 intercomm=3 derived=6\$" \
+    "^treduce-mpi: MPI_Reduce handled=3 passed=12 invalid=6 type=3 op=3\$"
+  launch $np linked TREDUCE_MPI_STATS=1 TREDUCE_MPI=off -- layer_stats
+  runs_ok "stats, off" "^treduce-mpi: MPI_Allreduce handled=0 passed=18 off=18\$" \
+    "^treduce-mpi: MPI_Reduce handled=0 passed=15 off=15\$"
+  launch $np preload TREDUCE_MPI_VERBOSE=1 TREDUCE_MPI_ALGO=fibonacci -- layer_stats
+  count=$(grep -c "MPI_SUM: fibonacci\$" <<<"$out")
+  runs_ok "verbose" "passed to MPI \(intercomm\)" \
+    "MPI_Reduce of 3 x MPI_DOUBLE, MPI_SUM: passed to MPI \(invalid\)"
+  if [ "$count" -eq 4 ]; then ok; else bad "verbose: $count lines name fibonacci, not 4"; fi
+  for v in TREDUCE_MPI=maybe TREDUCE_MPI_TIMEOUT=2e6 TREDUCE_MPI_ALGO=nope \
+    TREDUCE_MPI_STAT=1; do
+    launch $np preload "$v" TREDUCE_MPI_STATS=1 -- layer_stats
+    count=$(grep -c "the layer steps aside" <<<"$out")
+    runs_ok "malformed $v" "^treduce-mpi: ${v%%=*}"
+    if [ "$count" -eq 1 ] && ! grep -q "handled=" <<<"$out"; then ok; else
+      bad "malformed $v: $count messages, or stats printed: $out"; fi
+  done
+  launch $np preload TREDUCE_MPI_STATS=1 -- layer_stats --threads
+  if grep -q "provided multiple" <<<"$out"; then
+    runs_ok "MPI_THREAD_MULTIPLE" "MPI_Allreduce handled=0 passed=18 threads=18\$"
+  else
+    runs_ok "MPI_THREAD_MULTIPLE not provided" "MPI_Allreduce handled=9 passed=9"
+  fi
+}
+
+part_fortran() {
+  local fc=mpifort.openmpi dir
+  $mpich && fc=mpifort.mpich
+  command -v "$fc" >/dev/null 2>&1 || fc=mpifort
+  if ! command -v "$fc" >/dev/null 2>&1; then
+    echo "SKIP: no Fortran MPI compiler"
+    exit 77
+  fi
+  dir=$(mktemp -d "${TMPDIR:-/tmp}/trd-fortran.XXXXXX")
+  trap 'rm -rf "$dir"' RETURN
+  if ! (cd "$dir" && "$fc" -o layer_fortran "$here/layer_fortran.f90" >/dev/null 2>&1); then
+    bad "fortran: $fc cannot build layer_fortran.f90"
+    return
+  fi
+  bin=$dir launch 3 preload TREDUCE_MPI_STATS=1 -- layer_fortran
+  if $mpich; then
+    # MPICH's Fortran calls the C functions: the user operator runs in the
+    # layer, DOUBLE PRECISION (no kernel) goes to MPI
+    runs_ok "fortran (MPICH)" "MPI_Allreduce handled=3 passed=3 type=3\$"
+  elif grep -q "treduce-mpi" <<<"$out"; then
+    bad "fortran (Open MPI): the layer saw the calls: $out"
+  else
+    runs_ok "fortran (Open MPI: every call to PMPI_* directly)"
+  fi
+}
+
+case $part in
+  types | comms | algos | errors | stats | fortran) "part_$part" ;;
+  *) echo "usage: layer_test.sh LAUNCHER LIB BINDIR TREDUCE types|comms|algos|errors|stats|fortran"
+     exit 2 ;;
+esac
+echo "layer_test $part: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
