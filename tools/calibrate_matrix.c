@@ -255,25 +255,12 @@ static int report(const trd_run_args *a, const cli_matrix_args *m, const matrix_
     return rc;
 }
 
-/* Runs the measurement; ctx gets rank 0's result, *rank this process's. */
-static trd_status run(const trd_run_args *a, matrix_ctx *ctx, int *rank)
+/* A thread rank's copy of the context, other than rank 0's. */
+static void release(void *ctx)
 {
-    *rank = 0;
-    if (!strcmp(a->transport, "mpi"))
-        return trd_ranks_mpi(a->timeout, measure, ctx, rank);
-    matrix_ctx *all = calloc((size_t)a->p, sizeof *all);
-    if (!all)
-        return TRD_ENOMEM;
-    for (int64_t r = 0; r < a->p; r++)
-        all[r].op = ctx->op;
-    trd_status st = trd_ranks_threads(a->p, NULL, measure, all, sizeof *all);
-    *ctx = all[0];
-    for (int64_t r = 1; r < a->p; r++) {
-        trd_pair_profile_free(&all[r].profile);
-        free(all[r].names);
-    }
-    free(all);
-    return st;
+    matrix_ctx *c = ctx;
+    trd_pair_profile_free(&c->profile);
+    free(c->names);
 }
 
 int cli_calibrate_matrix(const trd_run_args *a, const cli_matrix_args *m)
@@ -286,7 +273,7 @@ int cli_calibrate_matrix(const trd_run_args *a, const cli_matrix_args *m)
         return cli_lib_error(cmd, st);
     matrix_ctx ctx = {.op = op};
     int rank = 0, rc = CLI_OK;
-    st = run(a, &ctx, &rank);
+    st = trd_ranks_run(a->transport, a->p, a->timeout, measure, &ctx, sizeof ctx, release, &rank);
     size_t elem = trd_op_elem_size(op);
     trd_op_free(op);
     if (st == TRD_EUNSUPPORTED && !trd_mpi_available()) {

@@ -120,23 +120,6 @@ static int report(const trd_run_args *a, const calib_ctx *c, const char *out)
     return CLI_OK;
 }
 
-/* Runs the measurement on every rank; ctx gets rank 0's (all agree),
- * *rank this process's rank. */
-static trd_status run(const trd_run_args *a, calib_ctx *ctx, int *rank)
-{
-    *rank = 0;
-    if (!strcmp(a->transport, "mpi"))
-        return trd_ranks_mpi(a->timeout, measure, ctx, rank);
-    calib_ctx *all = calloc((size_t)a->p, sizeof *all);
-    if (!all)
-        return TRD_ENOMEM;
-    for (int64_t r = 0; r < a->p; r++)
-        all[r] = *ctx;
-    trd_status st = trd_ranks_threads(a->p, NULL, measure, all, sizeof *all);
-    *ctx = all[0];
-    free(all);
-    return st;
-}
 
 int cmd_calibrate(int argc, char **argv)
 {
@@ -209,7 +192,7 @@ int cmd_calibrate(int argc, char **argv)
         return cli_lib_error("calibrate", st);
     calib_ctx ctx = {.op = op};
     int rank = 0;
-    st = run(&a, &ctx, &rank);
+    st = trd_ranks_run(a.transport, a.p, a.timeout, measure, &ctx, sizeof ctx, NULL, &rank);
     trd_op_free(op);
     if (st == TRD_EUNSUPPORTED && !trd_mpi_available()) {
         fprintf(stderr, "treduce calibrate: this treduce was built without MPI\n");

@@ -140,7 +140,7 @@ static int add_link(const trd_platform *pf, int32_t l, tb_layout *t)
     char *text = NULL;
     if (trd_platform_link_cost(pf, l, &text) != TRD_OK)
         return cli_lib_error(cmd, TRD_EINVAL);
-    double rate = 8.0 * t->unit_bytes / (cost_value(text) * t->time_unit);
+    double rate = round(8.0 * t->unit_bytes / (cost_value(text) * t->time_unit)); /* tc's */
     if (!(rate >= TB_RATE_MIN && rate <= TB_RATE_MAX)) {
         fprintf(stderr, "treduce %s: link %s -> %s: cost %s gives %.6g bit/s with "
                 "--unit-bytes %g and --time-unit %g; a testbed emulates %g to %g bit/s\n",

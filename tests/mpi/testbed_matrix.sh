@@ -9,15 +9,9 @@ set -uo pipefail
 launcher=$1
 tool=$2
 here=$(cd "$(dirname "$0")" && pwd)
-if ! command -v ip >/dev/null || ! ip netns add "trdprobe-$$" 2>/dev/null; then
-  echo "SKIP: cannot make network namespaces here (needs root and iproute2)"
-  exit 77
-fi
-ip netns del "trdprobe-$$"
-if [ -z "$launcher" ] || ! command -v "$launcher" >/dev/null 2>&1; then
-  echo "SKIP: mpirun not found"
-  exit 77
-fi
+# shellcheck source=SCRIPTDIR/testbed_lib.sh
+source "$here/testbed_lib.sh"
+testbed_require "$launcher"
 export TRD_TB_TOOL=$tool TRD_TB_NAME=m$$ TRD_TB_MPIRUN
 TRD_TB_MPIRUN=$(command -v "$launcher")
 trap '"$tool" testbed down --name "$TRD_TB_NAME" >/dev/null 2>&1' EXIT

@@ -26,15 +26,9 @@ out=${TMPDIR:-/tmp}/treduce-testbed-test.$$
 # shellcheck source=SCRIPTDIR/../cli_lib.sh
 source "$here/../cli_lib.sh"
 
-if ! command -v ip >/dev/null || ! ip netns add "trdprobe-$$" 2>/dev/null; then
-  echo "SKIP: cannot make network namespaces here (needs root and iproute2)"
-  exit 77
-fi
-ip netns del "trdprobe-$$"
-if [ -z "$launcher" ] || ! command -v "$launcher" >/dev/null 2>&1; then
-  echo "SKIP: mpirun not found"
-  exit 77
-fi
+# shellcheck source=SCRIPTDIR/testbed_lib.sh
+source "$here/testbed_lib.sh"
+testbed_require "$launcher"
 
 tb=c$$     # the main testbed
 f6=s$$     # Figure 6's
