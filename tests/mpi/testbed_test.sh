@@ -71,7 +71,7 @@ nothing "b$$"
 expect 2 'emulates' -- "$tool" testbed up -p "$data/testbed/four-hosts.json" --name "b$$" \
   --unit-bytes 1e12
 nothing "b$$"
-for name in Bad_Name 'a/b' '' -x abcdefghijklmnopq 'a.b' 'é'; do
+for name in bad_name UPPER 'a/b' '' -x abcdefghijklmnopq 'a.b' 'é' 'a b'; do
   expect 2 'invalid testbed name' -- "$tool" testbed up -p "$data/testbed/four-hosts.json" \
     --name "$name"
 done
