@@ -697,8 +697,8 @@ typedef struct trd_pair_profile {
  * share a link, by round trips timed on i: small messages (the latency is
  * half their median) and messages grown from 4 KiB by 2x until they add
  * 60 ms to the round trip (at most 64 MiB); per_byte is the fastest of
- * five round trips of that size, less the small one, over the size (the
- * fastest: stalls of a busy machine only add time); then each rank's combines of 64 Ki and 1 Mi elements of op,
+ * five round trips of that size, less the fastest small one, over the size
+ * (the fastest: stalls of a busy machine only add time); then each rank's combines of 64 Ki and 1 Mi elements of op,
  * the ranks in turn.  About 1 s per ordered pair on links of 10 to 1000
  * Mbit/s.  The arrays of out are allocated here: release them with
  * trd_pair_profile_free (also on failure, which leaves them NULL). */

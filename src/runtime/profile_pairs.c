@@ -12,10 +12,10 @@
  * round trip (a TCP window's growth, and the few kilobytes a token
  * bucket lets through at once after an idle moment, then weigh little);
  * the time per byte is the fastest of BW_REPS round trips of s, less the
- * small round trip, over s.  The fastest: on a busy machine a stalled
- * process only adds time.  (The difference of two sizes' round trips
- * would cancel the bucket's burst exactly, but two noisy times made one
- * 40 Mbit/s pair of a testbed measure 2.45 times its rate, another 0.)
+ * fastest small round trip, over s.  The fastest of each: on a busy
+ * machine a stalled process only adds time, so medians (or the difference
+ * of two sizes' times) can make a link look faster than it is
+ * (docs/TESTBED.md).
  * Each rank's combine line comes from timed combines of two sizes, the
  * ranks in turn (calibrate.c).  Every rank ends with every value (our own
  * max-allreduce of arrays in which each rank filled its own entries). */
@@ -95,46 +95,40 @@ static trd_status serve(pair_io *io, int32_t peer)
     }
 }
 
-/* The median of `reps` round trips of `size` bytes. */
-static trd_status median_trip(pair_io *io, int32_t peer, int64_t size, int reps, double *t)
+/* `reps` round trips of `size` bytes (reps <= LAT_REPS): the fastest, and
+ * the median when `median` is not NULL. */
+static trd_status trips(pair_io *io, int32_t peer, int64_t size, int reps, double *fastest,
+                        double *median)
 {
     double v[LAT_REPS];
     trd_status st = TRD_OK;
+    *fastest = 1e300;
     for (int i = 0; i < reps && st == TRD_OK; i++)
-        st = round_trip(io, peer, size, &v[i]);
-    *t = st == TRD_OK ? trd_calibrate_median(v, reps) : 0.0;
+        if ((st = round_trip(io, peer, size, &v[i])) == TRD_OK && v[i] < *fastest)
+            *fastest = v[i];
+    if (median)
+        *median = st == TRD_OK ? trd_calibrate_median(v, reps) : 0.0;
     return st;
 }
 
-/* The fastest of BW_REPS round trips of `size` bytes. */
-static trd_status fastest_trip(pair_io *io, int32_t peer, int64_t size, double *t)
-{
-    trd_status st = TRD_OK;
-    double v;
-    *t = 1e300;
-    for (int i = 0; i < BW_REPS && st == TRD_OK; i++)
-        if ((st = round_trip(io, peer, size, &v)) == TRD_OK && v < *t)
-            *t = v;
-    return st;
-}
-
-/* The sender's side of i -> peer: latency, time per byte, probe size. */
+/* The sender's side of i -> peer: latency (half the median small round
+ * trip), time per byte (the fastest large round trip less the fastest
+ * small one: stalls cannot make either too short), probe size. */
 static trd_status measure(pair_io *io, int32_t peer, double *lat, double *per_byte,
                           double *probe)
 {
-    double base, t = 0;
+    double base, base_median, t = 0, stop_t;
     int64_t size = GROW_FROM;
-    trd_status st = median_trip(io, peer, 0, LAT_REPS, &base);
+    trd_status st = trips(io, peer, 0, LAT_REPS, &base, &base_median);
     while (st == TRD_OK && (st = grow(io, (size_t)size)) == TRD_OK &&
            (st = round_trip(io, peer, size, &t)) == TRD_OK && t - base < TARGET_S &&
            size < GROW_MAX)
         size = size * 2 > GROW_MAX ? GROW_MAX : size * 2;
-    double stop_t;
     if (st == TRD_OK)
-        st = fastest_trip(io, peer, size, &t);
+        st = trips(io, peer, size, BW_REPS, &t, NULL);
     if (st == TRD_OK)
         st = round_trip(io, peer, STOP, &stop_t);
-    *lat = base / 2;
+    *lat = base_median / 2;
     *per_byte = t > base ? (t - base) / (double)size : 0.0;
     *probe = (double)size;
     return st;

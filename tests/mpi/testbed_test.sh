@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # testbed_test.sh LAUNCHER TREDUCE: `treduce testbed` end to end on real
 # network namespaces (docs/TESTBED.md):
+#   - without root, one line (exit 1);
 #   - bad input refused with exit 2 and nothing left behind: a
 #     zero-capacity link (JSON and SimGrid), hosts that cannot reach each
 #     other, 251 nodes, a rate out of range, odd names, `down` of a testbed
@@ -75,6 +76,12 @@ for name in bad_name UPPER 'a/b' '' -x abcdefghijklmnopq 'a.b' 'é' 'a b'; do
   expect 2 'invalid testbed name' -- "$tool" testbed up -p "$data/testbed/four-hosts.json" \
     --name "$name"
 done
+if command -v setpriv >/dev/null; then # without root: one line, nothing made
+  expect 1 'network namespaces need root' -- setpriv --reuid=65534 --regid=65534 \
+    --clear-groups --inh-caps=-all "$tool" testbed up -p "$data/testbed/four-hosts.json" \
+    --name "b$$"
+  nothing "b$$"
+fi
 expect 2 "no testbed named 'z$$'" -- "$tool" testbed down --name "z$$"
 expect 2 "no testbed named 'z$$'" -- "$tool" testbed show --name "z$$"
 expect 2 'does not apply' -- "$tool" testbed down --name "z$$" --np 3
