@@ -5,7 +5,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: demo test test-sanitize test-mpich build bootstrap bench clean
+.PHONY: demo test test-sanitize test-mpich build bootstrap bench clean fuzz fuzz-ci
 
 demo: build
 	./$(BUILD)/treduce demo --out $(BUILD)/demo
@@ -24,6 +24,25 @@ test-sanitize: bootstrap
 test-mpich: bootstrap
 	bash tests/mpi/build_mpich.sh build-mpich
 
+# libFuzzer on the four file parsers (tests/fuzz): platform JSON, SimGrid
+# XML, cost files, profiles, FUZZ_SECONDS each (ASan + UBSan, clang).  New
+# inputs go to build-fuzz/corpus/<parser>; the seeds stay in tests/fuzz/corpus.
+FUZZ_SECONDS ?= 60
+FUZZERS = platform_json simgrid_xml costs_file profile_json
+fuzz: bootstrap
+	CC=clang cmake -S . -B build-fuzz -DTRD_FUZZ=ON -DTRD_MPI=OFF $(CMAKE_FLAGS)
+	cmake --build build-fuzz -j $(JOBS) $(addprefix --target fuzz_,$(FUZZERS))
+	for f in $(FUZZERS); do \
+	  mkdir -p build-fuzz/corpus/$$f && \
+	  ASAN_OPTIONS=detect_leaks=1 ./build-fuzz/tests/fuzz/fuzz_$$f build-fuzz/corpus/$$f \
+	    tests/fuzz/corpus/$$f -dict=tests/fuzz/$$f.dict -max_total_time=$(FUZZ_SECONDS) \
+	    -timeout=10 -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 || exit 1; \
+	done
+
+# The short run of CI: the four parsers, 12 s each.
+fuzz-ci:
+	$(MAKE) fuzz FUZZ_SECONDS=12
+
 build: bootstrap
 	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
 	cmake --build $(BUILD) -j $(JOBS)
@@ -35,4 +54,4 @@ bench: build
 	./$(BUILD)/bench/bench_plan
 
 clean:
-	rm -rf $(BUILD) build-sanitize build-mpich
+	rm -rf $(BUILD) build-sanitize build-mpich build-fuzz

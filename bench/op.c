@@ -5,7 +5,8 @@
  * overwritten, as a received message would have been.  Prints the medians
  * (µs) and trd / the fastest placement.  The spread over placements is
  * what made a two-rank MPI reduce of 2 MiB 15 % slower than Open MPI's
- * (docs/BENCHMARKS.md): the library's kernel must not depend on it. */
+ * (docs/BENCHMARKS.md, "bench/op"): the library's kernel must not depend
+ * on it. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,8 +3,13 @@
  * of the paper (tests/oracle), measured in the same run, plus the whole
  * trd_plan_create path (tree + evaluation + numbering + schedule) where it
  * fits in memory.  Prints medians of several runs, per rank and as ratios.
+ * `bench_plan hetero` instead times trd_plan_create of hetero-greedy (random
+ * heterogeneous costs of both models, spread 10) and of greedy (the same
+ * path, homogeneous) at n = 64 and 1024, alternated run by run, in CPU
+ * time of the thread.
  *
- * usage: bench_plan [max_exponent (default 8)] [runs (default 5)] */
+ * usage: bench_plan [max_exponent (default 8)] [runs (default 5)]
+ *        bench_plan hetero [runs (default 5)] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,8 +52,71 @@ static double time_plan_create(int32_t n, int runs)
     return median(t, runs);
 }
 
+/* CPU seconds of this thread: a planner is one thread's computation, and
+ * on a machine shared with other jobs its wall time measures them too. */
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* CPU seconds of one trd_plan_create of algo for p (exits on failure). */
+static double time_one(const char *algo, const trd_params *p)
+{
+    trd_plan *plan;
+    double t0 = cpu_now();
+    if (trd_plan_create(&plan, algo, p) != TRD_OK) {
+        fprintf(stderr, "bench_plan: %s n = %lld: %s\n", algo, (long long)p->n, trd_errmsg());
+        exit(1);
+    }
+    double t = cpu_now() - t0;
+    trd_plan_free(plan);
+    return t;
+}
+
+/* hetero-greedy against greedy, per rank, medians of alternated runs. */
+static int bench_hetero(int runs)
+{
+    static const char *const models[] = {"links", "nodes"};
+    static const int32_t ns[] = {64, 1024};
+    printf("trd_plan_create, median of %d alternated runs, CPU ns per rank\n", runs);
+    printf("%6s %6s %16s %12s %12s\n", "n", "costs", "hetero-greedy", "greedy", "ratio");
+    for (size_t i = 0; i < sizeof ns / sizeof *ns; i++)
+        for (size_t m = 0; m < 2; m++) {
+            trd_costs *k;
+            trd_params hp, gp;
+            double th[16], tg[16];
+            if (trd_costs_create(&k, ns[i], TRD_DIST_CONST, 1.0, 1.0, 0.0) != TRD_OK ||
+                trd_costs_random(k, models[m], 10.0, 1) != TRD_OK)
+                return 1;
+            trd_params_init(&hp);
+            hp.n = ns[i];
+            hp.costs = k;
+            gp = hp;
+            gp.costs = NULL;
+            for (int r = 0; r < runs; r++) {
+                th[r] = time_one("hetero-greedy", &hp);
+                tg[r] = time_one("greedy", &gp);
+            }
+            double h = median(th, runs), g = median(tg, runs);
+            printf("%6ld %6s %16.0f %12.1f %11.0fx\n", (long)ns[i], models[m], 1e9 * h / ns[i],
+                   1e9 * g / ns[i], h / g);
+            trd_costs_free(k);
+        }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "hetero")) {
+        int runs = argc > 2 ? atoi(argv[2]) : 5;
+        if (runs < 1 || runs > 15) {
+            fprintf(stderr, "usage: bench_plan hetero [runs 1..15]\n");
+            return 2;
+        }
+        return bench_hetero(runs);
+    }
     int emax = argc > 1 ? atoi(argv[1]) : 8, runs = argc > 2 ? atoi(argv[2]) : 5;
     if (emax < 1 || emax > 9 || runs < 1 || runs > 15) {
         fprintf(stderr, "usage: bench_plan [max_exponent 1..9] [runs 1..15]\n");

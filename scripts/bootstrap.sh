@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   gcc clang make cmake pkg-config   # toolchain (gcc and clang must both build it)
+  libclang-rt-14-dev                # clang's sanitizers and libFuzzer (make fuzz)
   libcmocka-dev                     # unit-test framework
   libjansson-dev                    # JSON output
   libgsl-dev                        # random distributions and statistics (simulator)

@@ -12,7 +12,8 @@ ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
 # expect STATUS PATTERN -- command...: exit status and a stderr/stdout pattern,
-# within EXPECT_TIMEOUT seconds (default 60).
+# within EXPECT_TIMEOUT seconds (default 60); no error line may end empty
+# ("treduce run: " and nothing else).
 expect() {
   local want=$1 pattern=$2
   shift 3
@@ -21,6 +22,8 @@ expect() {
   status=$?
   if [ "$status" -ne "$want" ]; then
     bad "'$*' exited $status, expected $want: $text"
+  elif grep -qE '^treduce[a-z ]*: *$' <<<"$text"; then
+    bad "'$*' printed an error line with no message: $text"
   elif ! grep -qE -- "$pattern" <<<"$text"; then
     bad "'$*' output lacks /$pattern/: $text"
   else

@@ -62,9 +62,11 @@ expect 2 'missing sub-command' -- "$tool" platform
 expect 2 "unknown sub-command 'draw'" -- "$tool" platform draw
 expect 2 'seed' -- "$tool" platform generate --seed -1
 expect 2 "invalid --seed 'abc'" -- "$tool" platform generate --seed abc
-expect 2 'lans = 0' -- "$tool" platform generate --lans 0
-expect 2 'lans = 1001' -- "$tool" platform generate --lans 1001
-expect 2 'lans' -- "$tool" platform generate --lans 99999999999
+expect 2 'invalid --lans 0: need 1 to 1000' -- "$tool" platform generate --lans 0
+expect 2 'invalid --lans 1001: need 1 to 1000' -- "$tool" platform generate --lans 1001
+# the value given, not one clamped to 32 bits
+expect 2 'invalid --lans 99999999999: need 1 to 1000' -- "$tool" platform generate \
+  --lans 99999999999
 expect 2 "unknown or incomplete option '--bogus'" -- "$tool" platform generate --bogus
 expect 2 'unexpected argument' -- "$tool" platform generate extra
 expect 2 '--platform FILE is required' -- "$tool" platform show

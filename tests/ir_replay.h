@@ -41,7 +41,9 @@
 
 #define IR_WORDS 2 /* bitset words per value */
 #define IR_P_MAX (64 * IR_WORDS)
-#define IR_SLOTS 4 /* slot 0 and up to three scratch slots */
+#ifndef IR_SLOTS
+#define IR_SLOTS 4 /* slot 0 and up to three scratch slots (a test may ask more) */
+#endif
 
 enum { IR_WAITING, IR_POSTED, IR_DONE };
 

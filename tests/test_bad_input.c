@@ -12,10 +12,17 @@
  *   - unknown algorithm "nope" -> TRD_ENOALGO listing every valid name;
  *   - root = n or -1 -> TRD_EINVAL naming root;
  *   - NULL arguments -> an error status, no crash;
- * and after each failure *out is NULL (it is preset to a dummy pointer). */
+ *   - d, c so large that the plan's times could overflow (1e308) -> TRD_EINVAL
+ *     naming d and c, for every static algorithm; just below, every time
+ *     of the plan is finite;
+ * and after each failure *out is NULL (it is preset to a dummy pointer).
+ * Across the library, every failing call leaves a message of its own in
+ * trd_errmsg() (never an empty or a stale one). */
 #include <time.h>
 
 #include "testutil.h"
+#include "treduce/platform.h"
+#include "treduce/star.h"
 
 static int dummy;
 #define NOT_NULL ((trd_plan *)(void *)&dummy)
@@ -152,6 +159,93 @@ static void null_arguments(void **state)
     trd_plan_free(NULL); /* a no-op, like free(NULL) */
 }
 
+/* Every time a plan reports, finite. */
+static void check_times_finite(const trd_plan *plan)
+{
+    const char *name = trd_plan_algo(plan);
+    TU_CHECK(isfinite(trd_plan_makespan(plan)) && isfinite(trd_plan_lower_bound(plan)) &&
+                 !isinf(trd_plan_upper_bound(plan)),
+             "%s: makespan %g, bounds %g, %g", name, trd_plan_makespan(plan),
+             trd_plan_lower_bound(plan), trd_plan_upper_bound(plan));
+    for (int32_t r = 0; r < trd_plan_params(plan)->n; r++)
+        for (size_t i = 0; i < trd_plan_step_count(plan, r); i++) {
+            const trd_step *st = trd_plan_step(plan, r, i);
+            TU_CHECK(isfinite(st->start) && isfinite(st->end) && isfinite(st->release),
+                     "%s: rank %ld step %zu: %g .. %g", name, (long)r, i, st->start, st->end);
+        }
+}
+
+static void overflowing_costs(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < trd_algo_count(); i++) {
+        if (trd_algo_is_dynamic(i))
+            continue;
+        trd_params p = tu_params(8, 1e308, 1e308, trd_algo_uses_k(i) ? 2 : 0);
+        p.allreduce = trd_algo_kind_of(i) == TRD_KIND_EXCHANGE;
+        if (!strncmp(trd_algo_name(i), "star", 4))
+            p.n = 6; /* the star algorithms need n = k! */
+        expect_failure(trd_algo_name(i), &p, TRD_EINVAL, "d = 1e+308 and c = 1e+308");
+        expect_failure(trd_algo_name(i), &p, TRD_EINVAL, "too large");
+        p.d = p.c = 1e290;
+        trd_plan *plan = tu_plan(trd_algo_name(i), &p);
+        check_times_finite(plan);
+        trd_plan_free(plan);
+    }
+}
+
+/* Sets a message of its own, then: fn must fail and replace it with one
+ * that is not empty. */
+static void fails_with_message(trd_status st, const char *what)
+{
+    TU_CHECK(st < 0, "%s did not fail", what);
+    TU_CHECK(trd_errmsg()[0] != '\0' && !strstr(trd_errmsg(), "sentinel-name"),
+             "%s: message '%s' is empty or left from an earlier call", what, trd_errmsg());
+}
+
+static void sentinel(void)
+{
+    size_t index;
+    assert_int_equal(trd_algo_find("sentinel-name", &index), TRD_ENOALGO);
+    assert_non_null(strstr(trd_errmsg(), "sentinel-name"));
+}
+
+static void every_failure_has_a_message(void **state)
+{
+    (void)state;
+    trd_params p = tu_params(0, 1, 1, 0);
+    trd_plan *plan = NULL;
+    trd_costs *k = NULL;
+    trd_platform *pf = NULL;
+    trd_profile pr;
+    trd_comm *comm[2];
+    trd_op *op = NULL;
+    trd_type type;
+    double m, v;
+    sentinel();
+    fails_with_message(trd_plan_create(&plan, "greedy", &p), "trd_plan_create");
+    sentinel();
+    fails_with_message(trd_markov_tree_dyn(8, 1e308, &m, &v), "trd_markov_tree_dyn");
+    sentinel();
+    fails_with_message(trd_costs_create(&k, 4, TRD_DIST_GAMMA, 1, 0, 1e300), "trd_costs_create");
+    assert_int_equal(trd_costs_create(&k, 4, TRD_DIST_CONST, 1, 0, 0), TRD_OK);
+    sentinel();
+    fails_with_message(trd_costs_load(k, "/tmp"), "trd_costs_load");
+    trd_costs_free(k);
+    sentinel();
+    fails_with_message(trd_platform_load("/nonexistent/p.json", &pf), "trd_platform_load");
+    sentinel();
+    fails_with_message(trd_profile_load("/nonexistent/p.json", &pr, NULL), "trd_profile_load");
+    sentinel();
+    fails_with_message(trd_comm_threads_create(comm, 0, NULL), "trd_comm_threads_create");
+    sentinel();
+    fails_with_message(trd_type_parse("quad", &type), "trd_type_parse");
+    sentinel();
+    fails_with_message(trd_op_builtin(&op, TRD_OP_BAND, TRD_DOUBLE), "trd_op_builtin");
+    sentinel();
+    fails_with_message(trd_star_steps("nope", 3, &(int64_t){0}), "trd_star_steps");
+}
+
 /* The failures above must not have poisoned later calls. */
 static void valid_call_after_failures(void **state)
 {
@@ -172,6 +266,8 @@ int main(void)
         cmocka_unit_test(unknown_algorithm),
         cmocka_unit_test(bad_root),
         cmocka_unit_test(null_arguments),
+        cmocka_unit_test(overflowing_costs),
+        cmocka_unit_test(every_failure_has_a_message),
         cmocka_unit_test(valid_call_after_failures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -370,7 +370,6 @@ static void json_bad_input(void **state)
     nodes_fail("{\"name\": \"A\", \"speed\": -2}", "speed '-2'", "negative");
     nodes_fail("{\"name\": \"A\", \"speed\": \"fast\"}", "speed 'fast'", "not a number");
     nodes_fail("{\"name\": \"A\", \"speed\": true}", "speed", "number or a string");
-    nodes_fail("{\"name\": \"A\"}", "nodes[0] 'A'", "\"speed\"");
     nodes_fail("{\"name\": \"R\", \"router\": true, \"speed\": 1}", "nodes[0] 'R'", "router");
     nodes_fail("{\"name\": \"R\", \"router\": \"yes\"}", "\"router\"", "true or false");
     nodes_fail("{\"name\": \"A\", \"speed\": 0.12345678901234567}", "significant digits",

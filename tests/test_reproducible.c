@@ -2,7 +2,8 @@
  *
  * Inputs are doubles with no exact sum (so a different combine order
  * gives different bits); sends are delayed at random so arrival orders
- * vary from run to run.  For every static algorithm, reduce and
+ * vary from run to run.  For every static algorithm (those for
+ * heterogeneous costs with random ones), reduce and
  * allreduce: the result is bitwise the same on every run and, for an
  * allreduce, on every rank.  Dynamic algorithms are refused in this mode,
  * and so is star (every rank adds the partial sums in its own order), and
@@ -43,6 +44,9 @@ static void *rank_main(void *arg)
     trd_coll_opts o;
     trd_coll_opts_init(&o);
     o.algo = c->algo;
+    size_t index;
+    if (trd_algo_find(c->algo, &index) == TRD_OK && trd_algo_uses_costs(index))
+        o.costs = tu_costs(P, 1.0, 1.0, 1); /* heterogeneous: random links */
     o.reproducible = true;
     o.segment_bytes = 512; /* several blocks, so segments interleave too */
     memset(c->out, 0, sizeof c->out);

@@ -98,8 +98,8 @@ static int expected_outcome(const rt_case *k, int32_t p)
         return WANT_REFUSE;
     if (kind == TRD_KIND_EXCHANGE && !k->allreduce)
         return WANT_REFUSE;
-    if (rt_op_nc(k->op) && strcmp(name, "tree-dyn") == 0)
-        return WANT_REFUSE;
+    if (rt_op_nc(k->op) && trd_algo_commutative_only(k->algo))
+        return WANT_REFUSE; /* tree-dyn, hetero-greedy, hetero-exact */
     if (rt_op_nc(k->op) && strcmp(name, "ring") == 0)
         return p > 2 ? WANT_REFUSE : WANT_EITHER;
     if (k->opts.reproducible && strcmp(name, "star") == 0)
@@ -324,6 +324,12 @@ static void test_matrix(void **state)
     }
     for (size_t i = 0; i < NPS; i++) {
         case_list l = {0};
+        /* heterogeneous planners: random costs of these ranks, every other
+         * p (their plans run on the same engine; test_hetero_runtime.c
+         * runs them too) */
+        if (trd_algo_uses_costs(algo) && i % 2 == 0 && i + 1 < NPS)
+            continue;
+        base.costs = trd_algo_uses_costs(algo) ? tu_costs(ps[i], 1, 1, (uint64_t)ps[i]) : NULL;
         add_matrix(&l, algo, ps[i], &base, counts, NCOUNTS, 1000 * (uint64_t)ps[i]);
         run_cases(&l, ps[i], NULL, NULL, trd_algo_name(algo));
         free(l.v);
@@ -346,6 +352,8 @@ static trd_status zero_rank(trd_comm *comm, int32_t rank, void *arg)
     trd_coll_opts o;
     trd_coll_opts_init(&o);
     o.algo = trd_algo_name(x->algo);
+    if (trd_algo_uses_costs(x->algo))
+        o.costs = tu_costs(trd_comm_size(comm), 1, 1, 1);
     const void *s = x->null_bufs ? NULL : &send;
     void *r = x->null_bufs ? NULL : &recv;
     trd_status st = x->allreduce ? trd_allreduce(comm, s, r, 0, x->op, &o)
@@ -408,6 +416,8 @@ static void test_segments_trees(void **state)
                     trd_coll_opts_init(&o);
                     o.segment_bytes = (op == RT_F64_SUM ? 256 : op == RT_MATRIX ? 64 : 128) *
                                       (call == 2 ? 4 : 1);
+                    if (trd_algo_uses_costs(a))
+                        o.costs = tu_costs(sp[i], 1, 1, (uint64_t)sp[i]);
                     rt_case k = {.algo = a, .op = op, .count = op == RT_MATRIX ? 515 : 4099,
                                  .root = call == 1 ? sp[i] - 1 : 0, .allreduce = call == 2,
                                  .mode = (bufmode)((call + j) % 3), .seed = 77 + l.len,
@@ -523,8 +533,10 @@ static void test_repeated_mixed(void **state)
                 o.latency = 1e-5;
             }
             rt_opid op = (rt_opid)(n % RT_NOPS);
-            if (strcmp(trd_algo_name(a), "tree-dyn") == 0 || rt_plan_refuses(a, p, true))
+            if (trd_algo_commutative_only(a) || rt_plan_refuses(a, p, true))
                 op = (rt_opid)(n % 4); /* commutative: so the call is not refused */
+            if (trd_algo_uses_costs(a))
+                o.costs = tu_costs(p, 1, 1, (uint64_t)n);
             bool all = kind == TRD_KIND_EXCHANGE || (kind != TRD_KIND_DYNAMIC && n % 3 == 0);
             /* noncommutative trees can always put the root on 0 or p-1 */
             int32_t root = rt_op_nc(op) ? (n % 2 ? p - 1 : 0) : (int32_t)(n % (size_t)p);
@@ -1112,6 +1124,8 @@ static void test_calibrate_predict(void **state)
             trd_algo_kind kind = trd_algo_kind_of(a);
             trd_coll_opts o = x.got[0];
             o.algo = trd_algo_name(a);
+            if (trd_algo_uses_costs(a))
+                continue; /* heterogeneous costs, not a calibrated latency: test_hetero */
             for (int all = 0; all < 2; all++) {
                 if ((kind == TRD_KIND_DYNAMIC && all) || (kind == TRD_KIND_EXCHANGE && !all))
                     continue;
@@ -1273,8 +1287,8 @@ static trd_status calibrated_rank(trd_comm *comm, int32_t rank, void *arg)
         trd_algo_kind kind = trd_algo_kind_of(a);
         o.algo = trd_algo_name(a);
         bool all = kind == TRD_KIND_EXCHANGE;
-        if (all && rt_plan_refuses(a, p, false))
-            continue; /* star, star-reduce-bcast: p is no n! */
+        if ((all && rt_plan_refuses(a, p, false)) || trd_algo_uses_costs(a))
+            continue; /* star, star-reduce-bcast: p is no n!; hetero-*: need costs */
         rt_fill(RT_I32_SUM, in, count, rank, a);
         memset(out, RT_CANARY, count * sizeof *out);
         st = all ? trd_allreduce(comm, in, out, count, x->op, &o)
@@ -1458,7 +1472,10 @@ static void test_calibrated_runs(void **state)
     rt_log_check(&x.log, "calibrated runs");
     int want = 0; /* one result per static reduce (root 2), five per allreduce */
     for (size_t a = 0; a < trd_algo_count(); a++)
-        want += trd_algo_kind_of(a) != TRD_KIND_EXCHANGE ? 1 : rt_plan_refuses(a, 5, false) ? 0 : 5;
+        want += trd_algo_uses_costs(a)                  ? 0
+                : trd_algo_kind_of(a) != TRD_KIND_EXCHANGE ? 1
+                : rt_plan_refuses(a, 5, false)            ? 0
+                                                          : 5;
     TU_CHECK(atomic_load(&x.verified) == want, "calibrated runs: %d results checked, expected %d",
              atomic_load(&x.verified), want);
     rt_log_destroy(&x.log);

@@ -12,10 +12,17 @@
  *     non-commutative operator (TRD_EUNSUPPORTED, pointing to nc-tree-dyn),
  *     an unknown port model, planner errors (K, root) passed through;
  *   - trd_markov_tree_dyn: n = 0, mean_d = 0, < 0, NaN, inf, NULL outputs;
- *   - trd_costs_load: missing 'n' header, wrong N, a negative value, 'abc',
- *     NaN / inf / out-of-range numbers, too few and extra values (messages
- *     name the file, the line and the value; comments count as lines), a
- *     missing file (TRD_EIO); a failed load leaves the model homogeneous;
+ *     a mean_d whose variance overflows (1e308) is refused, a subnormal one
+ *     (1e-320) gives a mean > 0;
+ *   - results that would overflow a double are refused, never returned as
+ *     inf or NaN: gamma with cv = 1e300, Monte-Carlo makespans near 1e308;
+ *   - trd_costs_load: missing 'n' header, wrong N, N not a whole number
+ *     ("2.0"), a negative value, 'abc', NaN / inf / hexadecimal /
+ *     out-of-range numbers, too few and extra values (messages name the
+ *     file, the line and the value; comments count as lines), a missing
+ *     file or a folder (TRD_EIO); a number longer than any line buffer is
+ *     read whole (19 values with one 70,000 characters long stay 19); a
+ *     failed load leaves the model homogeneous;
  *   - trd_costs_preset: an unknown name lists the valid names, D < 0 or
  *     NaN, n above the matrix limit. */
 #include "testutil.h"
@@ -212,6 +219,9 @@ static void malformed_cost_files(void **state)
     load_fails("", 0, "expected 'n N' first");
     load_fails("n 3\n0 5 5\n5 0 5\n5 5 0\n0 0 0\n", 1, "for n = 3 ranks");
     load_fails("n two\n0 5\n5 0\n0 0\n", 1, "invalid n 'two'");
+    load_fails("n 2.0\n0 5\n5 0\n0 0\n", 1, "invalid n '2.0'");
+    load_fails("n 0x2\n0 5\n5 0\n0 0\n", 1, "invalid n '0x2'");
+    load_fails("n 2\n0 0x1p3\n5 0\n0 0\n", 2, "invalid transfer time '0x1p3'");
     load_fails("n 2\n0 -1\n5 0\n0 0\n", 2, "invalid transfer time '-1'");
     load_fails("n 2\n0 5\n5 abc\n0 0\n", 3, "invalid transfer time 'abc'");
     load_fails("n 2\n0 5 # ok\n# a comment line\n5 0\n0 x\n", 5, "invalid combine time 'x'");
@@ -226,6 +236,7 @@ static void malformed_cost_files(void **state)
     assert_int_equal(trd_costs_create(&k, 2, TRD_DIST_CONST, 1, 0, 0), TRD_OK);
     const char *missing = "/nonexistent-dir/costs.txt";
     expect_error(trd_costs_load(k, missing), TRD_EIO, missing, "cannot read", "missing file");
+    expect_error(trd_costs_load(k, "/tmp"), TRD_EIO, "/tmp", "folder", "a folder");
     char path[64]; /* a good file does change the costs: 0 -> 1 takes 5 */
     temp_file(path, sizeof path, "# ok\nn 2\n0 5\n5 0\n0.5 0.5\n");
     assert_int_equal(trd_costs_load(k, path), TRD_OK);
@@ -234,6 +245,71 @@ static void malformed_cost_files(void **state)
     double m = NAN;
     assert_int_equal(trd_simulate("binomial", &p, k, TRD_PORT_HALF, 1, 0, &m), TRD_OK);
     TU_CHECK(m == 5.5, "loaded costs: %g, want d[1][0] + c[0] = 5.5", m);
+    trd_costs_free(k);
+}
+
+/* n = 4 needs 20 values.  Each of `values` is "1" but value `long_one`,
+ * "1.000...0" of 70,000 characters (longer than any line buffer: it must
+ * be read as one number, not split into two). */
+static trd_status load_long(int values, int long_one, trd_costs **k)
+{
+    size_t size = 80000 + 8 * (size_t)values;
+    char *text = tu_alloc(size, 1), path[64];
+    size_t len = (size_t)snprintf(text, size, "n 4\n");
+    for (int i = 0; i < values; i++) {
+        if (i == long_one) {
+            len += (size_t)snprintf(text + len, size - len, "1.");
+            memset(text + len, '0', 69998);
+            len += 69998;
+        } else {
+            text[len++] = '1';
+        }
+        text[len++] = i % 4 == 3 ? '\n' : ' ';
+    }
+    text[len] = '\0';
+    temp_file(path, sizeof path, text);
+    free(text);
+    assert_int_equal(trd_costs_create(k, 4, TRD_DIST_CONST, 1, 0, 0), TRD_OK);
+    trd_status st = trd_costs_load(*k, path);
+    unlink(path);
+    return st;
+}
+
+static void long_numbers_read_whole(void **state)
+{
+    (void)state;
+    trd_costs *k = NULL;
+    expect_error(load_long(19, 5, &k), TRD_EINVAL, "ends before combine time", NULL,
+                 "19 values, one of them long");
+    trd_costs_free(k);
+    assert_int_equal(load_long(20, 5, &k), TRD_OK);
+    trd_params p = tu_params(4, 1, 0, 0);
+    double m = NAN; /* every transfer and combine costs 1: the long "1.000..." too */
+    assert_int_equal(trd_simulate("chain", &p, k, TRD_PORT_HALF, 1, 0, &m), TRD_OK);
+    TU_CHECK(m == 6.0, "chain of 4 with unit costs: %g, want 6", m);
+    trd_costs_free(k);
+}
+
+/* Inputs whose results overflow a double are refused; none comes back as
+ * inf or NaN with TRD_OK. */
+static void overflowing_results_refused(void **state)
+{
+    (void)state;
+    double mean = 0, var = 0;
+    expect_error(trd_markov_tree_dyn(8, 1e308, &mean, &var), TRD_EINVAL, "mean-d = 1e+308",
+                 "overflows", "markov 1e308");
+    assert_int_equal(trd_markov_tree_dyn(8, 1e150, &mean, &var), TRD_OK);
+    TU_CHECK(isfinite(mean) && isfinite(var) && var > 1e300, "mean %g var %g", mean, var);
+    assert_int_equal(trd_markov_tree_dyn(8, 1e-320, &mean, &var), TRD_OK); /* subnormal */
+    TU_CHECK(mean > 0 && mean < 1e-318, "mean %g for a mean transfer of 1e-320", mean);
+    create_fails(4, TRD_DIST_GAMMA, 1, 0, 1e300, "cv = 1e+300", "too large");
+    trd_costs *k = NULL;
+    assert_int_equal(trd_costs_create(&k, 8, TRD_DIST_GAMMA, 1e306, 0, 10), TRD_OK);
+    trd_params p = tu_params(8, 1, 0, 0);
+    trd_mc_stats stats;
+    expect_error(trd_monte_carlo("tree-dyn", &p, k, TRD_PORT_HALF, 1, 200, 1, NULL, NULL,
+                                 &stats, NULL),
+                 TRD_EINVAL, "mean-d 1e+306", "double", "monte carlo near 1e308");
     trd_costs_free(k);
 }
 
@@ -269,6 +345,8 @@ int main(void)
         cmocka_unit_test(unknown_and_unsupported_algorithms),
         cmocka_unit_test(bad_markov_arguments),
         cmocka_unit_test(malformed_cost_files),
+        cmocka_unit_test(long_numbers_read_whole),
+        cmocka_unit_test(overflowing_results_refused),
         cmocka_unit_test(bad_presets),
     };
     return cmocka_run_group_tests_name("sim_errors", tests, NULL, NULL);

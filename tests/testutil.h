@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -52,6 +53,41 @@ static inline trd_params tu_params(int64_t n, double d, double c, int64_t K)
     return p;
 }
 
+/* A cost model kept until the process exits (plans borrow theirs): the
+ * homogeneous one of (n, d, c) when seed is 0 (no bases: every transfer d,
+ * every combine c), else random heterogeneous bases (model "links", factors
+ * up to 10, that seed) over means d, c.  NULL when d or c is not a valid
+ * mean (a test of bad input then gets the error it expects). */
+static inline const trd_costs *tu_costs(int64_t n, double d, double c, uint64_t seed)
+{
+    static struct {
+        trd_costs *k;
+        int64_t n;
+        double d, c;
+        uint64_t seed;
+    } *kept;
+    static size_t nkept;
+    for (size_t i = 0; i < nkept; i++)
+        if (kept[i].n == n && kept[i].d == d && kept[i].c == c && kept[i].seed == seed)
+            return kept[i].k;
+    trd_costs *k = NULL;
+    if (trd_costs_create(&k, n, TRD_DIST_CONST, d, c, 0.0) != TRD_OK)
+        return NULL;
+    if (seed && trd_costs_random(k, "links", 10.0, seed) != TRD_OK) {
+        trd_costs_free(k);
+        return NULL;
+    }
+    void *grown = realloc(kept, (nkept + 1) * sizeof *kept);
+    assert_non_null(grown);
+    kept = grown;
+    kept[nkept].k = k;
+    kept[nkept].n = n;
+    kept[nkept].d = d;
+    kept[nkept].c = c;
+    kept[nkept++].seed = seed;
+    return k;
+}
+
 /* Creates a plan that must succeed (fails the test with trd_errmsg()). */
 static inline trd_plan *tu_plan(const char *algo, const trd_params *p)
 {
@@ -82,6 +118,17 @@ static inline void *tu_alloc(size_t count, size_t size)
     return p;
 }
 
+/* Writes len bytes of text to a new file /tmp/trd_test_XXXXXX; path (at
+ * least 32 bytes) gets its name; the caller unlinks it. */
+static inline void tu_temp_file(const char *text, size_t len, char *path, size_t size)
+{
+    snprintf(path, size, "/tmp/trd_test_XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_true(write(fd, text, len) == (ssize_t)len);
+    close(fd);
+}
+
 /* The plan's parent of every rank. */
 static inline int32_t *tu_parents(const trd_plan *plan)
 {
@@ -94,8 +141,9 @@ static inline int32_t *tu_parents(const trd_plan *plan)
 
 
 /* Which per-planner group tu_run_per_planner runs: one cmocka test per
- * static planner of the registry (dynamic ones have no static plan, see
- * treduce.h), named after the planner, calling fn with *state pointing at
+ * static planner of the homogeneous model in the registry (dynamic ones
+ * have no static plan, see treduce.h; those for heterogeneous costs have
+ * other bounds and need costs: test_hetero.c), named after the planner, calling fn with *state pointing at
  * the planner's registry index; the tests of `before` run ahead of them and
  * those of `after` behind them.  The group fails before running anything
  * when fewer than min_planners static planners are registered. */
@@ -128,8 +176,8 @@ static inline int tu_run_per_planner(const struct tu_per_planner *spec)
     for (size_t i = 0; i < spec->nbefore; i++)
         tests[m++] = spec->before[i];
     for (size_t i = 0; i < count; i++) {
-        if (trd_algo_kind_of(i) != TRD_KIND_TREE) /* the groups test the tree model */
-            continue;
+        if (trd_algo_kind_of(i) != TRD_KIND_TREE || trd_algo_uses_costs(i))
+            continue; /* the groups test the homogeneous tree model */
         algo_index[i] = i;
         tests[m++] = (struct CMUnitTest){.name = trd_algo_name(i),
                                          .test_func = spec->fn,

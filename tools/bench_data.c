@@ -200,6 +200,8 @@ trd_status bench_make_op(const bench_args *a, const char *name, trd_op **op)
 bool bench_algo_runs(size_t i, int kind)
 {
     trd_algo_kind k = trd_algo_kind_of(i);
+    if (trd_algo_uses_costs(i))
+        return false; /* they plan for heterogeneous costs, which bench does not give */
     if (k == TRD_KIND_EXCHANGE)
         return kind == BENCH_ALLREDUCE;
     if (k == TRD_KIND_DYNAMIC)

@@ -143,8 +143,11 @@ static void print_block(const bench_args *a, const bench_table *t, size_t op, in
                    au->median / bench_baseline_value(b));
         else
             printf("%10s %10s ", "-", "-");
-        printf("%10.1f  %s\n", 1e6 * au->predicted,
-               au->model && strcmp(au->model, au->chosen) ? au->model : "(the same)");
+        if (isnan(au->predicted)) /* not simulated: over TRD_PREDICT_BLOCKS_MAX blocks */
+            printf("%10s  ", "-");
+        else
+            printf("%10.1f  ", 1e6 * au->predicted);
+        printf("%s\n", au->model && strcmp(au->model, au->chosen) ? au->model : "(the same)");
     }
 }
 
@@ -173,21 +176,38 @@ static void print_text(const bench_args *a, const bench_table *t, bool verified)
                     : "NOT verified: some results differ from the fold (bench.csv)", a->out);
 }
 
-static json_t *point_json(const bench_args *a, const bench_point *pt)
+static json_t *point_json(const bench_args *a, const bench_point *pt, cli_finite *f)
 {
-    json_t *o = json_pack("{s:s, s:s, s:I, s:s, s:f, s:f, s:I, s:b}", "kind",
+    json_t *o = json_pack("{s:s, s:s, s:I, s:s, s:o, s:o, s:I, s:b}", "kind",
                           kind_name(pt->kind), "op", a->ops[pt->op], "bytes",
                           (json_int_t)pt->bytes, "algo", pt->algo, "median_us",
-                          1e6 * pt->median, "min_us", 1e6 * pt->min, "iters",
+                          cli_json_real(f, "median_us", 1e6 * pt->median), "min_us",
+                          cli_json_real(f, "min_us", 1e6 * pt->min), "iters",
                           (json_int_t)pt->iters, "verified", pt->verified);
-    json_object_set_new(o, "predicted_us", isfinite(pt->predicted)
-                                               ? json_real(1e6 * pt->predicted) : json_null());
+    json_object_set_new(o, "predicted_us", isnan(pt->predicted)
+                                               ? json_null()
+                                               : cli_json_real(f, "predicted_us",
+                                                               1e6 * pt->predicted));
     if (pt->chosen)
         json_object_set_new(o, "chosen", json_string(pt->chosen));
     return o;
 }
 
-static void print_json(const bench_args *a, const bench_table *t)
+static json_t *profile_json(const trd_profile *pr, cli_finite *f)
+{
+    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "latency_us",
+                     cli_json_real(f, "latency_us", 1e6 * pr->latency), "flight_us",
+                     cli_json_real(f, "flight_us", 1e6 * pr->flight), "ns_per_byte",
+                     cli_json_real(f, "ns_per_byte", 1e9 * pr->per_byte), "combine_fixed_us",
+                     cli_json_real(f, "combine_fixed_us", 1e6 * pr->combine_fixed),
+                     "combine_ns_per_element",
+                     cli_json_real(f, "combine_ns_per_element", 1e9 * pr->per_element),
+                     "parallelism", cli_json_real(f, "parallelism", pr->parallelism));
+}
+
+/* Every point, auto/baseline ratio and profile (f: the first number that
+ * is not finite). */
+static json_t *table_json(const bench_args *a, const bench_table *t, cli_finite *f)
 {
     size_t n;
     double err = prediction_error(t, &n);
@@ -195,20 +215,15 @@ static void print_json(const bench_args *a, const bench_table *t)
     const char *base = bench_baseline_name(a);
     for (size_t i = 0; i < t->n; i++) {
         const bench_point *pt = &t->pt[i], *b;
-        json_array_append_new(points, point_json(a, pt));
+        json_array_append_new(points, point_json(a, pt, f));
         if (!strcmp(pt->algo, "auto") && (b = bench_find(t, pt->op, pt->kind, pt->bytes, base)))
-            json_array_append_new(ratios, json_pack("{s:s, s:s, s:I, s:s, s:s, s:f}", "kind",
+            json_array_append_new(ratios, json_pack("{s:s, s:s, s:I, s:s, s:s, s:o}", "kind",
                 kind_name(pt->kind), "op", a->ops[pt->op], "bytes", (json_int_t)pt->bytes,
                 "auto_algo", pt->chosen, "model_algo", pt->model,
-                "ratio", pt->median / bench_baseline_value(b)));
+                "ratio", cli_json_real(f, "ratio", pt->median / bench_baseline_value(b))));
     }
     for (size_t op = 0; op < a->nops; op++)
-        json_object_set_new(profiles, a->ops[op], json_pack("{s:f, s:f, s:f, s:f, s:f, s:f}",
-            "latency_us", 1e6 * t->profile[op].latency, "flight_us",
-            1e6 * t->profile[op].flight, "ns_per_byte",
-            1e9 * t->profile[op].per_byte, "combine_fixed_us", 1e6 * t->profile[op].combine_fixed,
-            "combine_ns_per_element", 1e9 * t->profile[op].per_element, "parallelism",
-            t->profile[op].parallelism));
+        json_object_set_new(profiles, a->ops[op], profile_json(&t->profile[op], f));
     json_t *o = json_pack("{s:s, s:I, s:s, s:s, s:s, s:f, s:I, s:o, s:o, s:o, s:s}", "transport",
                           a->transport, "p", (json_int_t)t->p, "command", a->command,
                           "baseline", base, "baseline_lib", t->baseline_lib, "op_cost_us",
@@ -217,38 +232,32 @@ static void print_json(const bench_args *a, const bench_table *t)
     json_object_set_new(o, "median_prediction_error", isfinite(err) ? json_real(err) : json_null());
     json_object_set_new(o, "shm_max_bytes", json_integer((json_int_t)t->shm.max));
     json_object_set_new(o, "shm_probe_us", cli_shm_probe_json(&t->shm));
-    json_dumpf(o, stdout, JSON_INDENT(2));
-    putchar('\n');
-    json_decref(o);
+    return o;
 }
 
 /* DIR/profile-<op>.json: the profile auto and the predictions used, in
  * the format of `treduce calibrate --out` (so `treduce run --profile`
- * can replay a point). */
+ * can replay a point; the costly operators' --op-cost is in their
+ * measured combine_fixed_s). */
 static bool write_profiles(const bench_args *a, const bench_table *t)
 {
-    bool ok = true;
-    for (size_t op = 0; op < a->nops && ok; op++) {
-        const trd_profile *pr = &t->profile[op];
-        char name[64], path[4096];
-        snprintf(name, sizeof name, "profile-%s.json", a->ops[op]);
-        snprintf(path, sizeof path, "%s/%s", a->out, name);
-        const char *trd_name = !strcmp(a->ops[op], "sum") ? "sum"
-                               : !strcmp(a->ops[op], "costly") ? "sleep-sum" : "spin-sum";
-        json_t *j = json_pack("{s:i, s:s, s:I, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
-                              "treduce_profile", 1, "transport", a->transport, "p",
-                              (json_int_t)t->p, "op", trd_name, "type", "double", "latency_s",
-                              pr->latency, "flight_s", pr->flight, "seconds_per_byte",
-                              pr->per_byte, "op_cost_us",
-                              a->op_cost_us, "combine_fixed_s", pr->combine_fixed,
-                              "combine_seconds_per_element", pr->per_element, "parallelism",
-                              pr->parallelism);
-        ok = j && json_dump_file(j, path, JSON_INDENT(2)) == 0;
-        if (!ok)
-            fprintf(stderr, "treduce bench: cannot write %s\n", path);
-        json_decref(j);
+    for (size_t op = 0; op < a->nops; op++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/profile-%s.json", a->out, a->ops[op]);
+        trd_profile_meta m = {.p = (int32_t)t->p, .elem_size = sizeof(double),
+                              .shm_max = t->shm.max};
+        snprintf(m.transport, sizeof m.transport, "%s", a->transport);
+        snprintf(m.op, sizeof m.op, "%s", !strcmp(a->ops[op], "sum")      ? "sum"
+                                          : !strcmp(a->ops[op], "costly") ? "sleep-sum"
+                                                                          : "spin-sum");
+        snprintf(m.type, sizeof m.type, "double");
+        trd_status st = trd_profile_save(path, &t->profile[op], &m);
+        if (st != TRD_OK) {
+            fprintf(stderr, "treduce bench: %s\n", cli_errmsg(st));
+            return false;
+        }
     }
-    return ok;
+    return true;
 }
 
 int bench_report(const bench_args *a, const bench_table *t)
@@ -259,12 +268,18 @@ int bench_report(const bench_args *a, const bench_table *t)
     if (!cli_make_dir("bench", a->out) || !write_bench_csv(a, t) || !write_ratios_csv(a, t) ||
         !write_profiles(a, t) || !bench_plots(a, t))
         return CLI_FAILED;
-    if (a->json)
-        print_json(a, t);
-    else
+    cli_finite f = {0};
+    json_t *o = table_json(a, t, &f);
+    int st = cli_finite_end("bench", &f, o);
+    if (a->json) {
+        json_dumpf(o, stdout, JSON_INDENT(2));
+        putchar('\n');
+    } else if (st == CLI_OK) {
         print_text(a, t, verified);
+    }
+    json_decref(o);
     if (!verified)
         fprintf(stderr, "treduce bench: some results differ from the rank-order fold "
                         "(verified = false in %s/bench.csv)\n", a->out);
-    return verified ? CLI_OK : CLI_FAILED;
+    return st != CLI_OK ? st : verified ? CLI_OK : CLI_FAILED;
 }

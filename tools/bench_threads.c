@@ -29,7 +29,8 @@ typedef struct bound_shared {
 
 /* acc[i] += b[i] by blocks of 16 unrolled whole, which gcc -O2
  * vectorises: the plain loop stays scalar at -O2 and took 5-8 % longer
- * over 64 MiB, so it was not the bound (docs/BENCHMARKS.md).  Written here
+ * over 64 MiB, so it was not the bound (docs/BENCHMARKS.md, "Threads:
+ * 64 MiB allreduce").  Written here
  * rather than taken from the library, so that the baseline does not share
  * a flaw of the kernel it judges. */
 static void add_into(double *restrict acc, const double *restrict b, int64_t count)

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -33,16 +34,58 @@ bool cli_real(const char *cmd, const char *what, const char *text, double *out)
     char *end;
     errno = 0;
     double v = strtod(text, &end);
-    if (end == text || *end != '\0') {
-        fprintf(stderr, "treduce %s: invalid %s '%s': not a number\n", cmd, what, text);
-        return false;
-    }
-    if (!isfinite(v) || errno == ERANGE) {
-        fprintf(stderr, "treduce %s: invalid %s '%s': must be finite\n", cmd, what, text);
+    const char *why = NULL;
+    if (end == text || *end != '\0')
+        why = "not a number";
+    else if (strpbrk(text, "xX")) /* strtod reads C's hexadecimal floats too */
+        why = "not a decimal number";
+    else if (!isfinite(v) && errno != ERANGE)
+        why = "must be finite";
+    else if (!isfinite(v))
+        why = "out of range (the largest double is 1.8e308)";
+    else if (errno == ERANGE && v == 0 && strpbrk(text, "123456789"))
+        why = "too small: below the smallest positive double (4.9e-324), it would read as 0";
+    if (why) { /* a subnormal such as 1e-320 is finite: ERANGE alone refuses nothing */
+        fprintf(stderr, "treduce %s: invalid %s '%s': %s\n", cmd, what, text, why);
         return false;
     }
     *out = v;
     return true;
+}
+
+const char *cli_errmsg(trd_status status)
+{
+    const char *m = trd_errmsg();
+    return m && *m ? m : trd_strerror(status);
+}
+
+bool cli_finite_check(cli_finite *f, const char *name, double v)
+{
+    if (isfinite(v))
+        return true;
+    if (!f->name) {
+        f->name = name;
+        f->value = v;
+    }
+    return false;
+}
+
+json_t *cli_json_real(cli_finite *f, const char *name, double v)
+{
+    return cli_finite_check(f, name, v) ? json_real(v) : json_null();
+}
+
+int cli_finite_end(const char *cmd, const cli_finite *f, json_t *obj)
+{
+    if (!f->name)
+        return CLI_OK;
+    char why[256];
+    snprintf(why, sizeof why, "%s is not finite (%g): a result overflowed a double; use "
+             "smaller inputs", f->name, f->value);
+    if (obj)
+        json_object_set_new(obj, "error", json_string(why));
+    fprintf(stderr, "treduce %s: %s\n", cmd, why);
+    return CLI_FAILED;
 }
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
@@ -58,7 +101,7 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 
 int cli_lib_error(const char *cmd, trd_status status)
 {
-    fprintf(stderr, "treduce %s: %s\n", cmd, trd_errmsg());
+    fprintf(stderr, "treduce %s: %s\n", cmd, cli_errmsg(status));
     switch (status) {
     case TRD_EINVAL:
     case TRD_ENOALGO:

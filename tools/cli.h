@@ -20,6 +20,29 @@ enum { CLI_OK = 0, CLI_FAILED = 1, CLI_USAGE = 2 };
 bool cli_int(const char *cmd, const char *what, const char *text, int64_t *out);
 bool cli_real(const char *cmd, const char *what, const char *text, double *out);
 
+/* The message of a failed library call: trd_errmsg(), or the status's
+ * own text when there is none (an error line never ends empty). */
+const char *cli_errmsg(trd_status status);
+
+/* Every number the tool prints is finite.  Inputs whose results would
+ * overflow a double are refused up front (the library's checks, exit 2);
+ * a value that still comes out infinite or NaN is reported, never printed
+ * as inf or nan: JSON gets null there and an "error" member, text mode
+ * prints no result, and the exit status is 1 (docs/CLI.md).  A report
+ * records its values through a cli_finite. */
+typedef struct cli_finite {
+    const char *name; /* the first value that is not finite; NULL: none */
+    double value;
+} cli_finite;
+/* Whether v is finite; if not, records name (the first one only). */
+bool cli_finite_check(cli_finite *f, const char *name, double v);
+/* A JSON real, or JSON null when v is not finite (recorded in f). */
+struct json_t *cli_json_real(cli_finite *f, const char *name, double v);
+/* The end of a report: when f recorded a value, says so on stderr and in
+ * obj's "error" member (obj may be NULL) and returns CLI_FAILED; else
+ * CLI_OK. */
+int cli_finite_end(const char *cmd, const cli_finite *f, struct json_t *obj);
+
 /* Prints "treduce <cmd>: <message>" and a hint to --help; returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -73,6 +96,7 @@ int cmd_star(int argc, char **argv);
 int cmd_platform(int argc, char **argv);
 int cmd_steady(int argc, char **argv);
 int cmd_testbed(int argc, char **argv);
+int cmd_costs(int argc, char **argv);
 
 /* An MPI communicator's shared-memory rings (tools/shm_report.c): their
  * limit (trd_comm_shm_max, 0: none) and the creation's probe that chose it

@@ -51,6 +51,7 @@ static void help(void)
 
 typedef struct calib_ctx {
     const trd_op *op;
+    size_t elem_size;
     trd_profile profile;
     int64_t p;
     cli_shm shm; /* the rings' limit and its probe */
@@ -68,33 +69,53 @@ static void measure(trd_comm *comm, void *arg)
         snprintf(c->error, sizeof c->error, "%s", trd_errmsg());
 }
 
-static json_t *profile_json(const trd_run_args *a, const calib_ctx *c)
+/* The profile's file (trd_profile_save) and, on stdout, the same keys
+ * and the shared-memory probe. */
+static json_t *profile_json(const trd_run_args *a, const calib_ctx *c, cli_finite *f)
 {
     const trd_profile *pr = &c->profile;
-    return json_pack("{s:i, s:s, s:I, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:I, s:o}",
-                     "treduce_profile", 1, "transport", a->transport, "p", (json_int_t)c->p, "op",
-                     a->op, "type", a->type, "latency_s", pr->latency, "flight_s", pr->flight,
-                     "seconds_per_byte", pr->per_byte,
-                     "bandwidth_GBps", pr->per_byte > 0 ? 1e-9 / pr->per_byte : 0.0,
-                     "combine_fixed_s", pr->combine_fixed, "combine_seconds_per_element",
-                     pr->per_element, "parallelism", pr->parallelism, "shm_max_bytes",
-                     (json_int_t)c->shm.max, "shm_probe_us", cli_shm_probe_json(&c->shm));
+    return json_pack("{s:i, s:s, s:I, s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, "
+                     "s:o}", "treduce_profile", 1, "transport", a->transport, "p",
+                     (json_int_t)c->p, "op", a->op, "type", a->type, "elem_size",
+                     (json_int_t)c->elem_size, "latency_s", cli_json_real(f, "latency_s",
+                                                                          pr->latency),
+                     "flight_s", cli_json_real(f, "flight_s", pr->flight), "seconds_per_byte",
+                     cli_json_real(f, "seconds_per_byte", pr->per_byte), "bandwidth_GBps",
+                     cli_json_real(f, "bandwidth_GBps",
+                                   pr->per_byte > 0 ? 1e-9 / pr->per_byte : 0.0),
+                     "combine_fixed_s", cli_json_real(f, "combine_fixed_s", pr->combine_fixed),
+                     "combine_seconds_per_element",
+                     cli_json_real(f, "combine_seconds_per_element", pr->per_element),
+                     "parallelism", cli_json_real(f, "parallelism", pr->parallelism),
+                     "shm_max_bytes", (json_int_t)c->shm.max, "shm_probe_us",
+                     cli_shm_probe_json(&c->shm));
+}
+
+static int save(const trd_run_args *a, const calib_ctx *c, const char *out)
+{
+    trd_profile_meta m = {.p = (int32_t)c->p, .elem_size = c->elem_size, .shm_max = c->shm.max};
+    snprintf(m.transport, sizeof m.transport, "%s", a->transport);
+    snprintf(m.op, sizeof m.op, "%s", a->op);
+    snprintf(m.type, sizeof m.type, "%s", a->type);
+    trd_status st = trd_profile_save(out, &c->profile, &m);
+    return st == TRD_OK ? CLI_OK : cli_lib_error("calibrate", st);
 }
 
 static int report(const trd_run_args *a, const calib_ctx *c, const char *out)
 {
     const trd_profile *pr = &c->profile;
     int64_t p = c->p;
-    json_t *j = profile_json(a, c);
-    if (out && json_dump_file(j, out, JSON_INDENT(2)) != 0) {
+    cli_finite f = {0};
+    json_t *j = profile_json(a, c, &f);
+    int st = cli_finite_end("calibrate", &f, j);
+    if (st == CLI_OK && out && (st = save(a, c, out)) != CLI_OK) {
         json_decref(j);
-        fprintf(stderr, "treduce calibrate: cannot write %s\n", out);
-        return CLI_FAILED;
+        return st;
     }
     if (a->json) {
         json_dumpf(j, stdout, JSON_INDENT(2));
         putchar('\n');
-    } else {
+    } else if (st == CLI_OK) {
         printf("%s transport, %lld ranks, %s on %s\n", a->transport, (long long)p, a->op,
                a->type);
         printf("  transfer  latency %.3g us + %.3g ns per byte (%.2f GB/s)\n",
@@ -117,7 +138,7 @@ static int report(const trd_run_args *a, const calib_ctx *c, const char *out)
             printf("  profile written to %s\n", out);
     }
     json_decref(j);
-    return CLI_OK;
+    return st;
 }
 
 
@@ -190,7 +211,7 @@ int cmd_calibrate(int argc, char **argv)
     trd_status st = trd_run_make_op(&a, &op);
     if (st != TRD_OK)
         return cli_lib_error("calibrate", st);
-    calib_ctx ctx = {.op = op};
+    calib_ctx ctx = {.op = op, .elem_size = trd_op_elem_size(op)};
     int rank = 0;
     st = trd_ranks_run(a.transport, a.p, a.timeout, measure, &ctx, sizeof ctx, NULL, &rank);
     trd_op_free(op);
@@ -205,43 +226,4 @@ int cmd_calibrate(int argc, char **argv)
     if (st != TRD_OK)
         return cli_lib_error("calibrate", st);
     return rank == 0 ? report(&a, &ctx, out) : CLI_OK;
-}
-
-/* An optional key of a profile: 0 when absent, else a number >= 0. */
-static int optional_key(json_t *j, const char *path, const char *key, double *value)
-{
-    json_t *v = json_object_get(j, key);
-    *value = 0.0;
-    if (v && (!json_is_number(v) || json_number_value(v) < 0))
-        return cli_usage_error("run", "profile %s: '%s' is not a number >= 0", path, key);
-    if (v)
-        *value = json_number_value(v);
-    return CLI_OK;
-}
-
-/* A profile written by --out; a usage error naming the file and the key
- * when it is not one. */
-int trd_run_load_profile(const char *path, trd_profile *p)
-{
-    json_error_t err;
-    json_t *j = json_load_file(path, 0, &err);
-    if (!j)
-        return cli_usage_error("run", "cannot read profile %s: %s (line %d)", path, err.text,
-                               err.line);
-    static const char *const keys[] = {"latency_s", "seconds_per_byte", "combine_fixed_s",
-                                       "combine_seconds_per_element"};
-    double *fields[] = {&p->latency, &p->per_byte, &p->combine_fixed, &p->per_element};
-    int rc = optional_key(j, path, "flight_s", &p->flight); /* older profiles lack these */
-    if (rc == CLI_OK)
-        rc = optional_key(j, path, "parallelism", &p->parallelism);
-    for (int i = 0; i < 4 && rc == CLI_OK; i++) {
-        json_t *v = json_object_get(j, keys[i]);
-        if (!json_is_number(v) || json_number_value(v) < 0)
-            rc = cli_usage_error("run", "profile %s: '%s' is missing or not a number >= 0 "
-                                 "(write one with treduce calibrate --out)", path, keys[i]);
-        else
-            *fields[i] = json_number_value(v);
-    }
-    json_decref(j);
-    return rc;
 }

@@ -49,8 +49,8 @@ static int print_table(void)
     printf("\n");
     for (size_t i = 0; i < trd_algo_count(); i++) {
         trd_algo_kind kind = trd_algo_kind_of(i);
-        if (kind == TRD_KIND_PIPELINED || kind == TRD_KIND_EXCHANGE)
-            continue; /* segmented or allreduce: shown by the real runs below */
+        if (kind == TRD_KIND_PIPELINED || kind == TRD_KIND_EXCHANGE || trd_algo_uses_costs(i))
+            continue; /* segmented, allreduce (the real runs below), heterogeneous */
         printf("%-20s", trd_algo_name(i));
         for (size_t j = 0; j < NRATIOS; j++) {
             trd_params p;
@@ -70,7 +70,9 @@ static int print_table(void)
         printf("%10g", trd_lower_bound(&p));
     }
     printf("\n\ngreedy is optimal (Theorem 4); binomial layouts win only when c = 0,\n"
-           "Fibonacci ones when c = d, as Theorems 14 and 17 predict.\n");
+           "Fibonacci ones when c = d, as Theorems 14 and 17 predict.  hetero-greedy and\n"
+           "hetero-exact plan for heterogeneous costs (treduce plan --costs FILE,\n"
+           "docs/HETEROGENEOUS.md).\n");
     return CLI_OK;
 }
 

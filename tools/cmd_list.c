@@ -14,9 +14,10 @@ int cmd_list(int argc, char **argv)
                    "Lists every planning algorithm with a one-line description;\n"
                    "(K) marks those that need --K.\n");
             return CLI_OK;
-        } else if (!strcmp(argv[i], "--format") && i + 1 < argc &&
-                   (!strcmp(argv[i + 1], "json") || !strcmp(argv[i + 1], "text"))) {
-            json = !strcmp(argv[++i], "json");
+        } else if (!strcmp(argv[i], "--format") && i + 1 < argc) {
+            if (strcmp(argv[++i], "json") && strcmp(argv[i], "text"))
+                return cli_usage_error("list", "invalid --format '%s': text or json", argv[i]);
+            json = !strcmp(argv[i], "json");
         } else {
             return cli_usage_error("list", "unexpected argument '%s'", argv[i]);
         }
@@ -25,13 +26,17 @@ int cmd_list(int argc, char **argv)
     json_t *all = json_array();
     for (size_t i = 0; i < trd_algo_count(); i++) {
         if (json)
-            json_array_append_new(all, json_pack("{s:s, s:s, s:s, s:b}", "name", trd_algo_name(i),
-                                                 "kind", kinds[trd_algo_kind_of(i)],
-                                                 "description", trd_algo_describe(i),
-                                                 "uses_K", trd_algo_uses_k(i)));
+            json_array_append_new(all, json_pack("{s:s, s:s, s:s, s:b, s:b, s:b}", "name",
+                                                 trd_algo_name(i), "kind",
+                                                 kinds[trd_algo_kind_of(i)], "description",
+                                                 trd_algo_describe(i), "uses_K",
+                                                 trd_algo_uses_k(i), "uses_costs",
+                                                 trd_algo_uses_costs(i), "commutative_only",
+                                                 trd_algo_commutative_only(i)));
         else
-            printf("%-20s %-9s %s%s\n", trd_algo_name(i), kinds[trd_algo_kind_of(i)],
-                   trd_algo_describe(i), trd_algo_uses_k(i) ? " (K)" : "");
+            printf("%-20s %-9s %s%s%s\n", trd_algo_name(i), kinds[trd_algo_kind_of(i)],
+                   trd_algo_describe(i), trd_algo_uses_k(i) ? " (K)" : "",
+                   trd_algo_uses_costs(i) ? " (--costs)" : "");
     }
     if (json) {
         json_dumpf(all, stdout, JSON_INDENT(2));

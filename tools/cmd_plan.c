@@ -13,15 +13,25 @@ enum format { FORMAT_TEXT, FORMAT_JSON, FORMAT_DOT };
 static void help(void)
 {
     printf("usage: treduce plan --algo NAME -n N [--d D] [--c C] [--K K] [--root R]\n"
+           "                    [--costs FILE | --preset NAME [--D X]]\n"
            "                    [--noncommutative] [--format text|json|dot] [--gantt FILE]\n\n"
            "Builds the reduction plan of algorithm NAME for N ranks (0..N-1) under the\n"
            "homogeneous model of Canon & Antoniu: a transfer takes D, a combine C, a rank\n"
            "is in at most one transfer at a time and receives its next input while it\n"
            "combines the previous one.  Prints the makespan next to the bounds, the tree\n"
-           "(parent of every rank) and the start time of every transfer.\n\n"
+           "(parent of every rank) and the start time of every transfer.\n"
+           "With --costs or --preset the costs are heterogeneous (Benoit et al. Sec. 3.1):\n"
+           "rank i sends to rank j in d[i][j] and combines in c[i]; the planners that read\n"
+           "them (hetero-greedy, hetero-exact) plan for them, the others are built with\n"
+           "their means, and every plan is timed under them.\n\n"
            "  --algo NAME         planner (default greedy; 'treduce list' shows all)\n"
-           "  -n N                number of ranks (required)\n"
-           "  --d D, --c C        transfer and combine times (default 1 and 1)\n"
+           "  -n N                number of ranks (required, but for --costs: the file's)\n"
+           "  --d D, --c C        transfer and combine times (default 1 and 1; with\n"
+           "                      --preset, its fast transfer and its combine)\n"
+           "  --costs FILE        heterogeneous costs: 'n N', N rows of d[i][*], a row of\n"
+           "                      c[*] (docs/SIMULATION.md; treduce costs generate)\n"
+           "  --preset NAME       lower-to-higher, higher-to-lower or fib-root-slow (Benoit\n"
+           "                      et al. Sec. 4), slow transfers X times D (--D X, default 2)\n"
            "  --K K               limit of greedy-k-transfers / greedy-k-reducers\n"
            "  --root R            rank that gets the result (default 0)\n"
            "  --noncommutative    number ranks so each combine joins adjacent ranges\n"
@@ -30,64 +40,94 @@ static void help(void)
            "Exit status: 0 ok, 1 failure, 2 bad usage or input.\n");
 }
 
-static json_t *json_time(double t)
+/* A time that may be "none" (NaN: the root's send, a bound that does not
+ * apply): JSON null; any other value must be finite (f). */
+static json_t *json_time(cli_finite *f, const char *name, double t)
 {
-    return isnan(t) ? json_null() : json_real(t);
+    return isnan(t) ? json_null() : cli_json_real(f, name, t);
 }
 
-static json_t *steps_json(const trd_plan *plan, int32_t rank)
+static json_t *steps_json(const trd_plan *plan, int32_t rank, cli_finite *f)
 {
     static const char *kinds[] = {"send", "recv", "combine", "copy"};
     json_t *list = json_array();
     for (size_t i = 0; i < trd_plan_step_count(plan, rank); i++) {
         const trd_step *s = trd_plan_step(plan, rank, i);
-        json_t *o = json_pack("{s:s, s:i, s:i, s:i, s:[i,i], s:f, s:f}", "kind", kinds[s->kind],
+        json_t *o = json_pack("{s:s, s:i, s:i, s:i, s:[i,i], s:o, s:o}", "kind", kinds[s->kind],
                               "peer", s->peer, "buf", s->buf, "src", s->src, "dep", s->dep[0],
-                              s->dep[1], "start", s->start, "end", s->end);
+                              s->dep[1], "start", cli_json_real(f, "a step's start", s->start),
+                              "end", cli_json_real(f, "a step's end", s->end));
         if (s->kind == TRD_STEP_COMBINE)
             json_object_set_new(o, "side", json_string(s->side == TRD_SIDE_LEFT ? "left" : "right"));
         if (s->kind == TRD_STEP_SEND && s->release > 0)
-            json_object_set_new(o, "release", json_real(s->release));
+            json_object_set_new(o, "release", cli_json_real(f, "a release time", s->release));
         json_array_append_new(list, o);
     }
     return list;
 }
 
-static void print_json(const trd_plan *plan)
+static int print_json(const trd_plan *plan)
 {
     const trd_params *p = trd_plan_params(plan);
+    cli_finite f = {0};
     json_t *parent = json_array(), *start = json_array(), *sched = json_array();
     for (int32_t r = 0; r < p->n; r++) {
         json_array_append_new(parent, json_integer(trd_plan_parent(plan, r)));
-        json_array_append_new(start, json_time(trd_plan_send_start(plan, r)));
-        json_array_append_new(sched, steps_json(plan, r));
+        json_array_append_new(start, json_time(&f, "a send start", trd_plan_send_start(plan, r)));
+        json_array_append_new(sched, steps_json(plan, r, &f));
     }
-    json_t *o = json_pack("{s:s, s:I, s:f, s:f, s:I, s:b, s:f, s:f, s:f, s:s}", "algo",
+    json_t *o = json_pack("{s:s, s:I, s:f, s:f, s:I, s:b, s:o, s:o, s:o, s:s}", "algo",
                           trd_plan_algo(plan), "n", (json_int_t)p->n, "d", p->d, "c", p->c,
                           "root", (json_int_t)p->root, "noncommutative", p->noncommutative,
-                          "makespan", trd_plan_makespan(plan), "lower_bound",
-                          trd_plan_lower_bound(plan), "upper_bound", trd_plan_upper_bound(plan),
+                          "makespan", cli_json_real(&f, "makespan", trd_plan_makespan(plan)),
+                          "lower_bound", cli_json_real(&f, "lower bound",
+                                                       trd_plan_lower_bound(plan)),
+                          "upper_bound", json_time(&f, "upper bound", trd_plan_upper_bound(plan)),
                           "upper_bound_source", trd_plan_upper_bound_source(plan));
     json_object_set_new(o, "K", p->K > 0 ? json_integer(p->K) : json_null());
+    json_object_set_new(o, "heterogeneous", json_boolean(p->costs != NULL));
     json_object_set_new(o, "parent", parent);
     json_object_set_new(o, "send_start", start);
     json_object_set_new(o, "schedule", sched);
+    int st = cli_finite_end("plan", &f, o);
     json_dumpf(o, stdout, JSON_INDENT(1) | JSON_REAL_PRECISION(15));
     putchar('\n');
     json_decref(o);
+    return st;
+}
+
+/* Text and dot print the makespan, the bounds and the send starts: all
+ * finite (or NaN for none), else an error instead of the plan. */
+static int check_text(const trd_plan *plan)
+{
+    cli_finite f = {0};
+    cli_finite_check(&f, "makespan", trd_plan_makespan(plan));
+    cli_finite_check(&f, "lower bound", trd_plan_lower_bound(plan));
+    if (!isnan(trd_plan_upper_bound(plan)))
+        cli_finite_check(&f, "upper bound", trd_plan_upper_bound(plan));
+    for (int32_t r = 0; r < trd_plan_params(plan)->n; r++)
+        if (!isnan(trd_plan_send_start(plan, r)))
+            cli_finite_check(&f, "a send start", trd_plan_send_start(plan, r));
+    return cli_finite_end("plan", &f, NULL);
 }
 
 static void print_text(const trd_plan *plan)
 {
     const trd_params *p = trd_plan_params(plan);
-    printf("%s plan: n = %lld, d = %g, c = %g, root %lld%s", trd_plan_algo(plan),
-           (long long)p->n, p->d, p->c, (long long)p->root,
+    printf("%s plan: n = %lld, %s = %g, %s = %g, root %lld%s", trd_plan_algo(plan),
+           (long long)p->n, p->costs ? "heterogeneous costs, mean d" : "d", p->d,
+           p->costs ? "mean c" : "c", p->c, (long long)p->root,
            p->noncommutative ? ", non-commutative" : "");
     if (p->K > 0)
         printf(", K = %lld", (long long)p->K);
-    printf("\n  makespan     %g\n  lower bound  %g  (Lemma 5)\n  upper bound  %g  (%s)\n\n",
-           trd_plan_makespan(plan), trd_plan_lower_bound(plan), trd_plan_upper_bound(plan),
-           trd_plan_upper_bound_source(plan));
+    printf("\n  makespan     %g\n  lower bound  %g  (%s)\n", trd_plan_makespan(plan),
+           trd_plan_lower_bound(plan),
+           p->costs ? "heterogeneous: relaxed Alg. 1, paths" : "Lemma 5");
+    if (isnan(trd_plan_upper_bound(plan)))
+        printf("  upper bound  %s\n\n", trd_plan_upper_bound_source(plan));
+    else
+        printf("  upper bound  %g  (%s)\n\n", trd_plan_upper_bound(plan),
+               trd_plan_upper_bound_source(plan));
     printf("%8s %8s %12s  %s\n", "rank", "parent", "send start", "inputs in arrival order");
     for (int32_t r = 0; r < p->n; r++) {
         double t = trd_plan_send_start(plan, r);
@@ -124,6 +164,8 @@ typedef struct plan_args {
     enum format format;
     trd_params params;
     bool have_n;
+    const char *costs_file, *preset;
+    double slow;
 } plan_args;
 
 static int parse_format(const char *text, enum format *out)
@@ -145,6 +187,8 @@ static int parse_args(int argc, char **argv, plan_args *a)
         {"c", required_argument, 0, 'c'},    {"K", required_argument, 0, 'K'},
         {"root", required_argument, 0, 'r'}, {"noncommutative", no_argument, 0, 'N'},
         {"format", required_argument, 0, 'f'}, {"gantt", required_argument, 0, 'g'},
+        {"costs", required_argument, 0, 'C'}, {"preset", required_argument, 0, 'p'},
+        {"D", required_argument, 0, 'S'},    {"slow", required_argument, 0, 'S'},
         {"help", no_argument, 0, 'h'},       {0, 0, 0, 0}};
     int opt, st;
     opterr = 0;
@@ -160,6 +204,9 @@ static int parse_args(int argc, char **argv, plan_args *a)
         case 'N': a->params.noncommutative = true; break;
         case 'f': if ((st = parse_format(optarg, &a->format)) != CLI_OK) return st; break;
         case 'g': a->gantt = optarg; break;
+        case 'C': a->costs_file = optarg; break;
+        case 'p': a->preset = optarg; break;
+        case 'S': ok = cli_real("plan", "--D", optarg, &a->slow); break;
         case 'h': help(); return CLI_OK;
         case ':': return cli_usage_error("plan", "option '%s' needs a value", argv[optind - 1]);
         default: return cli_usage_error("plan", "unknown option '%s'", argv[optind - 1]);
@@ -169,31 +216,63 @@ static int parse_args(int argc, char **argv, plan_args *a)
     }
     if (optind < argc)
         return cli_usage_error("plan", "unexpected argument '%s'", argv[optind]);
-    if (!a->have_n)
+    if (a->costs_file && a->preset)
+        return cli_usage_error("plan", "--costs and --preset exclude each other");
+    if (!a->have_n && !a->costs_file)
         return cli_usage_error("plan", "missing -n N (the number of ranks)");
     return -1;
 }
 
+/* The heterogeneous costs of --costs or --preset (NULL without): the plan
+ * reads them, and the other planners get their means as d and c. */
+static trd_status make_costs(plan_args *a, trd_costs **out)
+{
+    trd_status ts = TRD_OK;
+    *out = NULL;
+    if (a->costs_file && !a->have_n) {
+        ts = trd_costs_read(out, a->costs_file); /* n from the file */
+    } else if (a->costs_file) {
+        ts = trd_costs_create(out, a->params.n, TRD_DIST_CONST, 1.0, 1.0, 0.0);
+        if (ts == TRD_OK) /* names the file's n when it is not -n */
+            ts = trd_costs_load(*out, a->costs_file);
+    } else if (a->preset) {
+        ts = trd_costs_create(out, a->params.n, TRD_DIST_CONST, a->params.d, a->params.c, 0.0);
+        if (ts == TRD_OK)
+            ts = trd_costs_preset(*out, a->preset, a->slow);
+    }
+    if (ts == TRD_OK && *out) {
+        a->params.n = trd_costs_n(*out);
+        a->params.costs = *out;
+        trd_costs_mean(*out, &a->params.d, &a->params.c);
+    }
+    return ts;
+}
+
 int cmd_plan(int argc, char **argv)
 {
-    plan_args a = {.algo = "greedy", .format = FORMAT_TEXT};
+    plan_args a = {.algo = "greedy", .format = FORMAT_TEXT, .slow = 2.0};
     trd_params_init(&a.params);
     int st = parse_args(argc, argv, &a);
     if (st >= 0)
         return st;
-    trd_plan *plan;
-    trd_status ts = trd_plan_create(&plan, a.algo, &a.params);
-    if (ts != TRD_OK)
+    trd_plan *plan = NULL;
+    trd_costs *costs;
+    trd_status ts = make_costs(&a, &costs);
+    if (ts == TRD_OK)
+        ts = trd_plan_create(&plan, a.algo, &a.params);
+    if (ts != TRD_OK) {
+        trd_costs_free(costs);
         return cli_lib_error("plan", ts);
+    }
     if (a.format == FORMAT_JSON)
-        print_json(plan);
-    else if (a.format == FORMAT_DOT)
+        st = print_json(plan);
+    else if ((st = check_text(plan)) == CLI_OK && a.format == FORMAT_DOT)
         print_dot(plan);
-    else
+    else if (st == CLI_OK)
         print_text(plan);
-    st = CLI_OK;
-    if (a.gantt && (ts = trd_plan_write_gantt(plan, a.gantt)) != TRD_OK)
+    if (st == CLI_OK && a.gantt && (ts = trd_plan_write_gantt(plan, a.gantt)) != TRD_OK)
         st = cli_lib_error("plan", ts);
     trd_plan_free(plan);
+    trd_costs_free(costs); /* after the plan, which reads them */
     return st;
 }

@@ -102,8 +102,9 @@ static int run_generate(int argc, char **argv)
         return st < 0 ? CLI_OK : st;
     if (a.seed < 0)
         return cli_usage_error(cmd, "invalid --seed %lld: must be >= 0", (long long)a.seed);
-    if (a.lans != (int32_t)a.lans) /* the library says which range is valid */
-        a.lans = a.lans < 0 ? INT32_MIN : INT32_MAX;
+    if (a.lans < 1 || a.lans > TRD_PLATFORM_LANS_MAX)
+        return cli_usage_error(cmd, "invalid --lans %lld: need 1 to %d LANs",
+                               (long long)a.lans, TRD_PLATFORM_LANS_MAX);
     trd_platform *pf = NULL;
     trd_status ts = trd_platform_generate((uint64_t)a.seed, (int32_t)a.lans, &pf);
     if (ts != TRD_OK)
@@ -127,13 +128,14 @@ static int run_generate(int argc, char **argv)
 
 typedef trd_status (*exact_fn)(const trd_platform *pf, int32_t index, char **text);
 
-/* Prints the exact number get() gives for item index through fmt (one %s). */
+/* Prints the exact number get() gives for item index through fmt (one %s);
+ * a computing node's speed 0 is one its file does not give. */
 static bool print_exact(exact_fn get, const trd_platform *pf, int32_t index, const char *fmt)
 {
     char *text = NULL;
     if (get(pf, index, &text) != TRD_OK)
         return false;
-    printf(fmt, text);
+    printf(fmt, strcmp(text, "0") ? text : "not given (scatters and gossips only)");
     free(text);
     return true;
 }

@@ -7,12 +7,15 @@
  * time of an iteration is the slowest rank's; rank 0 prints the median and
  * the minimum next to the model's prediction (the plan's makespan under a
  * cost model calibrated on the spot, or given with --d/--c/--latency). */
+#include "costly_op.h"
 #include "run.h"
 
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void help(void)
 {
@@ -20,7 +23,7 @@ static void help(void)
            "         [--type T] [--op OP] [--root R] [--allreduce] [--segment BYTES]\n"
            "         [--iters I] [--warmup W]\n"
            "         [--d D --c C [--latency L [--flight F]] [--parallelism K]\n"
-           "          | --profile FILE]\n"
+           "          | --profile FILE | --costs FILE]\n"
            "         [--K K] [--explain] [--tune N] [--reproducible]\n"
            "         [--timeout S] [--format text|json]\n\n"
            "Runs a real reduction of M elements per rank over P ranks and checks the\n"
@@ -52,6 +55,10 @@ static void help(void)
            "                    the algorithm's choice)\n"
            "  --iters I         timed iterations (default 10); --warmup W untimed (1)\n"
            "  --profile FILE    the cost model from treduce calibrate --out FILE\n"
+           "  --costs FILE      heterogeneous costs of these ranks for this call (seconds:\n"
+           "                    d[i][j] sends the whole buffer, c[i] combines it; a file\n"
+           "                    of treduce costs or calibrate --matrix): hetero-greedy and\n"
+           "                    hetero-exact plan for them, every prediction uses them\n"
            "  --d D --c C       the planners' cost model in seconds (default: measured\n"
            "                    now: latency and bandwidth by ping-pong, the combine by\n"
            "                    timing the operator); --latency L its per-message part,\n"
@@ -104,7 +111,12 @@ static int take_option(int opt, void *ctx)
     case 'x': return cli_real(cmd, "--timeout", optarg, &a->timeout) ? CLI_OK : CLI_USAGE;
     case 'y': return cli_real(cmd, "--inject-delay", optarg, &a->delay_us) ? CLI_OK : CLI_USAGE;
     case 'z': return cli_int(cmd, "--dead-rank", optarg, &a->dead_rank) ? CLI_OK : CLI_USAGE;
-    case 'P': a->profile_path = optarg; return trd_run_load_profile(optarg, &a->profile);
+    case 'P': {
+        trd_status st = trd_profile_load(optarg, &a->profile, &a->profile_meta);
+        a->profile_path = optarg;
+        return st == TRD_OK ? CLI_OK : cli_lib_error(cmd, st);
+    }
+    case 'H': a->costs_path = optarg; return CLI_OK;
     case 'E': a->explain = true; return CLI_OK;
     case 'u': return cli_int(cmd, "--tune", optarg, &a->tune) ? CLI_OK : CLI_USAGE;
     case 'C': return cli_real("run", "--op-cost", optarg, &a->op_cost_us) ? CLI_OK : CLI_USAGE;
@@ -119,6 +131,60 @@ static int take_option(int opt, void *ctx)
     }
 }
 
+/* A profile describes one transport and one operator on one type: applied
+ * to another it predicts another machine.  (Another rank count only
+ * warns, trd_run_report: latency and bandwidth are still this machine's.) */
+static int check_profile(const trd_run_args *a)
+{
+    const trd_profile_meta *m = &a->profile_meta;
+    bool typed = strcmp(a->op, "matrix") && strcmp(a->op, "interval") &&
+                 !trd_costly_name(a->op); /* these ignore --type */
+    if (!a->profile_path)
+        return CLI_OK;
+    if (a->model_set)
+        return cli_usage_error("run", "give --profile or --d/--c, not both");
+    if (strcmp(m->transport, a->transport))
+        return cli_usage_error("run", "profile %s was measured over %s, this run is over %s "
+                               "(measure one: treduce calibrate --transport %s --out FILE)",
+                               a->profile_path, m->transport, a->transport, a->transport);
+    if (strcmp(m->op, a->op) || (typed && strcmp(m->type, a->type)))
+        return cli_usage_error("run", "profile %s was measured with --op %s --type %s, this "
+                               "run reduces --op %s --type %s (measure one: treduce calibrate "
+                               "--op %s --type %s --out FILE)", a->profile_path, m->op,
+                               m->type, a->op, a->type, a->op, a->type);
+    return CLI_OK;
+}
+
+/* Every rank of this process holds an input and an output buffer of count
+ * elements, and rank 0 two more for the check: a size that overflows is
+ * bad input; one that does not fit in this machine's memory is refused
+ * before any allocation (Linux overcommits: malloc alone would not fail,
+ * the OOM killer would end the run). */
+static int check_memory(const trd_run_args *a)
+{
+    trd_op *op = NULL;
+    if (trd_run_make_op(a, &op) != TRD_OK)
+        return CLI_OK; /* the run says why (under MPI on rank 0 only) */
+    size_t elem = trd_op_elem_size(op), bytes;
+    trd_op_free(op);
+    int64_t ranks = strcmp(a->transport, "threads") ? 1 : a->p;
+    if (__builtin_mul_overflow((uint64_t)a->count, (uint64_t)elem, &bytes) ||
+        bytes > SIZE_MAX / 4 / (size_t)(ranks + 1))
+        return cli_usage_error("run", "invalid --count %lld: %lld elements of %zu bytes are "
+                               "too large for a buffer", (long long)a->count,
+                               (long long)a->count, elem);
+    double need = (double)bytes * 2.0 * (double)(ranks + 1);
+    double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+    if (have > 0 && need > 0.8 * have) {
+        fprintf(stderr, "treduce run: --count %lld is too large: %lld buffers of %zu bytes "
+                "need %.1f GiB, more than 80%% of this machine's %.1f GiB\n",
+                (long long)a->count, (long long)(2 * (ranks + 1)), bytes, need / 1073741824.0,
+                have / 1073741824.0);
+        return CLI_FAILED;
+    }
+    return CLI_OK;
+}
+
 static int check_args(const trd_run_args *a)
 {
     const char *cmd = "run";
@@ -131,8 +197,10 @@ static int check_args(const trd_run_args *a)
     if (!strcmp(a->transport, "threads") && (a->p < 1 || a->p > 4096))
         return cli_usage_error(cmd, "invalid -p %lld: need 1 <= p <= 4096 for threads (-p is "
                                "required)", (long long)a->p);
-    if (a->iters < 1 || a->warmup < 0)
-        return cli_usage_error(cmd, "need --iters >= 1 and --warmup >= 0");
+    if (a->iters < 1 || a->iters > RUN_ITERS_MAX || a->warmup < 0 || a->warmup > RUN_ITERS_MAX)
+        return cli_usage_error(cmd, "invalid --iters %lld or --warmup %lld: need 1 <= iters "
+                               "<= %d and 0 <= warmup <= %d", (long long)a->iters,
+                               (long long)a->warmup, RUN_ITERS_MAX, RUN_ITERS_MAX);
     if (a->tune < 0 || a->tune > TRD_TUNE_MAX)
         return cli_usage_error(cmd, "invalid --tune %lld: need 0 to %d candidates",
                                (long long)a->tune, TRD_TUNE_MAX);
@@ -147,7 +215,15 @@ static int check_args(const trd_run_args *a)
                                a->op_cost_us);
     if (!(a->timeout > 0))
         return cli_usage_error(cmd, "invalid --timeout %g: must be > 0", a->timeout);
-    return CLI_OK;
+    if (a->dead_rank < -1 || (!strcmp(a->transport, "threads") && a->dead_rank >= a->p))
+        return cli_usage_error(cmd, "invalid --dead-rank %lld: not a rank of -p %lld (0 to "
+                               "%lld)", (long long)a->dead_rank, (long long)a->p,
+                               (long long)a->p - 1);
+    if (a->costs_path && (a->model_set || a->profile_path))
+        return cli_usage_error(cmd, "--costs is the cost model: it excludes --d, --c and "
+                               "--profile");
+    int st = check_profile(a);
+    return st == CLI_OK ? check_memory(a) : st;
 }
 
 void trd_run_args_init(trd_run_args *a)
@@ -172,7 +248,8 @@ static int parse_args(int argc, char **argv, trd_run_args *a)
         {"dead-rank", required_argument, 0, 'z'}, {"format", required_argument, 0, 'f'},
         {"profile", required_argument, 0, 'P'},   {"explain", no_argument, 0, 'E'},
         {"reproducible", no_argument, 0, 'R'},    {"op-cost", required_argument, 0, 'C'},
-        {"tune", required_argument, 0, 'u'},      {"help", no_argument, 0, 'h'},
+        {"tune", required_argument, 0, 'u'},      {"costs", required_argument, 0, 'H'},
+        {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     trd_run_args_init(a);
     int st = cli_parse_options("run", argc, argv, opts, help, take_option, a);
@@ -185,7 +262,10 @@ int cmd_run(int argc, char **argv)
     int st = parse_args(argc, argv, &a);
     if (st != CLI_OK)
         return st < 0 ? CLI_OK : st;
-    if (!strcmp(a.transport, "mpi"))
-        return trd_run_mpi(&a);
-    return trd_run_threads(&a);
+    trd_status ts = a.costs_path ? trd_costs_read(&a.costs, a.costs_path) : TRD_OK;
+    if (ts != TRD_OK)
+        return cli_lib_error("run", ts);
+    st = !strcmp(a.transport, "mpi") ? trd_run_mpi(&a) : trd_run_threads(&a);
+    trd_costs_free(a.costs);
+    return st;
 }

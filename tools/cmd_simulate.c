@@ -135,27 +135,36 @@ static void progress(void *ctx, int64_t done, int64_t total)
     cli_progress((const char *)ctx, done, total);
 }
 
-static void print_stats(const sim_args *a, const trd_mc_stats *s)
+static int print_stats(const sim_args *a, const trd_mc_stats *s)
 {
     static const char *const dists[] = {"const", "exp", "gamma"};
     static const char *const ports[] = {"half", "full", "multi"};
+    static const char *const names[] = {"mean", "std", "q10", "q50", "q90", "min", "max"};
+    const double v[] = {s->mean, s->std, s->q10, s->q50, s->q90, s->min, s->max};
+    cli_finite f = {0};
     if (a->json) {
-        json_t *o = json_pack("{s:s, s:I, s:I, s:s, s:f, s:f, s:f, s:s, s:I, s:f, s:f, s:f, s:f,"
-                              " s:f, s:f, s:f}", "algo", a->algo, "n", (json_int_t)a->params.n,
-                              "runs", (json_int_t)s->runs, "dist", dists[a->dist], "mean_d",
-                              a->mean_d, "mean_c", a->mean_c, "cv", a->cv, "port", ports[a->port],
-                              "seed", (json_int_t)a->seed, "mean", s->mean, "std", s->std, "q10",
-                              s->q10, "q50", s->q50, "q90", s->q90, "min", s->min, "max", s->max);
+        json_t *o = json_pack("{s:s, s:I, s:I, s:s, s:f, s:f, s:f, s:s, s:I}", "algo", a->algo,
+                              "n", (json_int_t)a->params.n, "runs", (json_int_t)s->runs,
+                              "dist", dists[a->dist], "mean_d", a->mean_d, "mean_c", a->mean_c,
+                              "cv", a->cv, "port", ports[a->port], "seed", (json_int_t)a->seed);
+        for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+            json_object_set_new(o, names[i], cli_json_real(&f, names[i], v[i]));
+        int st = cli_finite_end("simulate", &f, o);
         json_dumpf(o, stdout, JSON_INDENT(1) | JSON_REAL_PRECISION(15));
         putchar('\n');
         json_decref(o);
-        return;
+        return st;
     }
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        cli_finite_check(&f, names[i], v[i]);
+    if (f.name)
+        return cli_finite_end("simulate", &f, NULL);
     printf("%s on n = %lld ranks, %lld runs (%s costs, mean d %g, mean c %g, CV %g, %s port)\n"
            "  mean %.6g   std %.6g\n  q10 %.6g   median %.6g   q90 %.6g   (min %.6g, max %.6g)\n",
            a->algo, (long long)a->params.n, (long long)s->runs, dists[a->dist], a->mean_d,
            a->mean_c, a->cv, ports[a->port], s->mean, s->std, s->q10, s->q50, s->q90, s->min,
            s->max);
+    return CLI_OK;
 }
 
 int cmd_simulate(int argc, char **argv)
@@ -179,8 +188,7 @@ int cmd_simulate(int argc, char **argv)
     trd_costs_free(costs);
     if (ts != TRD_OK)
         return cli_lib_error("simulate", ts);
-    print_stats(&a, &stats);
-    return CLI_OK;
+    return print_stats(&a, &stats);
 }
 
 int cmd_markov(int argc, char **argv)
@@ -201,9 +209,10 @@ int cmd_markov(int argc, char **argv)
         } else if (!strcmp(argv[i], "--mean-d") && i + 1 < argc) {
             if (!cli_real("markov", "--mean-d", argv[++i], &mean_d))
                 return CLI_USAGE;
-        } else if (!strcmp(argv[i], "--format") && i + 1 < argc &&
-                   (!strcmp(argv[i + 1], "json") || !strcmp(argv[i + 1], "text"))) {
-            json = !strcmp(argv[++i], "json");
+        } else if (!strcmp(argv[i], "--format") && i + 1 < argc) {
+            if (strcmp(argv[++i], "json") && strcmp(argv[i], "text"))
+                return cli_usage_error("markov", "invalid --format '%s': text or json", argv[i]);
+            json = !strcmp(argv[i], "json");
         } else {
             return cli_usage_error("markov", "unexpected or incomplete argument '%s'", argv[i]);
         }
@@ -212,12 +221,21 @@ int cmd_markov(int argc, char **argv)
     trd_status ts = trd_markov_tree_dyn(n, mean_d, &mean, &var);
     if (ts != TRD_OK)
         return cli_lib_error("markov", ts);
-    if (json)
-        printf("{\"n\": %lld, \"mean_d\": %.17g, \"mean\": %.17g, \"variance\": %.17g}\n",
-               (long long)n, mean_d, mean, var);
-    else
-        printf("Tree-dyn, n = %lld, exponential transfers of mean %g, no computation:\n"
-               "  expected makespan %.10g\n  variance          %.10g (std %.6g)\n",
-               (long long)n, mean_d, mean, var, sqrt(var));
+    cli_finite f = {0};
+    if (json) {
+        json_t *o = json_pack("{s:I, s:f, s:o, s:o}", "n", (json_int_t)n, "mean_d", mean_d,
+                              "mean", cli_json_real(&f, "mean", mean), "variance",
+                              cli_json_real(&f, "variance", var));
+        int st = cli_finite_end("markov", &f, o);
+        json_dumpf(o, stdout, JSON_REAL_PRECISION(17));
+        putchar('\n');
+        json_decref(o);
+        return st;
+    }
+    if (!cli_finite_check(&f, "mean", mean) || !cli_finite_check(&f, "variance", var))
+        return cli_finite_end("markov", &f, NULL);
+    printf("Tree-dyn, n = %lld, exponential transfers of mean %g, no computation:\n"
+           "  expected makespan %.10g\n  variance          %.10g (std %.6g)\n",
+           (long long)n, mean_d, mean, var, sqrt(var));
     return CLI_OK;
 }

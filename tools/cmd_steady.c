@@ -201,22 +201,27 @@ static int node_list(const trd_platform *pf, const char *list, const char *optio
     return st;
 }
 
-/* A size: a JSON string ("2/3") or integer, as text in buf. */
-static int size_text(json_t *v, const char *path, const char *what, char *buf, size_t size)
+/* A size: a JSON string ("2/3", kept in the document) or an integer
+ * (printed into num), as text in *text. */
+static int size_text(json_t *v, const char *path, const char *what, char num[24],
+                     const char **text)
 {
-    if (json_is_string(v))
-        snprintf(buf, size, "%s", json_string_value(v));
-    else if (json_is_integer(v))
-        snprintf(buf, size, "%lld", (long long)json_integer_value(v));
-    else
-        return cli_usage_error(cmd, "%s: %s must be a string (\"2/3\") or an integer", path,
-                               what);
-    return CLI_OK;
+    if (json_is_string(v)) {
+        *text = json_string_value(v);
+        return CLI_OK;
+    }
+    if (json_is_integer(v)) {
+        snprintf(num, 24, "%lld", (long long)json_integer_value(v));
+        *text = num;
+        return CLI_OK;
+    }
+    return cli_usage_error(cmd, "%s: %s must be a string (\"2/3\") or an integer", path, what);
 }
 
 typedef struct sizes_file {
-    char def[64], task[64];
-    char (*text)[64];
+    json_t *root;     /* the document: it holds the sizes given as strings */
+    const char *def, *task;
+    char (*num)[24];  /* sizes given as integers, as text: default, task, each entry */
     trd_steady_size *list;
     int32_t n;
 } sizes_file;
@@ -227,7 +232,7 @@ static int size_entry(json_t *e, const char *path, size_t i, sizes_file *z)
     json_t *k = json_object_get(e, "k"), *m = json_object_get(e, "m");
     snprintf(what, sizeof what, "sizes[%zu]", i);
     if (!json_is_object(e) || !json_is_integer(k) || !json_is_integer(m) ||
-        json_object_size(e) != 3)
+        !json_object_get(e, "size") || json_object_size(e) != 3)
         return cli_usage_error(cmd, "%s: %s must be {\"k\": K, \"m\": M, \"size\": S}", path,
                                what);
     if (json_integer_value(k) < 0 || json_integer_value(k) > INT32_MAX ||
@@ -235,20 +240,24 @@ static int size_entry(json_t *e, const char *path, size_t i, sizes_file *z)
         return cli_usage_error(cmd, "%s: %s: k and m are participant positions (>= 0)", path,
                                what);
     z->list[i] = (trd_steady_size){(int32_t)json_integer_value(k),
-                                   (int32_t)json_integer_value(m), z->text[i]};
+                                   (int32_t)json_integer_value(m), NULL};
     z->n++;
-    return size_text(json_object_get(e, "size"), path, what, z->text[i], sizeof z->text[i]);
+    return size_text(json_object_get(e, "size"), path, what, z->num[i + 2], &z->list[i].size);
 }
 
-/* Reads the --sizes file into z (see help). */
+/* Reads the --sizes file into z (see help): a file that cannot be read is
+ * a failure (1), one that is not a sizes file bad input (2). */
 static int read_sizes(const char *path, sizes_file *z)
 {
     json_error_t err;
-    json_t *root = json_load_file(path, 0, &err), *v, *list;
+    json_t *v, *list, *root = z->root = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
     if (root == NULL) {
-        fprintf(stderr, "treduce %s: cannot read %s: %s (line %d)\n", cmd, path, err.text,
-                err.line);
-        return CLI_FAILED;
+        if (json_error_code(&err) == json_error_cannot_open_file) {
+            fprintf(stderr, "treduce %s: cannot read %s: %s\n", cmd, path, err.text);
+            return CLI_FAILED;
+        }
+        return cli_usage_error(cmd, "%s:%d:%d: malformed JSON: %s", path, err.line, err.column,
+                               err.text);
     }
     int st = json_is_object(root) ? CLI_OK : cli_usage_error(cmd, "%s: not a JSON object", path);
     const char *key;
@@ -257,21 +266,20 @@ static int read_sizes(const char *path, sizes_file *z)
             st = cli_usage_error(cmd, "%s: unknown key \"%s\" (default, task, sizes)", path,
                                  key);
     }
-    if (st == CLI_OK && (v = json_object_get(root, "default")))
-        st = size_text(v, path, "default", z->def, sizeof z->def);
-    if (st == CLI_OK && (v = json_object_get(root, "task")))
-        st = size_text(v, path, "task", z->task, sizeof z->task);
     list = json_object_get(root, "sizes");
     if (st == CLI_OK && list && !json_is_array(list))
         st = cli_usage_error(cmd, "%s: sizes must be a list", path);
     size_t count = list ? json_array_size(list) : 0;
     z->list = calloc(count + 1, sizeof *z->list);
-    z->text = calloc(count + 1, sizeof *z->text);
-    if (st == CLI_OK && (!z->list || !z->text))
+    z->num = calloc(count + 2, sizeof *z->num);
+    if (st == CLI_OK && (!z->list || !z->num))
         st = cli_usage_error(cmd, "out of memory");
+    if (st == CLI_OK && (v = json_object_get(root, "default")))
+        st = size_text(v, path, "default", z->num[0], &z->def);
+    if (st == CLI_OK && (v = json_object_get(root, "task")))
+        st = size_text(v, path, "task", z->num[1], &z->task);
     for (size_t i = 0; st == CLI_OK && i < count; i++)
         st = size_entry(json_array_get(list, i), path, i, z);
-    json_decref(root);
     return st;
 }
 
@@ -288,8 +296,8 @@ static int make_spec(steady_args *a, const trd_platform *pf, trd_steady_spec *sp
                        &spec->n_members);
     spec->members = a->ids;
     if (st == CLI_OK && a->sizes && (st = read_sizes(a->sizes, z)) == CLI_OK) {
-        spec->message_size = z->def[0] ? z->def : NULL;
-        spec->task_size = z->task[0] ? z->task : NULL;
+        spec->message_size = z->def;
+        spec->task_size = z->task;
         spec->sizes = z->list;
         spec->n_sizes = z->n;
     }
@@ -337,7 +345,7 @@ static trd_status write_result(const steady_args *a, const trd_platform *pf,
         *st = steady_series_simulate(pf, result, a->simulate, obj);
     if (*st == CLI_OK && a->run)
         *st = run_series(a, pf, result, obj);
-    if (*st == CLI_OK) {
+    if (*st == CLI_OK || json_object_get(obj, "error")) { /* a null and its reason */
         json_dumpf(obj, stdout, JSON_INDENT(2));
         putchar('\n');
     }
@@ -367,7 +375,8 @@ static int steady_main(steady_args *a, trd_steady_spec *spec)
     trd_platform_free(pf);
     free(a->ids);
     free(z.list);
-    free(z.text);
+    free(z.num);
+    json_decref(z.root);
     return st;
 }
 

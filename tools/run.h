@@ -6,9 +6,14 @@
 
 #include "cli.h"
 
+/* The most timed (and untimed) iterations: p * iters times are kept. */
+#define RUN_ITERS_MAX 1000000
+
 typedef struct trd_run_args {
-    const char *algo, *transport, *type, *op, *profile_path;
+    const char *algo, *transport, *type, *op, *profile_path, *costs_path;
     trd_profile profile;
+    trd_profile_meta profile_meta; /* what the profile was measured on */
+    trd_costs *costs; /* --costs FILE, read once per process (cmd_run.c) */
     bool explain, reproducible;
     int64_t p, count, root, segment, iters, warmup, K, dead_rank, tune;
     double d, c, latency, flight, parallelism, timeout, delay_us, op_cost_us;
@@ -45,9 +50,6 @@ void trd_run_rank(const trd_run_args *a, trd_comm *comm, const trd_op *op,
 int trd_run_report(const trd_run_args *a, int64_t p, const trd_run_result *res);
 
 int trd_run_threads(const trd_run_args *a);
-/* Reads a profile written by `treduce calibrate --out` (cmd_calibrate.c);
- * a usage error when it is not one. */
-int trd_run_load_profile(const char *path, trd_profile *profile);
 /* The threads run without the report: out->times (a->iters entries,
  * allocated by the caller) and the rest of rank 0's merged result.  The
  * status is the set-up's; the run's own is out->status. */

@@ -84,8 +84,15 @@ static bool check(const trd_run_args *a, const trd_op *op, int64_t p, const void
 static trd_status fail(trd_run_result *res, trd_status st)
 {
     res->status = st;
-    snprintf(res->error, sizeof res->error, "%s", trd_errmsg());
+    snprintf(res->error, sizeof res->error, "%s", cli_errmsg(st));
     return st;
+}
+
+/* A failure of this tool's own (no library message to copy). */
+static void refuse(trd_run_result *res, trd_status st, const char *why, long long value)
+{
+    res->status = st;
+    snprintf(res->error, sizeof res->error, why, value);
 }
 
 /* Whether auto times its candidates in the first calls (--tune). */
@@ -121,7 +128,11 @@ static trd_status prepare(const trd_run_args *a, trd_comm *comm, const trd_op *o
     o->reproducible = a->reproducible;
     o->tune = (int32_t)a->tune;
     trd_status st = TRD_OK;
-    if (a->model_set) {
+    if (a->costs) { /* planned for and predicted under them */
+        o->costs = a->costs;
+        trd_costs_mean(a->costs, &o->d, &o->c);
+        o->measure_model = false;
+    } else if (a->model_set) {
         o->d = a->d;
         o->c = a->c;
         o->latency = a->latency;
@@ -152,14 +163,22 @@ static trd_status call(const trd_run_args *a, trd_comm *comm, const trd_op *op,
 void trd_run_rank(const trd_run_args *a, trd_comm *comm, const trd_op *op, trd_run_result *res)
 {
     int64_t p = trd_comm_size(comm), r = trd_comm_rank(comm);
-    size_t bytes = (size_t)a->count * trd_op_elem_size(op);
+    size_t bytes = (size_t)a->count * trd_op_elem_size(op); /* checked by cmd_run.c */
     unsigned char *in = malloc(bytes + 1), *out = calloc(bytes + 1, 1);
-    trd_status st = in && out ? TRD_OK : TRD_ENOMEM;
     res->verified = false;
-    if (st == TRD_OK) {
-        fill(a, op, r, in);
-        st = prepare(a, comm, op, res);
+    if (!in || !out)
+        refuse(res, TRD_ENOMEM, "out of memory for two buffers of %lld bytes",
+               (long long)bytes);
+    else if (a->dead_rank >= p)
+        refuse(res, TRD_EINVAL, "invalid --dead-rank %lld: not a rank of this run",
+               (long long)a->dead_rank);
+    if (res->status != TRD_OK) {
+        free(in);
+        free(out);
+        return;
     }
+    fill(a, op, r, in);
+    trd_status st = prepare(a, comm, op, res);
     /* the tuning calls are untimed warm-ups: they run auto's candidates */
     int64_t warmup = a->warmup + (tuning(a) ? (a->tune + 1) * TRD_TUNE_CALLS : 0);
     for (int64_t k = 0; st == TRD_OK && k < warmup + a->iters; k++) {

@@ -43,33 +43,78 @@ static void print_text(const trd_run_args *a, int64_t p, size_t bytes, double me
 }
 
 /* auto's candidates that can run the call, fastest first. */
-static json_t *candidates_json(const trd_run_result *res)
+static json_t *candidates_json(const trd_run_result *res, cli_finite *f)
 {
     json_t *all = json_array();
     for (size_t i = 0; i < res->ncandidates; i++) {
         const trd_candidate *c = &res->candidates[i];
         if (c->status != TRD_OK)
             continue;
-        json_t *one = json_pack("{s:s, s:f}", "algo", c->algo, "predicted_us",
-                                1e6 * c->predicted);
+        json_t *one = json_pack("{s:s, s:o}", "algo", c->algo, "predicted_us",
+                                cli_json_real(f, "a candidate's predicted_us",
+                                              1e6 * c->predicted));
         if (!isnan(c->measured))
-            json_object_set_new(one, "measured_us", json_real(1e6 * c->measured));
+            json_object_set_new(one, "measured_us",
+                                cli_json_real(f, "a candidate's measured_us", 1e6 * c->measured));
         json_array_append_new(all, one);
     }
     return all;
 }
 
+/* The report's numbers (microseconds; NaN predicted: not simulated). */
+static json_t *report_json(const trd_run_args *a, int64_t p, size_t bytes, double med,
+                           double min, const trd_run_result *res, cli_finite *f)
+{
+    const trd_coll_opts *m = &res->model;
+    json_t *o = json_pack(
+        "{s:s, s:s, s:I, s:I, s:s, s:s, s:I, s:b, s:I, s:o, s:o, s:o, s:b,"
+        " s:{s:o, s:o, s:o, s:o, s:o, s:b}}",
+        "algo", m->algo, "transport", a->transport, "p", (json_int_t)p, "count",
+        (json_int_t)a->count, "type", a->type, "op", a->op, "bytes", (json_int_t)bytes,
+        "allreduce", a->allreduce, "iters", (json_int_t)a->iters, "median_us",
+        cli_json_real(f, "median_us", 1e6 * med), "min_us", cli_json_real(f, "min_us", 1e6 * min),
+        "predicted_us",
+        isnan(res->predicted) ? json_null() : cli_json_real(f, "predicted_us", 1e6 * res->predicted),
+        "verified", res->verified, "model", "latency_us",
+        cli_json_real(f, "latency_us", 1e6 * m->latency), "flight_us",
+        cli_json_real(f, "flight_us", 1e6 * m->flight), "d_us", cli_json_real(f, "d_us", 1e6 * m->d),
+        "c_us", cli_json_real(f, "c_us", 1e6 * m->c), "parallelism",
+        cli_json_real(f, "parallelism", m->parallelism), "given", a->model_set);
+    if (!strcmp(a->algo, "auto"))
+        json_object_set_new(o, "chosen_by", json_string("auto"));
+    json_object_set_new(o, "shm_max_bytes", json_integer((json_int_t)res->shm_max));
+    if (a->explain)
+        json_object_set_new(o, "candidates", candidates_json(res, f));
+    return o;
+}
+
+/* A profile measured on another rank count: its latency and bandwidth are
+ * still this machine's, its parallelism may not be (cmd_run.c refuses
+ * other mismatches). */
+static void warn_profile(const trd_run_args *a, int64_t p)
+{
+    if (a->profile_path && a->profile_meta.p != p)
+        fprintf(stderr, "treduce run: warning: profile %s was measured on %ld ranks, this run "
+                "has %lld: its parallelism (%g) may not hold (treduce calibrate -p %lld "
+                "--out FILE measures this one)\n", a->profile_path, (long)a->profile_meta.p,
+                (long long)p, a->profile.parallelism, (long long)p);
+}
+
 int trd_run_report(const trd_run_args *a, int64_t p, const trd_run_result *res)
 {
     if (res->status != TRD_OK) {
-        fprintf(stderr, "treduce run: %s\n", res->error);
+        fprintf(stderr, "treduce run: %s\n", res->error[0] ? res->error
+                                                          : trd_strerror(res->status));
         return res->status == TRD_EINVAL || res->status == TRD_ENOALGO ||
                        res->status == TRD_EUNSUPPORTED
                    ? CLI_USAGE : CLI_FAILED;
     }
+    warn_profile(a, p);
     double *t = malloc((size_t)a->iters * sizeof *t);
-    if (!t)
+    if (!t) {
+        fprintf(stderr, "treduce run: out of memory for %lld times\n", (long long)a->iters);
         return CLI_FAILED;
+    }
     for (int64_t k = 0; k < a->iters; k++)
         t[k] = res->times[k];
     cli_sort(t, (size_t)a->iters);
@@ -78,31 +123,15 @@ int trd_run_report(const trd_run_args *a, int64_t p, const trd_run_result *res)
     trd_op *op = NULL;
     size_t bytes = trd_run_make_op(a, &op) == TRD_OK ? (size_t)a->count * trd_op_elem_size(op) : 0;
     trd_op_free(op);
-    if (!a->json) {
-        print_text(a, p, bytes, med, min, res);
-    } else {
-        json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:s, s:s, s:I, s:b, s:I, s:f, s:f, s:o, s:b,"
-                              " s:{s:f, s:f, s:f, s:f, s:f, s:b}}",
-                              "algo", res->model.algo, "transport", a->transport, "p", (json_int_t)p,
-                              "count", (json_int_t)a->count, "type", a->type, "op", a->op,
-                              "bytes", (json_int_t)bytes, "allreduce", a->allreduce,
-                              "iters", (json_int_t)a->iters, "median_us", 1e6 * med,
-                              "min_us", 1e6 * min, "predicted_us",
-                              isnan(res->predicted) ? json_null()
-                                                    : json_real(1e6 * res->predicted),
-                              "verified", res->verified, "model", "latency_us",
-                              1e6 * res->model.latency, "flight_us", 1e6 * res->model.flight,
-                              "d_us", 1e6 * res->model.d, "c_us", 1e6 * res->model.c,
-                              "parallelism", res->model.parallelism, "given",
-                              a->model_set);
-        if (!strcmp(a->algo, "auto"))
-            json_object_set_new(o, "chosen_by", json_string("auto"));
-        json_object_set_new(o, "shm_max_bytes", json_integer((json_int_t)res->shm_max));
-        if (a->explain)
-            json_object_set_new(o, "candidates", candidates_json(res));
+    cli_finite f = {0};
+    json_t *o = report_json(a, p, bytes, med, min, res, &f);
+    int st = cli_finite_end("run", &f, o);
+    if (a->json) {
         json_dumpf(o, stdout, JSON_INDENT(2));
         putchar('\n');
-        json_decref(o);
+    } else if (st == CLI_OK) {
+        print_text(a, p, bytes, med, min, res);
     }
-    return res->verified ? CLI_OK : CLI_FAILED;
+    json_decref(o);
+    return st != CLI_OK ? st : res->verified ? CLI_OK : CLI_FAILED;
 }

@@ -40,13 +40,22 @@ int steady_series_simulate(const trd_platform *pf, const trd_steady *st, int64_t
     trd_status r = trd_steady_series_simulate(st, pf, ops, &s);
     if (r != TRD_OK)
         return cli_lib_error(cmd, r);
-    if (json)
-        return put(json, "simulated",
-                   json_pack("{s:I, s:f, s:f, s:f, s:f, s:f, s:I, s:i}", "ops",
-                             (json_int_t)s.ops, "makespan", s.makespan, "throughput",
-                             s.throughput, "steady_throughput", s.steady_throughput,
-                             "ratio_to_tp", s.ratio_to_tp, "period", s.period, "period_ops",
-                             (json_int_t)s.period_ops, "depth", (int)s.depth));
+    cli_finite f = {0};
+    json_t *o = json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:I, s:i}", "ops", (json_int_t)s.ops,
+                          "makespan", cli_json_real(&f, "makespan", s.makespan), "throughput",
+                          cli_json_real(&f, "throughput", s.throughput), "steady_throughput",
+                          cli_json_real(&f, "steady_throughput", s.steady_throughput),
+                          "ratio_to_tp", cli_json_real(&f, "ratio_to_tp", s.ratio_to_tp),
+                          "period", cli_json_real(&f, "period", s.period), "period_ops",
+                          (json_int_t)s.period_ops, "depth", (int)s.depth);
+    int rc = cli_finite_end(cmd, &f, json);
+    if (json) {
+        int put_rc = put(json, "simulated", o);
+        return rc != CLI_OK ? rc : put_rc;
+    }
+    json_decref(o);
+    if (rc != CLI_OK || !cli_finite_check(&f, "TP", s.tp))
+        return rc != CLI_OK ? rc : cli_finite_end(cmd, &f, NULL);
     printf("simulated %lld operations: makespan %g, %g per time unit overall, %g in the "
            "steady state = %.4f x TP (TP = %g)\n"
            "  schedule: %lld operations enter per period of %g; an operation spans %d "
@@ -138,13 +147,19 @@ static int report_run(const trd_steady *st, int64_t ops, double seconds, int64_t
         fprintf(stderr, "treduce %s: %lld of %lld results differ from the fold in "
                 "participant order\n", cmd, (long long)wrong, (long long)ops);
     int rc = wrong == 0 ? CLI_OK : CLI_FAILED;
+    cli_finite f = {0};
+    json_t *o = json_pack("{s:I, s:f, s:o, s:b, s:s}", "ops", (json_int_t)ops, "seconds", seconds,
+                          "ops_per_second",
+                          cli_json_real(&f, "ops_per_second", (double)ops / seconds),
+                          "verified", wrong == 0, "transport", "threads");
+    int finite = cli_finite_end(cmd, &f, json);
     if (json) {
-        int put_rc = put(json, "run", json_pack("{s:I, s:f, s:f, s:b, s:s}", "ops",
-                                             (json_int_t)ops, "seconds", seconds,
-                                             "ops_per_second", (double)ops / seconds,
-                                             "verified", wrong == 0, "transport", "threads"));
-        return rc != CLI_OK ? rc : put_rc;
+        int put_rc = put(json, "run", o);
+        return rc != CLI_OK ? rc : finite != CLI_OK ? finite : put_rc;
     }
+    json_decref(o);
+    if (finite != CLI_OK)
+        return finite;
     printf("ran %lld operations on threads (one per node): %.6f s, %.0f operations per second "
            "(TP = %s per time unit of the model), results %s\n",
            (long long)ops, seconds, (double)ops / seconds, trd_steady_throughput(st),

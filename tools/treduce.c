@@ -23,6 +23,7 @@ static const struct {
     {"platform", cmd_platform, "generate, check and print platform graphs (JSON, SimGrid XML)"},
     {"steady", cmd_steady, "best steady-state throughput of series of scatters, gossips, reduces"},
     {"testbed", cmd_testbed, "an emulated cluster of network namespaces from a platform; MPI jobs on it"},
+    {"costs", cmd_costs, "write heterogeneous cost files: random (links, nodes) or a preset"},
 };
 
 static void usage(FILE *out)

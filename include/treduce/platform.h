@@ -38,8 +38,10 @@ trd_status trd_platform_load(const char *path, trd_platform **out);
 trd_status trd_platform_write_json(const trd_platform *pf, FILE *out);
 
 /* A random hierarchical platform in the spirit of Tiers (Sec. 4.7): a WAN
- * of routers, MANs hanging from it, `lans` LANs whose hosts are the
- * computing nodes; random bandwidths and speeds drawn from `seed` only. */
+ * of routers, MANs hanging from it, `lans` LANs (1 to TRD_PLATFORM_LANS_MAX)
+ * whose hosts are the computing nodes; random bandwidths and speeds drawn
+ * from `seed` only. */
+#define TRD_PLATFORM_LANS_MAX 1000
 trd_status trd_platform_generate(uint64_t seed, int32_t lans, trd_platform **out);
 
 int32_t trd_platform_node_count(const trd_platform *pf);

@@ -64,6 +64,10 @@ const char *trd_errmsg(void);
 /* Largest segment count a plan accepts. */
 #define TRD_SEGMENTS_MAX 65536
 
+/* A cost model for the simulator and, as heterogeneous costs, for the
+ * planners (see "Cost models and simulation" below). */
+typedef struct trd_costs trd_costs;
+
 typedef struct trd_params {
     int64_t n;           /* number of ranks, 1 <= n <= TRD_N_MAX */
     double d;            /* time of one transfer (finite, >= 0) */
@@ -96,6 +100,24 @@ typedef struct trd_params {
                             message while the last one is still on its way.
                             Simulated (plans' makespans are then simulated,
                             never closed forms); the planners ignore it */
+    const trd_costs *costs; /* NULL: the homogeneous model (d, c).  Else the
+                            clairvoyant heterogeneous model of benoit Sec.
+                            3.1 for costs' n = n ranks: rank i sends the
+                            whole buffer to rank j in d[i][j] and combines
+                            in c[i] (trd_costs_load, trd_costs_preset,
+                            trd_costs_random; or mean_d, mean_c when it has
+                            no bases; its distribution is ignored: costs
+                            are constant).  The algorithms that read it
+                            (trd_algo_uses_costs) plan for it; the others
+                            plan with d and c (e.g. the means,
+                            trd_costs_mean).  Every plan is then timed
+                            under it: makespan, lower bound and the steps'
+                            times (a tree's receives in the order its
+                            senders become ready under these costs).
+                            latency, combine_fixed and flight must
+                            be 0 (each d[i][j] is a whole transfer; a
+                            segment of 1/m of the buffer costs d[i][j]/m).
+                            Borrowed: it must outlive the plan */
 } trd_params;
 
 /* Defaults: n = 1, d = 1, c = 1, K unset, root 0, commutative, segments
@@ -111,6 +133,13 @@ const char *trd_algo_name(size_t i);
 const char *trd_algo_describe(size_t i);
 /* Whether algorithm i reads params.K. */
 bool trd_algo_uses_k(size_t i);
+/* Whether algorithm i plans for heterogeneous costs (params.costs): it
+ * refuses to plan without them (TRD_EUNSUPPORTED naming the algorithm). */
+bool trd_algo_uses_costs(size_t i);
+/* Whether algorithm i takes commutative operators only: a plan with
+ * params.noncommutative, or a collective call with a non-commutative
+ * operator, is refused (TRD_EUNSUPPORTED). */
+bool trd_algo_commutative_only(size_t i);
 /* Whether algorithm i is dynamic (tree-dyn, nc-tree-dyn): it decides at run
  * time, so it has no static plan (trd_plan_create refuses it) and is run by
  * the simulator or the runtime. */
@@ -164,11 +193,11 @@ double trd_plan_makespan(const trd_plan *plan);
  * platform that runs only k ranks' work at once (fewer cores than ranks,
  * a shared memory bus) cannot finish in less than work / k. */
 double trd_plan_work(const trd_plan *plan);
-/* Lemma 5 lower bound on ANY schedule: ceil(log2 n) * max(d, c). */
+/* A lower bound on ANY schedule of these parameters (trd_lower_bound). */
 double trd_plan_lower_bound(const trd_plan *plan);
 /* The paper's proven upper bound on this algorithm's makespan (NaN when
- * none applies: segmented, allreduce, exchange), and the name of the
- * result it comes from ("Prop. 6", ...). */
+ * none applies: segmented, allreduce, exchange, heterogeneous costs), and
+ * the name of the result it comes from ("Prop. 6", ...). */
 double trd_plan_upper_bound(const trd_plan *plan);
 const char *trd_plan_upper_bound_source(const trd_plan *plan);
 /* Rank that `rank` sends its partial result to; -1 for the root. */
@@ -182,7 +211,13 @@ double trd_plan_send_start(const trd_plan *plan, int32_t rank);
 trd_status trd_makespan(const char *algo, const trd_params *params,
                         double *makespan);
 
-/* Lemma 5 lower bound for these parameters (no validation beyond n >= 1). */
+/* A lower bound on the makespan of any schedule for these parameters (no
+ * validation beyond n >= 1): homogeneous, Lemma 5's ceil(log2 n) max(d, c);
+ * with params->costs, the larger of Alg. 1's optimum with every transfer
+ * at its smallest cost (into the root: the root's cheapest input) and every
+ * combine at the smallest c[i] off the root, and the longest over ranks of
+ * the cheapest path to the root, each hop i -> j costing d[i][j] + c[j]
+ * (docs/HETEROGENEOUS.md says why both hold). */
 double trd_lower_bound(const trd_params *params);
 
 /* ---- The schedule IR: per rank, an ordered program of steps. ---- */
@@ -253,8 +288,6 @@ typedef enum trd_port {
     TRD_PORT_MULTI = 2  /* unconstrained */
 } trd_port;
 
-typedef struct trd_costs trd_costs;
-
 /* A homogeneous random cost model for n ranks: transfer base mean_d,
  * combine base mean_c (both finite, >= 0), factors from `dist` with
  * coefficient of variation cv (>= 0; must be 1 for TRD_DIST_EXP, is
@@ -267,6 +300,10 @@ void trd_costs_free(trd_costs *costs);
  * combine times c[i]; '#' starts a comment.  N must match.  On failure the
  * model is left homogeneous (any earlier heterogeneous bases are dropped). */
 trd_status trd_costs_load(trd_costs *costs, const char *path);
+/* A constant model (TRD_DIST_CONST) with the bases of a cost file, for the
+ * n its header gives; mean_d and mean_c are the file's means
+ * (trd_costs_mean).  On failure *out is NULL. */
+trd_status trd_costs_read(trd_costs **out, const char *path);
 /* Heterogeneous bases from a named preset (`trd_costs_preset_names`):
  * "lower-to-higher": d[i][j] = mean_d if i < j else D*mean_d (benoit Sec. 4,
  *   worst case of Binomial-stat and Tree-dyn);
@@ -275,6 +312,29 @@ trd_status trd_costs_load(trd_costs *costs, const char *path);
  * "higher-to-lower": d[i][j] = D*mean_d if i > j else mean_d (Figure 3). */
 trd_status trd_costs_preset(trd_costs *costs, const char *name, double D);
 const char *trd_costs_preset_names(void);
+/* Random heterogeneous bases (docs/HETEROGENEOUS.md), reproducible from
+ * seed: every factor f below is log-uniform in [1, spread] (spread >= 1).
+ * model "links": d[i][j] = mean_d f_ij for every ordered pair (links of
+ * their own speeds); "nodes": rank i has a factor f_i and d[i][j] =
+ * mean_d max(f_i, f_j) (a transfer runs at its slower end's speed).  Both:
+ * c[i] = mean_c g_i, with g_i another factor.  d[i][i] = 0.  TRD_EINVAL
+ * naming a bad model or spread; as trd_costs_load on failure. */
+trd_status trd_costs_random(trd_costs *costs, const char *model, double spread,
+                            uint64_t seed);
+/* Writes the bases as a cost file trd_costs_load reads back exactly
+ * (homogeneous: mean_d off the diagonal, 0 on it, and mean_c) to path, or
+ * to the standard output when path is NULL.  TRD_EIO naming the path when
+ * it cannot be written. */
+trd_status trd_costs_save(const trd_costs *costs, const char *path);
+/* The model's n; the base of a transfer from rank i to rank j and of a
+ * combine on rank i (NaN for a rank out of range). */
+int64_t trd_costs_n(const trd_costs *costs);
+double trd_costs_transfer(const trd_costs *costs, int64_t from, int64_t to);
+double trd_costs_combine(const trd_costs *costs, int64_t rank);
+/* The mean base of a transfer between two distinct ranks (0 for n = 1)
+ * and of a combine: the homogeneous model that matches the bases, what a
+ * planner that does not read heterogeneous costs is given. */
+void trd_costs_mean(const trd_costs *costs, double *mean_d, double *mean_c);
 
 /* Statistics of a Monte-Carlo study of one algorithm. */
 typedef struct trd_mc_stats {
@@ -548,6 +608,15 @@ typedef struct trd_coll_opts {
                                 default 0 (or >= n): not modelled, every
                                 rank has a core of its own */
     int64_t K;               /* greedy-k-*: the limit (default 2) */
+    const trd_costs *costs;  /* heterogeneous costs of this communicator's
+                                ranks (trd_params.costs; default NULL):
+                                the algorithms that read them plan for
+                                them, every plan is timed under them
+                                (predictions, "auto", which then ignores
+                                measure_model), and a call whose costs
+                                changed (another object, or the same one
+                                loaded again) gets a new plan.  latency,
+                                combine_fixed and flight must be 0 */
     bool reproducible;       /* bitwise the same result on every run and
                                 every rank whatever the arrival order:
                                 static plans only (a fixed combine order;
@@ -698,12 +767,41 @@ typedef struct trd_pair_profile {
  * half their median) and messages grown from 4 KiB by 2x until they add
  * 60 ms to the round trip (at most 64 MiB); per_byte is the fastest of
  * five round trips of that size, less the fastest small one, over the size
- * (the fastest: stalls of a busy machine only add time); then each rank's combines of 64 Ki and 1 Mi elements of op,
- * the ranks in turn.  About 1 s per ordered pair on links of 10 to 1000
+ * (the fastest: stalls of a busy machine only add time); then each rank's
+ * combines of 64 Ki and 1 Mi elements of op, the ranks in turn.  About 1 s per ordered pair on links of 10 to 1000
  * Mbit/s.  The arrays of out are allocated here: release them with
  * trd_pair_profile_free (also on failure, which leaves them NULL). */
 trd_status trd_comm_profile_pairs(trd_comm *comm, const trd_op *op, trd_pair_profile *out);
 void trd_pair_profile_free(trd_pair_profile *profile);
+/* What a profile was measured on.  A profile describes one transport and
+ * one operator on one element type: applied to another it predicts
+ * another machine (`treduce run --profile` refuses such a mismatch, and
+ * warns when only the rank count differs: the parallelism is measured for
+ * p ranks).  Names are C strings of fewer than TRD_PROFILE_NAME_MAX bytes. */
+#define TRD_PROFILE_NAME_MAX 32
+typedef struct trd_profile_meta {
+    char transport[TRD_PROFILE_NAME_MAX]; /* trd_comm_transport: "threads", "mpi" */
+    int32_t p;                            /* ranks it was measured on */
+    char op[TRD_PROFILE_NAME_MAX];        /* the operator: "sum", "matrix", ... */
+    char type[TRD_PROFILE_NAME_MAX];      /* the element type: "double", ... */
+    size_t elem_size;                     /* bytes per element (0: not recorded) */
+    size_t shm_max;                       /* trd_comm_shm_max when measured */
+} trd_profile_meta;
+/* Writes profile and meta to path as JSON (docs/RUNTIME.md, "Profiles":
+ * the format of `treduce calibrate --out`).  TRD_EINVAL for a negative or
+ * non-finite value, flight above latency, or missing metadata; TRD_EIO
+ * naming path when it cannot be written. */
+trd_status trd_profile_save(const char *path, const trd_profile *profile,
+                            const trd_profile_meta *meta);
+/* Reads a profile written by trd_profile_save or `treduce calibrate --out`
+ * into *profile and *meta (meta may be NULL).  TRD_EIO when path cannot be
+ * read; TRD_EINVAL naming the file and the line (malformed JSON) or the
+ * key when it is not a profile: a key missing, unknown or of the wrong
+ * type, a value negative or not finite, flight_s above latency_s, a
+ * bandwidth_GBps that disagrees with seconds_per_byte, another format
+ * version.  flight_s and parallelism, which older profiles lack, are then
+ * 0 (elem_size too: not recorded). */
+trd_status trd_profile_load(const char *path, trd_profile *profile, trd_profile_meta *meta);
 
 /* The time the model predicts for this call (same arguments as the call,
  * opts->d, c, latency as from trd_comm_calibrate): the plan's makespan

@@ -2,8 +2,8 @@
  * building it node by node and link by link with every check the loaders
  * and the generator rely on, the accessors of include/treduce/platform.h,
  * and trd_platform_load, which picks the loader from the file's content.
- * Lookups are linear scans: platforms have tens to a few thousand nodes,
- * and the LPs built on them cost far more than the scans. */
+ * Nodes are found by name and links by their ends through hash indexes,
+ * so that a file of n nodes and links loads in O(n). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +32,8 @@ void trd_platform_free(trd_platform *pf)
         mpq_clear(pf->links[i].cost);
     free(pf->nodes);
     free(pf->links);
+    trd_index_free(&pf->by_name);
+    trd_index_free(&pf->by_ends);
     free(pf);
 }
 
@@ -59,7 +61,7 @@ trd_status trd_platform_add_node(trd_platform *pf, const char *name, bool router
         return trd_fail(TRD_EINVAL, "a node has an empty name");
     if (trd_platform_find(pf, name) >= 0)
         return trd_fail(TRD_EINVAL, "node name '%s' is used twice", name);
-    if (!router && mpq_sgn(speed) <= 0)
+    if (!router && speed && mpq_sgn(speed) <= 0)
         return trd_fail(TRD_EINVAL, "speed of node '%s' must be > 0 (a node that computes "
                         "nothing is a router)", name);
     trd_status st = reserve((void **)&pf->nodes, pf->n_nodes, &pf->cap_nodes,
@@ -69,11 +71,15 @@ trd_status trd_platform_add_node(trd_platform *pf, const char *name, bool router
     char *copy = strdup(name);
     if (copy == NULL)
         return trd_fail(TRD_ENOMEM, "no memory for node name '%s'", name);
+    if ((st = trd_index_add(&pf->by_name, trd_hash_text(name), pf->n_nodes, "nodes")) != TRD_OK) {
+        free(copy);
+        return st;
+    }
     trd_pnode *node = &pf->nodes[pf->n_nodes];
     node->name = copy;
     node->router = router;
     mpq_init(node->speed);
-    if (!router)
+    if (!router && speed)
         mpq_set(node->speed, speed);
     if (id != NULL)
         *id = pf->n_nodes;
@@ -95,6 +101,8 @@ trd_status trd_platform_add_link(trd_platform *pf, int32_t from, int32_t to, con
         return trd_fail(TRD_EINVAL, "link %s -> %s is given twice", a, b);
     trd_status st = reserve((void **)&pf->links, pf->n_links, &pf->cap_links,
                             sizeof *pf->links, "links");
+    if (st == TRD_OK)
+        st = trd_index_add(&pf->by_ends, trd_hash_pair(from, to), pf->n_links, "links");
     if (st != TRD_OK)
         return st;
     trd_plink *link = &pf->links[pf->n_links++];
@@ -114,20 +122,38 @@ trd_status trd_platform_add_links(trd_platform *pf, int32_t from, int32_t to, co
     return st == TRD_OK || where == NULL ? st : trd_fail_within(st, where);
 }
 
+typedef struct ends_key {
+    const trd_platform *pf;
+    int32_t from, to;
+} ends_key;
+
+static bool same_ends(const void *ctx, int32_t id)
+{
+    const ends_key *k = ctx;
+    return k->pf->links[id].from == k->from && k->pf->links[id].to == k->to;
+}
+
 int32_t trd_platform_link(const trd_platform *pf, int32_t from, int32_t to)
 {
-    for (int32_t i = 0; i < pf->n_links; i++)
-        if (pf->links[i].from == from && pf->links[i].to == to)
-            return i;
-    return -1;
+    ends_key k = {pf, from, to};
+    return trd_index_find(&pf->by_ends, trd_hash_pair(from, to), same_ends, &k);
+}
+
+typedef struct name_key {
+    const trd_platform *pf;
+    const char *name;
+} name_key;
+
+static bool same_name(const void *ctx, int32_t id)
+{
+    const name_key *k = ctx;
+    return strcmp(k->pf->nodes[id].name, k->name) == 0;
 }
 
 int32_t trd_platform_find(const trd_platform *pf, const char *name)
 {
-    for (int32_t i = 0; i < pf->n_nodes; i++)
-        if (strcmp(pf->nodes[i].name, name) == 0)
-            return i;
-    return -1;
+    name_key k = {pf, name};
+    return name ? trd_index_find(&pf->by_name, trd_hash_text(name), same_name, &k) : -1;
 }
 
 int32_t trd_platform_node_count(const trd_platform *pf)
@@ -242,6 +268,27 @@ static trd_status parse_any(const char *text, size_t len, const char *path, trd_
                               : trd_platform_parse_json(text, len, path, out);
 }
 
+/* Both formats are UTF-8 text: a UTF-16 or UTF-32 file (a byte-order mark,
+ * or NUL bytes) would otherwise be called malformed JSON.  A UTF-8
+ * byte-order mark is skipped (*skip). */
+static trd_status check_encoding(const char *text, size_t len, const char *path, size_t *skip)
+{
+    const unsigned char *u = (const unsigned char *)text;
+    *skip = len >= 3 && u[0] == 0xEF && u[1] == 0xBB && u[2] == 0xBF ? 3 : 0;
+    const char *kind = len >= 4 && ((u[0] == 0xFF && u[1] == 0xFE && !u[2] && !u[3]) ||
+                                    (!u[0] && !u[1] && u[2] == 0xFE && u[3] == 0xFF))
+                           ? "UTF-32"
+                       : len >= 2 && ((u[0] == 0xFF && u[1] == 0xFE) || (u[0] == 0xFE && u[1] == 0xFF))
+                           ? "UTF-16"
+                       : memchr(text, '\0', len) ? "not text (it holds NUL bytes: UTF-16 "
+                                                    "or UTF-32 without a byte-order mark?)"
+                                                  : NULL;
+    if (!kind)
+        return TRD_OK;
+    return trd_fail(TRD_EINVAL, "%s: the file is %s: platform files are UTF-8 text (JSON or "
+                    "SimGrid XML); convert it, e.g. iconv -t UTF-8", path, kind);
+}
+
 trd_status trd_platform_load_with(const char *path, trd_platform_parser parse,
                                   trd_platform **out)
 {
@@ -249,10 +296,12 @@ trd_status trd_platform_load_with(const char *path, trd_platform_parser parse,
         return trd_fail(TRD_EINVAL, "loading a platform: out is NULL");
     *out = NULL;
     char *text;
-    size_t len;
+    size_t len, skip = 0;
     trd_status st = trd_read_file(path, &text, &len);
     if (st == TRD_OK)
-        st = parse(text, len, path, out);
+        st = check_encoding(text, len, path, &skip);
+    if (st == TRD_OK)
+        st = parse(text + skip, len - skip, path, out);
     free(text);
     return st;
 }

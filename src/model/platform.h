@@ -14,12 +14,16 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/hash_index.h"
+
 #include "treduce/platform.h"
 
 typedef struct trd_pnode {
     char *name;    /* unique, non-empty */
     bool router;   /* routers compute nothing and take part in no operation */
-    mpq_t speed;   /* > 0 for a computing node, 0 for a router */
+    mpq_t speed;   /* > 0 for a computing node, 0 for a router or a node
+                      whose file gives none (scatters and gossips compute
+                      nothing; a reduce refuses it, steady.c) */
 } trd_pnode;
 
 typedef struct trd_plink {
@@ -32,10 +36,12 @@ struct trd_platform {
     trd_pnode *nodes;
     trd_plink *links;
     int32_t cap_nodes, cap_links; /* allocated lengths of nodes and links */
+    trd_index by_name, by_ends;   /* nodes by name, links by (from, to) */
 };
 
 /* Adds a node (name copied; refused when empty or already used; speed > 0
- * unless router, in which case speed is ignored and stored as 0). */
+ * unless router, in which case speed is ignored and stored as 0; NULL for
+ * a computing node whose speed is not given, stored as 0). */
 trd_status trd_platform_add_node(trd_platform *pf, const char *name, bool router,
                                  const mpq_t speed, int32_t *id);
 /* Adds the directed link from -> to (cost > 0, from != to, both existing;

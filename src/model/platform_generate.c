@@ -24,9 +24,6 @@
 #include "core/splitmix.h"
 #include "model/platform_io.h"
 
-#define LANS_MAX 1000
-
-
 /* Uniform in [lo, hi]: draws above the largest multiple of the range are
  * thrown back, so no value is favoured. */
 static int32_t uniform(uint64_t *state, int32_t lo, int32_t hi)
@@ -113,8 +110,8 @@ trd_status trd_platform_generate(uint64_t seed, int32_t lans, trd_platform **out
     if (out == NULL)
         return trd_fail(TRD_EINVAL, "trd_platform_generate: out is NULL");
     *out = NULL;
-    if (lans < 1 || lans > LANS_MAX)
-        return trd_fail(TRD_EINVAL, "lans = %d: need 1 to %d LANs", (int)lans, LANS_MAX);
+    if (lans < 1 || lans > TRD_PLATFORM_LANS_MAX)
+        return trd_fail(TRD_EINVAL, "lans = %d: need 1 to %d LANs", (int)lans, TRD_PLATFORM_LANS_MAX);
     gen g = {.state = seed};
     mpq_init(g.value);
     int32_t wan = 1 + (lans + 1) / 2;

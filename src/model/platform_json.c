@@ -128,13 +128,11 @@ static trd_status read_node(trd_platform *pf, const char *path, size_t index, js
     json_t *speed = json_object_get(node, "speed");
     if (router && speed != NULL)
         return trd_fail(TRD_EINVAL, "%s: a router computes nothing and has no \"speed\"", where);
-    if (!router && speed == NULL)
-        return trd_fail(TRD_EINVAL, "%s: \"speed\" (tasks per time unit) is missing; "
-                        "a node that computes nothing is a router", where);
-    mpq_t value;
+    mpq_t value; /* no speed: a node of scatters and gossips, which compute nothing */
     mpq_init(value);
-    st = router ? TRD_OK : read_number(speed, where, "speed", value);
-    if (st == TRD_OK && (st = trd_platform_add_node(pf, name, router, value, NULL)) != TRD_OK)
+    st = router || !speed ? TRD_OK : read_number(speed, where, "speed", value);
+    if (st == TRD_OK && (st = trd_platform_add_node(pf, name, router, speed ? value : NULL,
+                                                    NULL)) != TRD_OK)
         st = trd_fail_within(st, where);
     mpq_clear(value);
     return st;
@@ -260,6 +258,8 @@ static json_t *node_json(const trd_pnode *node)
 {
     if (node->router)
         return json_pack("{s:s, s:b}", "name", node->name, "router", 1);
+    if (mpq_sgn(node->speed) == 0) /* the file gave none */
+        return json_pack("{s:s}", "name", node->name);
     char *speed = trd_rational_text(node->speed);
     json_t *obj = speed ? json_pack("{s:s, s:s}", "name", node->name, "speed", speed) : NULL;
     free(speed);

@@ -3,7 +3,8 @@
  * 1/10, not the double nearest to it: the text is read digit by digit into
  * a GMP rational.  Accepted: an integer "3", a decimal "0.25" or "1e-3"
  * (digits on both sides of a point, exponent within +-308 like a double),
- * a fraction of two integers "2/3".  No sign, no spaces, no NaN or inf. */
+ * a fraction of two integers "2/3", each part at most 1000 digits.  No sign,
+ * no spaces, no NaN or inf. */
 #include <stdlib.h>
 
 #include "core/error.h"
@@ -12,6 +13,11 @@
 /* A larger exponent would only build huge integers for the LP; +-308 is
  * what a double can hold, so no real platform needs more. */
 #define EXPONENT_MAX 308
+/* Digits of a number (integer and fraction parts, or a denominator): the
+ * exact decimal value of any double has fewer than 800, so no real
+ * platform needs more, and a longer one would only slow the parse (GMP
+ * appends digit by digit) and the exact LP built on it. */
+#define DIGITS_MAX 1000
 
 static size_t count_digits(const char *s)
 {
@@ -33,6 +39,12 @@ static void append_digits(mpz_t z, const char *s, size_t len)
 static trd_status refuse(const char *what, const char *text, const char *why)
 {
     return trd_fail(TRD_EINVAL, "invalid %s '%.64s': %s", what, text, why);
+}
+
+static trd_status too_long(const char *what, const char *text, size_t digits)
+{
+    return trd_fail(TRD_EINVAL, "invalid %s '%.32s...': %zu digits (at most %d)", what, text,
+                    digits, DIGITS_MAX);
 }
 
 /* Reads "e12", "E-3", "e+05" at p into *exponent; p is left unchanged (and
@@ -68,10 +80,12 @@ trd_status trd_decimal_prefix(const char *text, const char *what, mpq_t out, con
     if (int_len == 0)
         return refuse(what, text, *p == '-' ? "must not be negative"
                                             : "not a number (write 3, 0.25, 1e-3 or 2/3)");
+    size_t frac_len = p[int_len] == '.' ? count_digits(p + int_len + 1) : 0;
+    if (int_len + frac_len > DIGITS_MAX)
+        return too_long(what, text, int_len + frac_len);
     mpz_set_ui(mpq_numref(out), 0);
     append_digits(mpq_numref(out), p, int_len);
     p += int_len;
-    size_t frac_len = p[0] == '.' ? count_digits(p + 1) : 0;
     if (frac_len > 0) {
         append_digits(mpq_numref(out), p + 1, frac_len);
         p += 1 + frac_len;
@@ -102,6 +116,8 @@ static trd_status read_denominator(const char *text, const char *slash, const ch
                                    mpq_t value)
 {
     size_t len = count_digits(slash + 1);
+    if (len > DIGITS_MAX)
+        return too_long(what, text, len);
     if (len == 0 || slash[1 + len] != '\0' || count_digits(text) != (size_t)(slash - text))
         return refuse(what, text, "a fraction is two integers p/q");
     mpz_t den;

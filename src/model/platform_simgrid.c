@@ -17,15 +17,15 @@
  * Latency is read and checked but left out: it delays each message once
  * and does not bound the throughput of a series of operations, which is
  * all the steady-state model measures.  Anything else that would change
- * the platform (clusters, traces, zones without explicit routes) is
- * refused naming the element and its line. */
-#include <libxml/parser.h>
-#include <libxml/tree.h>
+ * the platform (clusters, traces, zones without explicit routes), an
+ * attribute treduce does not read and a <platform> without version 4.x
+ * are refused naming the element and its line. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
 #include "model/platform_io.h"
+#include "model/platform_simgrid.h"
 
 typedef struct sg_link {
     const char *id; /* points into the document */
@@ -37,70 +37,24 @@ typedef struct reader {
     trd_platform *pf;
     sg_link *links;
     size_t n_links, cap_links;
+    trd_index by_id; /* links by id */
 } reader;
 
 typedef trd_status (*element_fn)(reader *r, xmlNode *el);
 typedef struct handler {
     const char *name;
     element_fn take; /* NULL: allowed and ignored (properties, disks, config) */
+    const char *const *attrs; /* the attributes it may have (NULL-ended) */
 } handler;
-
-/* The attribute `name` of el, or NULL when absent.  Its value is one text
- * node: refuse_entities turned away every document where it is not. */
-static const char *attr(const xmlNode *el, const char *name)
-{
-    for (const xmlAttr *a = el->properties; a; a = a->next)
-        if (xmlStrEqual(a->name, BAD_CAST name))
-            return a->children && a->children->content ? (const char *)a->children->content
-                                                       : "";
-    return NULL;
-}
-
-/* libxml2 leaves entity references it does not expand (user-declared
- * ones, ones from a DTD it does not load) as nodes of their own, which a
- * walk over elements and text would silently read around: refuse them. */
-static trd_status refuse_entities(const reader *r, const xmlNode *node)
-{
-    for (; node; node = node->next) {
-        if (node->type == XML_ENTITY_REF_NODE)
-            return trd_fail(TRD_EINVAL, "%s:%ld: entity reference &%s; is not supported",
-                            r->path, xmlGetLineNo(node), (const char *)node->name);
-        if (node->type != XML_ELEMENT_NODE)
-            continue;
-        for (const xmlAttr *a = node->properties; a; a = a->next)
-            if (a->children && (a->children->next || a->children->type != XML_TEXT_NODE))
-                return trd_fail(TRD_EINVAL, "%s:%ld: attribute '%s' of <%s> holds an entity "
-                                "reference, which is not supported", r->path,
-                                xmlGetLineNo(node), (const char *)a->name,
-                                (const char *)node->name);
-        trd_status st = refuse_entities(r, node->children);
-        if (st != TRD_OK)
-            return st;
-    }
-    return TRD_OK;
-}
-
-/* "file:line: <host id='h1'>", to start a message with. */
-static void describe(const reader *r, const xmlNode *el, char *buf, size_t size)
-{
-    const char *id = attr(el, "id"), *src = attr(el, "src"), *dst = attr(el, "dst");
-    int n = snprintf(buf, size, "%s:%ld: <%s", r->path, xmlGetLineNo(el), (const char *)el->name);
-    if (id && n >= 0 && (size_t)n < size)
-        n += snprintf(buf + n, size - (size_t)n, " id='%s'", id);
-    if (src && dst && n >= 0 && (size_t)n < size)
-        n += snprintf(buf + n, size - (size_t)n, " src='%s' dst='%s'", src, dst);
-    if (n >= 0 && (size_t)n < size)
-        snprintf(buf + n, size - (size_t)n, ">");
-}
 
 static trd_status need_attr(const reader *r, const xmlNode *el, const char *name,
                             const char **value)
 {
     char where[512];
-    *value = attr(el, name);
+    *value = trd_sg_attr(el, name);
     if (*value != NULL)
         return TRD_OK;
-    describe(r, el, where, sizeof where);
+    trd_sg_describe(r->path, el, where, sizeof where);
     return trd_fail(TRD_EINVAL, "%s: attribute '%s' is missing", where, name);
 }
 
@@ -116,20 +70,23 @@ static trd_status walk_children(reader *r, xmlNode *el, const handler *handlers)
             h++;
         if (h->name == NULL) {
             char where[512];
-            describe(r, c, where, sizeof where);
+            trd_sg_describe(r->path, c, where, sizeof where);
             return trd_fail(TRD_EINVAL, "%s: not supported inside <%s> (treduce reads hosts, "
                             "routers, links, routes and zones: docs/PLATFORMS.md)", where,
                             (const char *)el->name);
         }
-        trd_status st = h->take ? h->take(r, c) : TRD_OK;
+        trd_status st = trd_sg_check_attrs(r->path, c, h->attrs);
+        if (st == TRD_OK && h->take)
+            st = h->take(r, c);
         if (st != TRD_OK)
             return st;
     }
     return TRD_OK;
 }
 
-static const handler ignored_props[] = {{"prop", NULL}, {NULL, NULL}};
-static const handler host_children[] = {{"prop", NULL}, {"disk", NULL}, {NULL, NULL}};
+static const handler ignored_props[] = {{"prop", NULL, NULL}, {NULL, NULL, NULL}};
+static const handler host_children[] = {
+    {"prop", NULL, NULL}, {"disk", NULL, NULL}, {NULL, NULL, NULL}};
 
 /* The entry number `pstate` of a comma-separated list of speeds. */
 static trd_status pstate_speed(const char *list, long pstate, const char *what, mpq_t speed)
@@ -167,9 +124,9 @@ static trd_status count_attr(const char *text, long fallback, long lowest, const
 static trd_status host_speed(const xmlNode *el, const char *text, mpq_t speed)
 {
     long cores, pstate;
-    trd_status st = count_attr(attr(el, "core"), 1, 1, "core", &cores);
+    trd_status st = count_attr(trd_sg_attr(el, "core"), 1, 1, "core", &cores);
     if (st == TRD_OK)
-        st = count_attr(attr(el, "pstate"), 0, 0, "pstate", &pstate);
+        st = count_attr(trd_sg_attr(el, "pstate"), 0, 0, "pstate", &pstate);
     if (st == TRD_OK)
         st = pstate_speed(text, pstate, "speed", speed);
     if (st == TRD_OK) {
@@ -198,7 +155,7 @@ static trd_status take_host(reader *r, xmlNode *el)
         st = trd_platform_add_node(r->pf, id, false, speed, NULL);
     mpq_clear(speed);
     if (st != TRD_OK) {
-        describe(r, el, where, sizeof where);
+        trd_sg_describe(r->path, el, where, sizeof where);
         st = trd_fail_within(st, where);
     }
     return st;
@@ -212,18 +169,28 @@ static trd_status take_router(reader *r, xmlNode *el)
     if (st == TRD_OK)
         st = walk_children(r, el, ignored_props);
     if (st == TRD_OK && (st = trd_platform_add_node(r->pf, id, true, NULL, NULL)) != TRD_OK) {
-        describe(r, el, where, sizeof where);
+        trd_sg_describe(r->path, el, where, sizeof where);
         st = trd_fail_within(st, where);
     }
     return st;
 }
 
+typedef struct link_key {
+    const reader *r;
+    const char *id;
+} link_key;
+
+static bool same_id(const void *ctx, int32_t i)
+{
+    const link_key *k = ctx;
+    return strcmp(k->r->links[i].id, k->id) == 0;
+}
+
 static sg_link *find_link(const reader *r, const char *id)
 {
-    for (size_t i = 0; i < r->n_links; i++)
-        if (strcmp(r->links[i].id, id) == 0)
-            return &r->links[i];
-    return NULL;
+    link_key k = {r, id};
+    int32_t i = trd_index_find(&r->by_id, trd_hash_text(id), same_id, &k);
+    return i >= 0 ? &r->links[i] : NULL;
 }
 
 /* Keeps link id's cost; false when out of memory. */
@@ -237,6 +204,9 @@ static bool keep_link(reader *r, const char *id, const mpq_t cost)
         r->links = bigger;
         r->cap_links = grown;
     }
+    if (r->n_links >= INT32_MAX ||
+        trd_index_add(&r->by_id, trd_hash_text(id), (int32_t)r->n_links, "links") != TRD_OK)
+        return false;
     sg_link *link = &r->links[r->n_links++];
     link->id = id;
     mpq_init(link->cost);
@@ -268,8 +238,8 @@ static trd_status link_cost(const char *bandwidth, const char *latency, mpq_t co
 static trd_status take_link(reader *r, xmlNode *el)
 {
     char where[512];
-    const char *id, *bandwidth, *policy = attr(el, "sharing_policy");
-    describe(r, el, where, sizeof where);
+    const char *id, *bandwidth, *policy = trd_sg_attr(el, "sharing_policy");
+    trd_sg_describe(r->path, el, where, sizeof where);
     trd_status st = need_attr(r, el, "id", &id);
     if (st == TRD_OK)
         st = need_attr(r, el, "bandwidth", &bandwidth);
@@ -285,7 +255,7 @@ static trd_status take_link(reader *r, xmlNode *el)
         return st;
     mpq_t cost;
     mpq_init(cost);
-    st = link_cost(bandwidth, attr(el, "latency"), cost);
+    st = link_cost(bandwidth, trd_sg_attr(el, "latency"), cost);
     if (st != TRD_OK)
         st = trd_fail_within(st, where);
     else if (!keep_link(r, id, cost))
@@ -293,6 +263,9 @@ static trd_status take_link(reader *r, xmlNode *el)
     mpq_clear(cost);
     return st;
 }
+
+/* direction picks one half of a SPLITDUPLEX link: both have its bandwidth */
+static const char *const link_ctn_attrs[] = {"id", "direction", NULL};
 
 /* The bottleneck of a route: the largest cost of its <link_ctn>s. */
 static trd_status route_cost(reader *r, xmlNode *route, const char *where, mpq_t cost)
@@ -306,7 +279,8 @@ static trd_status route_cost(reader *r, xmlNode *route, const char *where, mpq_t
         if (!xmlStrEqual(c->name, BAD_CAST "link_ctn"))
             return trd_fail(TRD_EINVAL, "%s: <%s> (line %ld) is not supported in a route",
                             where, (const char *)c->name, xmlGetLineNo(c));
-        if ((st = need_attr(r, c, "id", &id)) != TRD_OK)
+        if ((st = trd_sg_check_attrs(r->path, c, link_ctn_attrs)) != TRD_OK ||
+            (st = need_attr(r, c, "id", &id)) != TRD_OK)
             return st;
         const sg_link *link = find_link(r, id);
         if (link == NULL)
@@ -335,9 +309,9 @@ static trd_status take_route_between(reader *r, xmlNode *el, const char *src_att
                                      const char *dst_attr)
 {
     char where[512];
-    const char *src, *dst, *sym = attr(el, "symmetrical");
+    const char *src, *dst, *sym = trd_sg_attr(el, "symmetrical");
     int32_t from, to;
-    describe(r, el, where, sizeof where);
+    trd_sg_describe(r->path, el, where, sizeof where);
     trd_status st = need_attr(r, el, src_attr, &src);
     if (st == TRD_OK)
         st = need_attr(r, el, dst_attr, &dst);
@@ -371,11 +345,25 @@ static trd_status take_zone_route(reader *r, xmlNode *el)
 
 static trd_status take_zone(reader *r, xmlNode *el);
 
+static const char *const host_attrs[] = {"id", "speed", "core", "pstate", "coordinates", NULL};
+static const char *const router_attrs[] = {"id", "coordinates", NULL};
+static const char *const link_attrs[] = {"id", "bandwidth", "latency", "sharing_policy", NULL};
+static const char *const route_attrs[] = {"src", "dst", "symmetrical", NULL};
+static const char *const zone_route_attrs[] = {"src", "dst", "gw_src", "gw_dst", "symmetrical",
+                                               NULL};
+static const char *const zone_attrs[] = {"id", "routing", NULL};
+
 static const handler zone_children[] = {
-    {"host", take_host},   {"router", take_router},        {"link", take_link},
-    {"route", take_route}, {"zoneRoute", take_zone_route}, {"ASroute", take_zone_route},
-    {"zone", take_zone},   {"AS", take_zone},              {"prop", NULL},
-    {NULL, NULL}};
+    {"host", take_host, host_attrs},
+    {"router", take_router, router_attrs},
+    {"link", take_link, link_attrs},
+    {"route", take_route, route_attrs},
+    {"zoneRoute", take_zone_route, zone_route_attrs},
+    {"ASroute", take_zone_route, zone_route_attrs},
+    {"zone", take_zone, zone_attrs},
+    {"AS", take_zone, zone_attrs},
+    {"prop", NULL, NULL},
+    {NULL, NULL, NULL}};
 
 /* Routings whose routes are all written in the file: each is a link of
  * the graph (Floyd and Dijkstra compute shortest paths over them, which
@@ -394,7 +382,7 @@ static trd_status take_zone(reader *r, xmlNode *el)
     while (explicit_routings[i] && strcmp(routing, explicit_routings[i]) != 0)
         i++;
     if (explicit_routings[i] == NULL) {
-        describe(r, el, where, sizeof where);
+        trd_sg_describe(r->path, el, where, sizeof where);
         return trd_fail(TRD_EINVAL, "%s: routing '%s' is not supported: treduce needs routes "
                         "written in the file (Full, Floyd, Dijkstra, DijkstraCache or None)",
                         where, routing);
@@ -403,69 +391,24 @@ static trd_status take_zone(reader *r, xmlNode *el)
 }
 
 static const handler platform_children[] = {
-    {"zone", take_zone}, {"AS", take_zone}, {"config", NULL}, {NULL, NULL}};
+    {"zone", take_zone, zone_attrs}, {"AS", take_zone, zone_attrs}, {"config", NULL, NULL},
+    {NULL, NULL, NULL}};
 
 static trd_status take_platform(reader *r, xmlNode *root)
 {
     char where[512];
-    describe(r, root, where, sizeof where);
+    trd_sg_describe(r->path, root, where, sizeof where);
     if (!xmlStrEqual(root->name, BAD_CAST "platform"))
         return trd_fail(TRD_EINVAL, "%s: expected <platform> as the root element", where);
-    const char *version = attr(root, "version");
-    /* before version 4, speeds and bandwidths had implicit units */
-    if (version && strtod(version, NULL) < 4.0)
-        return trd_fail(TRD_EINVAL, "%s: version %s is older than 4: update it with SimGrid's "
-                        "simgrid_update_xml first", where, version);
-    trd_status st = walk_children(r, root, platform_children);
+    static const char *const platform_attrs[] = {"version", NULL};
+    trd_status st = trd_sg_check_version(where, trd_sg_attr(root, "version"));
+    if (st == TRD_OK)
+        st = trd_sg_check_attrs(r->path, root, platform_attrs);
+    if (st == TRD_OK)
+        st = walk_children(r, root, platform_children);
     if (st == TRD_OK && r->pf->n_nodes == 0)
         st = trd_fail(TRD_EINVAL, "%s: no host and no router", where);
     return st;
-}
-
-/* libxml2 2.12 made the error of its handlers const */
-#if LIBXML_VERSION >= 21200
-typedef const xmlError trd_xml_error;
-#else
-typedef xmlError trd_xml_error;
-#endif
-
-typedef struct first_error {
-    int line;
-    char text[256];
-} first_error;
-
-/* Keeps the first error: it says what is wrong, later ones (such as
- * "premature end of data") only follow from it.  In a DOM parse libxml2
- * hands the handler the parser context, where _private is ours. */
-static void keep_first_error(void *ctxt, trd_xml_error *error)
-{
-    first_error *first = ((xmlParserCtxt *)ctxt)->_private;
-    if (first->text[0] != '\0' || error->level < XML_ERR_ERROR || error->message == NULL)
-        return;
-    first->line = error->line;
-    snprintf(first->text, sizeof first->text, "%.*s", (int)strcspn(error->message, "\n"),
-             error->message);
-}
-
-static trd_status parse_document(const char *text, size_t len, const char *path, xmlDoc **doc)
-{
-    first_error first = {0, ""};
-    xmlInitParser();
-    xmlParserCtxt *ctxt = xmlNewParserCtxt();
-    if (ctxt == NULL)
-        return trd_fail(TRD_ENOMEM, "%s: no memory for the XML parser", path);
-    ctxt->_private = &first;
-    ctxt->sax->serror = keep_first_error;
-    /* no network, no DTD, no entity expansion: the file is data, nothing more
-     * (trd_read_file keeps len below INT32_MAX) */
-    *doc = xmlCtxtReadMemory(ctxt, text, (int)len, path, NULL,
-                             XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
-                                 XML_PARSE_BIG_LINES);
-    xmlFreeParserCtxt(ctxt);
-    if (*doc == NULL)
-        return trd_fail(TRD_EINVAL, "%s:%d: malformed XML: %s", path, first.line,
-                        first.text[0] ? first.text : "cannot be parsed");
-    return TRD_OK;
 }
 
 trd_status trd_platform_parse_simgrid(const char *text, size_t len, const char *path,
@@ -473,16 +416,17 @@ trd_status trd_platform_parse_simgrid(const char *text, size_t len, const char *
 {
     xmlDoc *doc = NULL;
     reader r = {.path = path};
-    trd_status st = parse_document(text, len, path, &doc);
+    trd_status st = trd_sg_parse(text, len, path, &doc);
     if (st == TRD_OK)
         st = trd_platform_create(&r.pf);
     if (st == TRD_OK)
-        st = refuse_entities(&r, xmlDocGetRootElement(doc));
+        st = trd_sg_refuse_entities(r.path, xmlDocGetRootElement(doc));
     if (st == TRD_OK)
         st = take_platform(&r, xmlDocGetRootElement(doc));
     for (size_t i = 0; i < r.n_links; i++)
         mpq_clear(r.links[i].cost);
     free(r.links);
+    trd_index_free(&r.by_id);
     xmlFreeDoc(doc);
     if (st != TRD_OK) {
         trd_platform_free(r.pf);

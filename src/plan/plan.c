@@ -1,18 +1,22 @@
 /* plan.c: trd_plan_create and the plan accessors.
  *
  * Creating a plan is: check the parameters, let the registered planner
- * build its tree over positions, evaluate the tree under the homogeneous
- * model (src/model/homogeneous.c), map positions to ranks
+ * build its tree over positions, evaluate the tree under the one-port
+ * overlap model, homogeneous or with params.costs
+ * (src/model/homogeneous.c), map positions to ranks
  * (src/plan/number.c), and compile the per-rank schedule
  * (src/plan/schedule.c).  Every planner goes through this one path. */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
 #include "core/memory.h"
+#include "model/hetero_bound.h"
 #include "plan/number.h"
 #include "plan/plan_internal.h"
+#include "sim/costs.h"
 #include "sim/sim.h"
 
 /* Rough peak memory of a plan per rank (tree, timing, numbering, steps). */
@@ -35,6 +39,31 @@ static trd_status check_cost(const char *name, double v)
     return TRD_OK;
 }
 
+/* Heterogeneous costs: for these ranks, and whole transfers (a per-message
+ * latency would have to be part of every d[i][j]). */
+static trd_status check_costs(const trd_params *p)
+{
+    if (!p->costs)
+        return TRD_OK;
+    if (trd_costs_n(p->costs) != p->n)
+        return trd_fail(TRD_EINVAL, "the heterogeneous costs are for n = %lld ranks, the plan "
+                        "has n = %lld", (long long)trd_costs_n(p->costs), (long long)p->n);
+    if (p->latency != 0 || p->combine_fixed != 0 || p->flight != 0)
+        return trd_fail(TRD_EINVAL, "latency = %g, combine_fixed = %g, flight = %g: with "
+                        "heterogeneous costs they must be 0 (each d[i][j] and c[i] is a "
+                        "whole transfer or combine)", p->latency, p->combine_fixed, p->flight);
+    return TRD_OK;
+}
+
+trd_cost_view trd_plan_cost_view(const trd_params *p)
+{
+    const trd_costs *k = p->costs;
+    if (!k)
+        return trd_view_homogeneous(p->d, p->c);
+    return (trd_cost_view){.d = k->dmat, .c = k->cvec, .d0 = k->mean_d, .c0 = k->mean_c,
+                           .n = (int32_t)p->n, .root = (int32_t)p->root};
+}
+
 static trd_status check_params(const trd_algo *algo, const trd_params *p)
 {
     trd_status st;
@@ -46,10 +75,10 @@ static trd_status check_params(const trd_algo *algo, const trd_params *p)
     if (p->root < 0 || p->root >= p->n)
         return trd_fail(TRD_EINVAL, "root = %lld is not a rank: need 0 <= root < n = %lld",
                         (long long)p->root, (long long)p->n);
-    if (algo->uses_k && p->K < 1)
+    if ((algo->caps & TRD_CAP_K) && p->K < 1)
         return trd_fail(TRD_EINVAL, "%s needs K >= 1 (got K = %lld)", algo->name,
                         (long long)p->K);
-    if (!algo->uses_k && p->K < 0)
+    if (!(algo->caps & TRD_CAP_K) && p->K < 0)
         return trd_fail(TRD_EINVAL, "K = %lld is negative", (long long)p->K);
     if ((st = check_cost("latency", p->latency)) != TRD_OK)
         return st;
@@ -74,7 +103,40 @@ static trd_status check_params(const trd_algo *algo, const trd_params *p)
         return trd_fail(TRD_EUNSUPPORTED, "%s is an allreduce algorithm: ask for an "
                         "allreduce (--allreduce)", algo->name);
     double blocks = p->segments ? (double)p->segments : 1.0;
-    return trd_check_memory(p->n, BYTES_PER_RANK * blocks, "a plan");
+    if ((st = trd_check_memory(p->n, BYTES_PER_RANK * blocks, "a plan")) != TRD_OK ||
+        (st = trd_algo_check_operator(algo, p->noncommutative)) != TRD_OK ||
+        (st = trd_algo_check_costs(algo, p->costs != NULL)) != TRD_OK)
+        return st;
+    return check_costs(p);
+}
+
+/* A plan's times stay below this, so that any of them can still be
+ * scaled to nanoseconds or summed over a billion simulated runs. */
+#define TIME_MAX (DBL_MAX / 1e9)
+
+/* Refuses costs whose plan times could exceed TIME_MAX.  A schedule ends
+ * before the sum of its steps' durations (a step that waits, waits for
+ * another step), a transfer lasts at most d plus its flight (<= d) and a
+ * combine c, and no algorithm has more than 2 n^2 transfers and n^2
+ * combines per block (ring's allreduce: 2(n-1) rounds of n): every time
+ * stays below 4 n^2 blocks (d + c). */
+static trd_status check_range(const trd_params *p)
+{
+    double d = p->d, c = p->c;
+    if (p->costs) { /* the largest of the bases: every step costs at most that */
+        const trd_costs *k = p->costs;
+        for (int64_t i = 0; k->dmat && i < p->n * p->n; i++)
+            d = fmax(d, k->dmat[i]);
+        for (int64_t i = 0; k->cvec && i < p->n; i++)
+            c = fmax(c, k->cvec[i]);
+    }
+    double n = (double)p->n, bound = 4.0 * n * n * (double)p->segments * (d + c);
+    if (bound <= TIME_MAX)
+        return TRD_OK;
+    return trd_fail(TRD_EINVAL, "d = %g and c = %g are too large for n = %lld ranks and %lld "
+                    "segment%s: the plan's times could overflow (keep 4 n^2 segments (d + c) "
+                    "below %.3g)", d, c, (long long)p->n, (long long)p->segments,
+                    p->segments == 1 ? "" : "s", TIME_MAX);
 }
 
 /* Copies the evaluated tree into rank space and compiles the schedule. */
@@ -92,27 +154,41 @@ static trd_status fill_plan(trd_plan *plan, const trd_timing *t, const int32_t *
     for (int32_t v = 0; v < n; v++)
         for (int32_t e = t->first[v]; e < t->first[v + 1]; e++)
             plan->parent[rank[t->child[e]]] = rank[v];
-    plan->lower_bound = trd_bound_lemma5(&plan->params);
-    plan->upper_bound = plan->algo->upper_bound && plan->timed
-                            ? plan->algo->upper_bound(&plan->params) : NAN;
+    plan->lower_bound = trd_lower_bound(&plan->params);
+    plan->upper_bound = plan->algo->upper_bound && plan->timed && !plan->params.costs
+                            ? plan->algo->upper_bound(&plan->params) : NAN; /* homogeneous */
     return trd_schedule_build(plan, t, rank);
 }
 
+/* Whether a tree plan of p is evaluated under p->costs: its positions
+ * must then be its ranks rotated by the root, which a non-commutative
+ * numbering is not (that one depends on the evaluation's receive order). */
+static bool evaluated_under_costs(const trd_algo *a, const trd_params *p)
+{
+    return p->costs && ((a->caps & TRD_CAP_COSTS) || !p->noncommutative);
+}
+
 /* Builds, evaluates and (unless makespan_only) numbers and compiles a
- * tree plan. */
+ * tree plan.  With heterogeneous costs, the tree is evaluated under them
+ * (receives in the order the senders become ready there), except a
+ * non-commutative one of a homogeneous planner: that one is evaluated
+ * under its d, c, and timed under the costs by the simulator. */
 static trd_status build_tree_plan(trd_plan *plan, bool makespan_only)
 {
     int32_t n = (int32_t)plan->params.n;
     trd_tree tree = {.n = n, .parent = malloc((size_t)n * sizeof(int32_t))};
     int32_t *rank = malloc((size_t)n * sizeof *rank);
     trd_timing timing = {0};
+    trd_cost_view costs = evaluated_under_costs(plan->algo, &plan->params)
+                              ? trd_plan_cost_view(&plan->params)
+                              : trd_view_homogeneous(plan->params.d, plan->params.c);
     trd_status st = TRD_OK;
     if (!tree.parent || !rank) {
         st = trd_fail(TRD_ENOMEM, "plan: out of memory for n = %ld", (long)n);
         goto done;
     }
     if ((st = plan->algo->build(&plan->params, &tree)) != TRD_OK ||
-        (st = trd_evaluate(&tree, plan->params.d, plan->params.c, &timing)) != TRD_OK)
+        (st = trd_evaluate_costs(&tree, &costs, &timing)) != TRD_OK)
         goto done;
     plan->makespan = timing.makespan;
     if (makespan_only && plan->timed && plan->params.flight == 0)
@@ -124,6 +200,7 @@ static trd_status build_tree_plan(trd_plan *plan, bool makespan_only)
 done:
     free(tree.parent);
     free(tree.release);
+    free(tree.seq);
     free(rank);
     trd_timing_free(&timing);
     return st;
@@ -141,24 +218,29 @@ static trd_status build_exchange_plan(trd_plan *plan)
         plan->parent[r] = -1;
         plan->send_start[r] = NAN;
     }
-    plan->lower_bound = trd_bound_lemma5(&plan->params);
+    plan->lower_bound = trd_lower_bound(&plan->params);
     plan->upper_bound = NAN;
     return plan->algo->schedule(plan);
 }
 
 /* The segment count (params.segments, else the algorithm's choice), the
  * programs, and the makespan: the tree evaluator's for an unsegmented tree
- * reduce without flight, the simulator's (same engine, constant costs)
- * otherwise. */
+ * reduce without flight (under params.costs when there are some, unless a
+ * non-commutative numbering keeps them out of the evaluator), the
+ * simulator's (same engine, constant costs) otherwise. */
 static trd_status build_plan(trd_plan *plan, bool makespan_only)
 {
     trd_params *p = &plan->params;
     const trd_algo *a = plan->algo;
     if (p->segments == 0)
         p->segments = a->segments ? a->segments(p) : 1;
+    trd_status st = check_range(p);
+    if (st != TRD_OK)
+        return st;
     plan->blocks = (int32_t)p->segments;
-    plan->timed = a->build && plan->blocks == 1 && !p->allreduce;
-    trd_status st = a->build ? build_tree_plan(plan, makespan_only) : build_exchange_plan(plan);
+    plan->timed = a->build && plan->blocks == 1 && !p->allreduce &&
+                  (!p->costs || evaluated_under_costs(a, p));
+    st = a->build ? build_tree_plan(plan, makespan_only) : build_exchange_plan(plan);
     if (st != TRD_OK || (plan->timed && p->flight == 0))
         return st;
     plan->makespan = NAN; /* simulated on first demand: the runtime never asks */
@@ -226,7 +308,13 @@ void trd_plan_free(trd_plan *plan)
 
 double trd_lower_bound(const trd_params *params)
 {
-    return trd_bound_lemma5(params);
+    if (!params->costs)
+        return trd_bound_lemma5(params);
+    if (trd_costs_n(params->costs) != params->n || params->root < 0 ||
+        params->root >= params->n)
+        return NAN;
+    trd_cost_view costs = trd_plan_cost_view(params);
+    return trd_bound_hetero(&costs, (int32_t)params->n);
 }
 
 const char *trd_plan_algo(const trd_plan *plan) { return plan->algo->name; }
@@ -259,22 +347,24 @@ double trd_combine_work(const trd_params *p, double share)
 }
 
 /* At the costs the simulator charges (src/sim/virtual.c transfer_cost,
- * combine_cost); COPY steps are free in the model. */
-static double step_work(const trd_params *p, const trd_step *s, int32_t blocks)
+ * combine_cost) for a step of rank r; COPY steps are free in the model. */
+static double step_work(const trd_params *p, int32_t r, const trd_step *s, int32_t blocks)
 {
     double share = (double)(s->blocks > 1 ? s->blocks : 1) / (double)blocks;
+    const trd_costs *k = p->costs; /* then latency, combine_fixed, flight are 0 */
     if (s->kind == TRD_STEP_SEND)
-        return trd_transfer_work(p, share);
+        return k ? trd_costs_transfer_base(k, r, s->peer) * share : trd_transfer_work(p, share);
     if (s->kind == TRD_STEP_COMBINE)
-        return trd_combine_work(p, share);
+        return k ? trd_costs_combine_base(k, r) * share : trd_combine_work(p, share);
     return 0.0;
 }
 
 double trd_plan_work(const trd_plan *plan)
 {
     double work = 0.0;
-    for (size_t i = 0; i < plan->step_first[plan->params.n]; i++)
-        work += step_work(&plan->params, &plan->steps[i], plan->blocks);
+    for (int32_t r = 0; r < (int32_t)plan->params.n; r++)
+        for (size_t i = plan->step_first[r]; i < plan->step_first[r + 1]; i++)
+            work += step_work(&plan->params, r, &plan->steps[i], plan->blocks);
     return work;
 }
 

@@ -55,6 +55,10 @@ trd_status trd_schedule_build(trd_plan *plan, const trd_timing *timing,
 trd_status trd_plan_custom(trd_plan **out, const trd_algo *algo, const trd_params *params,
                            size_t *step_first, trd_step *steps, double makespan);
 
+/* The costs a plan of p is timed under: p->costs over positions rotated
+ * by p->root (a commutative numbering), else the homogeneous d, c. */
+trd_cost_view trd_plan_cost_view(const trd_params *p);
+
 /* The work (trd_plan_work) of a transfer and of a combine of `share` of
  * the buffer under p's costs (plan.c). */
 double trd_transfer_work(const trd_params *p, double share);

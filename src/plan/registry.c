@@ -8,8 +8,8 @@
 #include "core/error.h"
 
 static const trd_algo algos[] = {
-#define TRD_ALGO(name, build, schedule, segments, policy, bound, source, uses_k, text) \
-    {name, build, schedule, segments, policy, bound, source, uses_k, text},
+#define TRD_ALGO(name, build, schedule, segments, policy, bound, source, caps, text) \
+    {name, build, schedule, segments, policy, bound, source, caps, text},
 #include "plan/registry.def"
 #undef TRD_ALGO
 };
@@ -27,7 +27,32 @@ const char *trd_algo_describe(size_t i)
     return i < ALGO_COUNT ? algos[i].description : NULL;
 }
 
-bool trd_algo_uses_k(size_t i) { return i < ALGO_COUNT && algos[i].uses_k; }
+bool trd_algo_uses_k(size_t i) { return i < ALGO_COUNT && (algos[i].caps & TRD_CAP_K); }
+
+bool trd_algo_uses_costs(size_t i) { return i < ALGO_COUNT && (algos[i].caps & TRD_CAP_COSTS); }
+
+bool trd_algo_commutative_only(size_t i)
+{
+    return i < ALGO_COUNT && (algos[i].caps & TRD_CAP_COMMUTATIVE);
+}
+
+trd_status trd_algo_check_operator(const trd_algo *a, bool noncommutative)
+{
+    if (!noncommutative || !(a->caps & TRD_CAP_COMMUTATIVE))
+        return TRD_OK;
+    return trd_fail(TRD_EUNSUPPORTED, "%s takes commutative operators only (it may combine "
+                    "any two ranks' values): a non-commutative operator needs an algorithm "
+                    "that keeps rank order (nc-tree-dyn, binomial, greedy, ...)", a->name);
+}
+
+trd_status trd_algo_check_costs(const trd_algo *a, bool has_costs)
+{
+    if (has_costs || !(a->caps & TRD_CAP_COSTS))
+        return TRD_OK;
+    return trd_fail(TRD_EUNSUPPORTED, "%s plans for heterogeneous costs d[i][j], c[i]: give "
+                    "them (trd_params.costs or trd_coll_opts.costs; treduce --costs FILE or "
+                    "--preset NAME)", a->name);
+}
 
 bool trd_algo_is_dynamic(size_t i) { return i < ALGO_COUNT && algos[i].policy; }
 

@@ -5,8 +5,10 @@
  *   SEND slot 0 to its parent.
  * COMBINE j depends on RECV j and COMBINE j-1, SEND on the last COMBINE;
  * RECVs depend on nothing: the port model (one transfer at a time in the
- * planners' model) orders them, FIFO by sender readiness.  RECV j+1 does not
- * wait for COMBINE j: that is the overlap of transfers with combines of
+ * planners' model) orders them, FIFO by sender readiness - unless the tree
+ * fixed the receive order (trd_tree.seq: a heterogeneous planner may take a
+ * later sender first), and then RECV j+1 depends on RECV j.  RECV j+1 does
+ * not wait for COMBINE j: that is the overlap of transfers with combines of
  * canon-antoniu Sec. 3.1, and why each input gets its own scratch slot.  The
  * side of a combine says on which side of the accumulated rank interval the
  * input lies.
@@ -57,10 +59,11 @@ static int32_t emit(emitter *em, trd_step s)
 static int32_t emit_reduce(const trd_plan *plan, const trd_timing *t, const int32_t *rank,
                            int32_t pos, int32_t b, emitter *em, int32_t *combined)
 {
-    int32_t me = rank[pos], last = -1;
+    int32_t me = rank[pos], last = -1, recv = -1;
     for (int32_t e = t->first[pos]; e < t->first[pos + 1]; e++) {
         int32_t from = t->child[e], j = e - t->first[pos];
-        int32_t recv = emit(em, step(TRD_STEP_RECV, rank[from], j + 1, -1, -1, -1, b));
+        int32_t after = t->ordered ? recv : -1; /* a fixed order: after the last RECV */
+        recv = emit(em, step(TRD_STEP_RECV, rank[from], j + 1, -1, after, -1, b));
         trd_step comb = step(TRD_STEP_COMBINE, -1, 0, j + 1, recv, last, b);
         comb.side = rank[from] < me ? TRD_SIDE_LEFT : TRD_SIDE_RIGHT;
         last = emit(em, comb);
@@ -84,20 +87,18 @@ static void emit_bcast(const trd_plan *plan, const trd_timing *t, const int32_t 
 }
 
 /* The model times of an unsegmented reduce (the plan's own timing). */
-static void set_times(const trd_plan *plan, const trd_timing *t, int32_t pos, trd_step *out)
+static void set_times(const trd_timing *t, int32_t pos, trd_step *out)
 {
-    double d = plan->params.d, c = plan->params.c;
     int32_t k = 0;
     for (int32_t e = t->first[pos]; e < t->first[pos + 1]; e++, k += 2) {
-        double a = t->send_start[t->child[e]];
-        out[k].start = a;
-        out[k].end = a + d;
-        out[k + 1].start = t->combine_end[e] - c;
+        out[k].start = t->send_start[t->child[e]];
+        out[k].end = t->send_end[t->child[e]];
+        out[k + 1].start = t->combine_start[e];
         out[k + 1].end = t->combine_end[e];
     }
     if (pos != 0) {
         out[k].start = t->send_start[pos];
-        out[k].end = t->send_start[pos] + d;
+        out[k].end = t->send_end[pos];
         out[k].release = t->release ? t->release[pos] : 0.0;
     }
 }
@@ -113,7 +114,7 @@ static void emit_program(const trd_plan *plan, const trd_timing *t, const int32_
             emit_bcast(plan, t, rank, pos, b, sent, combined, &em);
     }
     if (plan->timed)
-        set_times(plan, t, pos, out);
+        set_times(t, pos, out);
     else if (pos != 0 && t->release) /* Alg. 2's delays hold in every block */
         for (int32_t k = 0; k < em.k; k++)
             if (out[k].kind == TRD_STEP_SEND && out[k].peer == plan->parent[rank[pos]])

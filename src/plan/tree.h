@@ -15,6 +15,10 @@ typedef struct trd_tree {
     int32_t *parent;  /* parent[0] = -1; every other entry in [0, n) */
     double *release;  /* NULL, or per position the earliest time its transfer
                          may start (Alg. 2 delays transfers on purpose) */
+    int32_t *seq;     /* NULL: a node receives its inputs in the order they
+                         become ready; else seq[pos] is pos's place among its
+                         parent's inputs (0 first), an order the plan then
+                         keeps (each RECV waits for the one before it) */
 } trd_tree;
 
 /* A planner: fills tree->parent (already allocated for tree->n entries)
@@ -23,6 +27,8 @@ typedef trd_status (*trd_build_fn)(const trd_params *params, trd_tree *tree);
 
 /* Allocates tree->release, zero-filled. */
 trd_status trd_tree_add_release(trd_tree *tree);
+/* Allocates tree->seq (uninitialised). */
+trd_status trd_tree_add_seq(trd_tree *tree);
 
 /* The greedy core shared by Algorithms 1 and 3 (src/plan/greedy.c): builds
  * the tree of Algorithm 3 with at most `reducers` receiving positions;
@@ -41,6 +47,8 @@ TRD_PLANNER(trd_build_fibonacci)
 TRD_PLANNER(trd_build_chain)
 TRD_PLANNER(trd_build_flat)
 TRD_PLANNER(trd_build_fibonacci_binary)
+TRD_PLANNER(trd_build_hetero_greedy)
+TRD_PLANNER(trd_build_hetero_exact)
 #undef TRD_PLANNER
 
 /* Segment choosers of the pipelined algorithms (registry.def). */

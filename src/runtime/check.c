@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "plan/registry.h"
 #include "runtime/comm.h"
+#include "sim/costs.h"
 
 static trd_status check_buffers(const trd_comm *c, const void *sendbuf, const void *recvbuf,
                                 size_t bytes, bool gets_result)
@@ -42,9 +43,9 @@ static trd_status check_algo(const trd_algo *a, const trd_op *op, bool allreduce
         return trd_fail(TRD_EUNSUPPORTED, "%s is a reduce: the rank that ends with the result "
                         "is known only at the end (use a tree or exchange algorithm for an "
                         "allreduce)", a->name);
-    if (a->policy == trd_policy_tree_dyn && !trd_op_is_commutative(op))
-        return trd_fail(TRD_EUNSUPPORTED, "tree-dyn pairs any two ranks: it cannot honour a "
-                        "non-commutative operator (use nc-tree-dyn)");
+    trd_status st = trd_algo_check_operator(a, !trd_op_is_commutative(op));
+    if (st != TRD_OK)
+        return st;
     if (a->schedule == trd_schedule_star && reproducible)
         return trd_fail(TRD_EUNSUPPORTED, "star adds the partial sums in a different order on "
                         "every rank, so a floating-point result differs between ranks "
@@ -141,8 +142,10 @@ trd_status trd_comm_check(const trd_comm *c, const void *sendbuf, void *recvbuf,
     p.allreduce = allreduce;
     p.noncommutative = !trd_op_is_commutative(op);
     p.segments = segments_for(trd_algo_entry(index), o, count, elem);
+    p.costs = o->costs;
     *key = (trd_comm_key){.algo = index, .params = p, .parallelism = o->parallelism,
-                          .count = count, .elem = elem, .reproducible = o->reproducible};
+                          .count = count, .elem = elem, .reproducible = o->reproducible,
+                          .costs_version = trd_costs_version(o->costs)};
     return trd_comm_check_buffers(c, sendbuf, recvbuf, key, acc);
 }
 

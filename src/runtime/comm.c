@@ -173,7 +173,8 @@ static bool same_key(const trd_comm_key *x, const trd_comm_key *y)
            a->root == b->root && a->allreduce == b->allreduce &&
            a->noncommutative == b->noncommutative && a->segments == b->segments &&
            a->d == b->d && a->c == b->c && a->latency == b->latency && a->K == b->K &&
-           a->combine_fixed == b->combine_fixed && a->flight == b->flight;
+           a->combine_fixed == b->combine_fixed && a->flight == b->flight &&
+           a->costs == b->costs && x->costs_version == y->costs_version;
 }
 
 /* The cached plan (or policy) and engine for key. */
@@ -278,7 +279,8 @@ static trd_status ranking(trd_comm *c, int64_t count, const trd_op *op, int32_t 
  * whose programs repeat those of a better-ranked one, until opts->tune
  * runnable ones are kept: at p = 4 several planners build one binomial
  * tree, and timing it several times left the tuner no other tree to fall
- * back on when that one ran at half speed here (docs/BENCHMARKS.md). */
+ * back on when that one ran at half speed here (docs/RUNTIME.md, "Tuned
+ * auto"). */
 static size_t distinct_plans(trd_comm *c, const trd_tune_key *args, const trd_coll_opts *opts,
                              trd_candidate *all, size_t n)
 {
@@ -435,7 +437,8 @@ trd_status trd_comm_collective(trd_comm *c, const void *sendbuf, void *recvbuf, 
     /* A warm call has the last call's arguments and plan, so the slots it
      * laid out stand but slot 0, the caller's buffer: at 32 bytes every
      * instruction before the first message is on the critical path (100 ns
-     * more there cost ~150 ns of a 480 ns allreduce, docs/BENCHMARKS.md). */
+     * more there cost ~150 ns of a 480 ns allreduce, docs/BENCHMARKS.md,
+     * "bench/pair"). */
     if (warm)
         c->cache.slots[0] = acc ? acc : c->scratch;
     else if ((st = lay_out_slots(c, acc, bytes)) != TRD_OK)

@@ -16,6 +16,8 @@ typedef struct trd_comm_key {
     int64_t count;
     size_t elem;
     bool reproducible; /* auto's candidates depend on it */
+    uint64_t costs_version; /* params.costs' (trd_costs_version): a plan for
+                               costs loaded again is not reused */
 } trd_comm_key;
 
 typedef struct trd_comm_cache {
@@ -34,7 +36,7 @@ typedef struct trd_comm_cache {
 /* The last call's arguments but its buffers, once checked (and, for
  * "auto", resolved for good): a call with the same ones takes their key
  * and checks only its buffers.  A one-double allreduce at np 2 spent a
- * fifth of its time on the checks (docs/BENCHMARKS.md). */
+ * fifth of its time on the checks (docs/RUNTIME.md). */
 typedef struct trd_comm_memo {
     bool valid;
     trd_tune_key args;

@@ -13,7 +13,8 @@
 
 /* The long-message probe: PROBE_ROUNDS reduces of PROBE_COUNT doubles
  * each way, alternated, the first PROBE_WARM dropped (~1.5 ms at np 2).
- * 64 KiB lies in the middle of the sizes at stake (docs/BENCHMARKS.md). */
+ * 64 KiB lies in the middle of the sizes at stake (docs/RUNTIME.md,
+ * "Transports"). */
 #define PROBE_COUNT 8192
 #define PROBE_ROUNDS 40
 #define PROBE_WARM 10
@@ -95,7 +96,8 @@ static trd_status probe_paths(trd_comm *c, const trd_op *sum, const double *in, 
  * or through MPI (one copy by the receiver).  Which is faster depends on
  * how the two cores share their caches: 0.5-0.8x MPI's time through the
  * rings in most runs on this project's VM, 1.1-1.75x in others
- * (docs/BENCHMARKS.md).  So both are measured and the faster kept. */
+ * (docs/RUNTIME.md, "Transports").  So both are measured and the faster
+ * kept. */
 static trd_status choose_long_path(trd_comm *c)
 {
     trd_op *sum = NULL;

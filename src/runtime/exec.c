@@ -129,8 +129,8 @@ static trd_status claim(trd_exec *x, int32_t c, size_t bytes, unsigned char **ds
  * trd_op_combine_into.  When c has a producer, the wire can claim and the
  * peer has posted the receive, the result also goes straight into it,
  * piece by piece while it is in cache, so neither rank copies it later
- * (a two-rank allreduce then moves 4n bytes instead of 5n,
- * docs/BENCHMARKS.md).  Otherwise the SEND will carry it. */
+ * (a two-rank allreduce then moves 4n bytes instead of 5n, docs/RUNTIME.md,
+ * "Memory traffic of large buffers").  Otherwise the SEND will carry it. */
 static trd_status combine(trd_exec *x, int32_t c, trd_side side, unsigned char *out,
                           const unsigned char *acc, unsigned char *in, int64_t count)
 {
@@ -219,7 +219,7 @@ static trd_status post_consumed(trd_exec *x, int32_t id, int32_t i, const trd_st
  * slot 0 (their value is the input, exec.h), it is received straight into
  * slot 0 and the consumer computes input (+) slot 0 in place: one buffer
  * less to stream than receiving into scratch and writing input (+)
- * scratch (MPI, docs/BENCHMARKS.md).  *posted: whether it was. */
+ * scratch (MPI).  *posted: whether it was. */
 static trd_status post_fused(trd_exec *x, int32_t id, const trd_step *s, size_t bytes,
                              bool *posted)
 {

@@ -4,7 +4,8 @@
  * bytes one later step alone reads, a COMBINE of exactly its blocks that
  * depends on it, before anything else reads them.  The receiving rank then
  * reads the message once instead of writing it to scratch and reading it
- * back (the memory traffic of a large allreduce, docs/BENCHMARKS.md).
+ * back (the memory traffic of a large allreduce, docs/RUNTIME.md,
+ * "Memory traffic of large buffers").
  *
  * And the other way round, which combines may write their result into the
  * receiver's buffer as they compute it (wire.h claim_recv): a COMBINE

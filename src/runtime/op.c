@@ -74,13 +74,13 @@ struct trd_op {
  * its speed depended on where the linker placed it (2 MiB of doubles in
  * place: 47 or 71 us on this machine's EPYC, as the loop did or did not
  * cross a 64-byte line; unrolled, 45 us wherever it lands,
- * docs/BENCHMARKS.md). */
+ * docs/BENCHMARKS.md, "bench/op"). */
 #define KERNEL_BLOCK 16
 #define UNROLLED_BLOCK _Pragma("GCC unroll 16") for (int j = 0; j < KERNEL_BLOCK; j++)
 /* On x86-64 each kernel is also compiled for AVX2, picked at load time
  * where the CPU has it (as Open MPI's op/avx does): twice the elements per
  * instruction (2 MiB of doubles in place: 45 -> 44 us, 128 KiB: 2.6 ->
- * 2.3 us, docs/BENCHMARKS.md). */
+ * 2.3 us, docs/BENCHMARKS.md, "bench/op"). */
 #if defined(__x86_64__) && defined(__has_attribute)
 #if __has_attribute(target_clones)
 #define KERNEL_CLONES __attribute__((target_clones("avx2", "default")))
@@ -380,7 +380,8 @@ static void combine_into(const trd_op *op, trd_side side, char *out, const char 
 /* Bytes per piece of a combine written to two places (trd_op_combine_piece):
  * small enough that its loads and its streamed stores alternate quickly,
  * which the memory keeps busy with both (64 MiB allreduce on 2 threads:
- * 1.0-1.2x the bound with 4 KiB, 1.5-1.6x with 32 KiB, docs/BENCHMARKS.md). */
+ * 1.0-1.2x the bound with 4 KiB, 1.5-1.6x with 32 KiB, docs/RUNTIME.md,
+ * "Memory traffic of large buffers"). */
 #define PIECE_BYTES ((size_t)4 * 1024)
 
 int64_t trd_op_piece(const trd_op *op, trd_side side)

@@ -7,7 +7,7 @@
  * work that k cannot run at once is added (with_parallelism): the
  * simulator gives every rank a core and a memory path of its own, so on 8
  * ranks over 2 cores it would have a pipeline's 7 stages run at once,
- * which they cannot (docs/BENCHMARKS.md).
+ * which they cannot (docs/RUNTIME.md, "Calibration and prediction").
  *
  * `auto`: like SimGrid's automatic selector, it
  * predicts the time of every candidate for this very call - by the same
@@ -26,13 +26,18 @@
 #include "plan/plan_internal.h"
 #include "plan/registry.h"
 #include "runtime/comm.h"
+#include "sim/costs.h"
 
-/* A dynamic algorithm: one simulation with constant costs. */
+/* A dynamic algorithm: one simulation with constant costs, the
+ * heterogeneous ones when the call has them. */
 static trd_status simulate_policy(const trd_comm_key *key, double *seconds)
 {
     trd_costs *costs;
+    const trd_costs *het = key->params.costs;
     trd_status st = trd_costs_create(&costs, key->params.n, TRD_DIST_CONST, key->params.d,
                                      key->params.c, 0.0);
+    if (st == TRD_OK && het)
+        st = trd_costs_copy_bases(costs, het);
     if (st == TRD_OK)
         st = trd_simulate(trd_algo_name(key->algo), &key->params, costs, TRD_PORT_FULL, 1, 0,
                           seconds);
@@ -139,7 +144,7 @@ static trd_status eligible(const trd_algo *a, bool allreduce, const trd_coll_opt
 static trd_status measured_model(trd_comm *c, int64_t count, const trd_op *op, int32_t root,
                                  bool allreduce, trd_coll_opts *o)
 {
-    if (!o->measure_model || o->reproducible)
+    if (!o->measure_model || o->reproducible || o->costs)
         return TRD_OK;
     static unsigned char none[1]; /* a stand-in buffer, as trd_comm_plan_call's */
     trd_coll_opts any = *o;

@@ -92,12 +92,12 @@ trd_status trd_profile_apply(const trd_profile *p, int64_t count, size_t elem, t
  * trd_coll_opts_init's unitless 1, 1, 0, where latency is free: a 32-byte
  * allreduce at np 2 then ran rabenseifner's two rounds, 1.55x Open MPI's
  * time; under the profile, recursive-doubling's one round, 1.07x
- * (docs/BENCHMARKS.md). */
+ * (docs/BENCHMARKS.md, "bench/pair"). */
 trd_status trd_comm_measured_model(trd_comm *c, const trd_op *op, int64_t count,
                                    trd_coll_opts *opts)
 {
-    if (!opts->measure_model || opts->reproducible)
-        return TRD_OK;
+    if (!opts->measure_model || opts->reproducible || opts->costs)
+        return TRD_OK; /* heterogeneous costs are the model: no profile */
     trd_comm_profiles *t = &c->profiles;
     uint64_t serial = trd_op_serial(op);
     int32_t i = 0;

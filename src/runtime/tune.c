@@ -3,12 +3,13 @@
  * The model ranks every algorithm (trd_comm_explain), but on a machine it
  * does not describe - more ranks than cores, caches, a scheduler waking
  * ranks late - its first choice can lose to its second or third by 2x
- * (docs/BENCHMARKS.md).  So, as STAR-MPI does for MPI collectives (Faraj,
- * Yuan and Lowenthal, "STAR-MPI: self tuned adaptive routines for MPI
- * collective operations", ICS 2006), the first calls with the same
- * arguments run the model's `tune` best candidates in turn, TRD_TUNE_CALLS
- * calls each, and every later call runs the fastest.  The model narrows
- * the search to a few candidates; the measurements decide among them.
+ * (docs/RUNTIME.md, "Tuned auto").  So, as STAR-MPI does for MPI
+ * collectives (Faraj, Yuan and Lowenthal, "STAR-MPI: self tuned adaptive
+ * routines for MPI collective operations", ICS 2006), the first calls
+ * with the same arguments run the model's `tune` best candidates in turn,
+ * TRD_TUNE_CALLS calls each, and every later call runs the fastest.  The
+ * model narrows the search to a few candidates; the measurements decide
+ * among them.
  *
  * Every rank makes the same sequence of calls with the same arguments, so
  * every rank tries the same candidate in the same call without talking.
@@ -22,6 +23,7 @@
 
 #include "runtime/calibrate.h"
 #include "runtime/op.h"
+#include "sim/costs.h"
 
 static bool same_opts(const trd_coll_opts *a, const trd_coll_opts *b)
 {
@@ -29,35 +31,40 @@ static bool same_opts(const trd_coll_opts *a, const trd_coll_opts *b)
            a->combine_fixed == b->combine_fixed && a->flight == b->flight &&
            a->parallelism == b->parallelism && a->K == b->K &&
            a->reproducible == b->reproducible && a->segment_bytes == b->segment_bytes &&
-           a->tune == b->tune && a->measure_model == b->measure_model;
+           a->tune == b->tune && a->measure_model == b->measure_model && a->costs == b->costs;
 }
 
 trd_tune_key trd_tune_key_of(const trd_op *op, int64_t count, int32_t root, bool allreduce,
                              const trd_coll_opts *opts)
 {
     trd_tune_key k = {.op = op, .op_serial = trd_op_serial(op), .count = count,
-                      .root = allreduce ? 0 : root, .allreduce = allreduce, .opts = *opts};
+                      .root = allreduce ? 0 : root, .allreduce = allreduce, .opts = *opts,
+                      .costs_version = trd_costs_version(opts->costs)};
     k.opts.algo = NULL;
     return k;
 }
 
 /* Whether k holds these arguments (the operator not dereferenced). */
 static bool same_args(const trd_tune_key *k, const trd_op *op, uint64_t op_serial,
-                      int64_t count, int32_t root, bool allreduce, const trd_coll_opts *opts)
+                      int64_t count, int32_t root, bool allreduce, const trd_coll_opts *opts,
+                      uint64_t costs_version)
 {
     return k->op == op && k->count == count && k->root == (allreduce ? 0 : root) &&
-           k->allreduce == allreduce && same_opts(&k->opts, opts) && k->op_serial == op_serial;
+           k->allreduce == allreduce && same_opts(&k->opts, opts) && k->op_serial == op_serial &&
+           k->costs_version == costs_version;
 }
 
 bool trd_tune_same_call(const trd_tune_key *k, const trd_op *op, int64_t count, int32_t root,
                         bool allreduce, const trd_coll_opts *opts)
 {
-    return same_args(k, op, trd_op_serial(op), count, root, allreduce, opts);
+    return same_args(k, op, trd_op_serial(op), count, root, allreduce, opts,
+                     trd_costs_version(opts->costs));
 }
 
 bool trd_tune_same_key(const trd_tune_key *a, const trd_tune_key *b)
 {
-    return same_args(a, b->op, b->op_serial, b->count, b->root, b->allreduce, &b->opts);
+    return same_args(a, b->op, b->op_serial, b->count, b->root, b->allreduce, &b->opts,
+                     b->costs_version);
 }
 
 trd_tune_entry *trd_tune_find(trd_tune_table *t, const trd_tune_key *key)

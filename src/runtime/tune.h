@@ -18,6 +18,7 @@ typedef struct trd_tune_key {
     int32_t root;
     bool allreduce;
     trd_coll_opts opts; /* algo ignored */
+    uint64_t costs_version; /* of opts.costs when the key was made */
 } trd_tune_key;
 
 typedef struct trd_tune_entry {

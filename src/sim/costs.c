@@ -2,11 +2,12 @@
  * 6): homogeneous or heterogeneous bases (a d[i][j] matrix and a c[i]
  * vector, from a file or a named worst-case preset of Sec. 4), each cost
  * multiplied by a factor of mean 1 drawn from a constant, exponential or
- * gamma distribution (GSL) with a given coefficient of variation. */
+ * gamma distribution with a given coefficient of variation, drawn by the
+ * ziggurats of core/ziggurat.h. */
 #include "sim/costs.h"
 
 #include <errno.h>
-#include <gsl/gsl_randist.h>
+#include <stdatomic.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,9 @@ static trd_status check_dist(trd_dist dist, double cv)
     if (dist == TRD_DIST_CONST && cv != 0.0)
         return trd_fail(TRD_EINVAL, "cv = %g is invalid for constant costs (CV 0); "
                         "use gamma or exp", cv);
+    if (!isfinite(cv * cv) || 1.0 / (cv * cv) == 0.0)
+        return trd_fail(TRD_EINVAL, "cv = %g is too large: gamma's shape 1/cv^2 and scale "
+                        "cv^2 do not fit in a double", cv);
     if (dist != TRD_DIST_CONST && dist != TRD_DIST_EXP && dist != TRD_DIST_GAMMA)
         return trd_fail(TRD_EINVAL, "unknown distribution %d", (int)dist);
     return TRD_OK;
@@ -43,7 +47,8 @@ static trd_status check_dist(trd_dist dist, double cv)
 /* The sampler of the distribution: gamma with CV v has shape 1/v^2 and
  * scale v^2 (mean 1); shape 1 is the exponential.  Marsaglia & Tsang's
  * constants for shape a >= 1 are d = a - 1/3 and c = 1/sqrt(9d); a shape
- * below 1 is drawn as shape a + 1 times U^(1/a) (as GSL does). */
+ * below 1 is drawn as shape a + 1 times U^(1/a) (Marsaglia & Tsang Sec.
+ * 7), with U^(1/a) = exp(-E/a) for E = -log U exponential. */
 static void set_sampler(trd_costs *k)
 {
     double v2 = k->cv * k->cv, shape = v2 > 0 ? 1.0 / v2 : 0.0;
@@ -62,6 +67,15 @@ static void set_sampler(trd_costs *k)
     }
 }
 
+/* The last version handed out (trd_costs_new_version); atomic: models may
+ * be made in several threads. */
+static _Atomic uint64_t last_version;
+
+void trd_costs_new_version(trd_costs *k)
+{
+    k->version = atomic_fetch_add_explicit(&last_version, 1, memory_order_relaxed) + 1;
+}
+
 trd_status trd_costs_create(trd_costs **out, int64_t n, trd_dist dist, double mean_d,
                             double mean_c, double cv)
 {
@@ -78,6 +92,7 @@ trd_status trd_costs_create(trd_costs **out, int64_t n, trd_dist dist, double me
         return trd_fail(TRD_ENOMEM, "costs: out of memory");
     *k = (trd_costs){.n = n, .dist = dist, .mean_d = mean_d, .mean_c = mean_c, .cv = cv};
     set_sampler(k);
+    trd_costs_new_version(k);
     *out = k;
     return TRD_OK;
 }
@@ -92,19 +107,19 @@ void trd_costs_free(trd_costs *k)
 }
 
 /* Marsaglia & Tsang (2000), "A simple method for generating gamma
- * variables", with the constants of set_sampler. */
-double trd_costs_gamma(const trd_costs *k, gsl_rng *rng)
+ * variables", ACM TOMS 26(3), with the constants of set_sampler. */
+double trd_costs_gamma(const trd_costs *k, trd_xoshiro *rng)
 {
-    double small = k->draw == TRD_DRAW_GAMMA_SMALL
-                       ? pow(gsl_rng_uniform_pos(rng), k->inv_shape) : 1.0;
+    double small = k->draw == TRD_DRAW_GAMMA_SMALL ? exp(-trd_zig_exp(rng) * k->inv_shape)
+                                                   : 1.0;
     double x, v, u;
     for (;;) {
         do {
-            x = gsl_ran_gaussian_ziggurat(rng, 1.0);
+            x = trd_zig_normal(rng);
             v = 1.0 + k->mt_c * x;
         } while (v <= 0.0);
         v = v * v * v;
-        u = gsl_rng_uniform_pos(rng);
+        u = trd_xoshiro_uniform_pos(rng);
         if (u < 1.0 - 0.0331 * (x * x) * (x * x))
             break;
         if (log(u) < 0.5 * x * x + k->mt_d * (1.0 - v + log(v)))
@@ -122,10 +137,68 @@ trd_status trd_costs_alloc_bases(trd_costs *k)
     free(k->cvec);
     k->dmat = malloc((size_t)(k->n * k->n) * sizeof *k->dmat);
     k->cvec = malloc((size_t)k->n * sizeof *k->cvec);
-    if (!k->dmat || !k->cvec)
+    trd_costs_new_version(k);
+    if (!k->dmat || !k->cvec) {
+        trd_costs_drop_bases(k);
         return trd_fail(TRD_ENOMEM, "costs: cannot allocate the %lld x %lld matrix",
                         (long long)k->n, (long long)k->n);
+    }
     return TRD_OK;
+}
+
+void trd_costs_drop_bases(trd_costs *k)
+{
+    free(k->dmat);
+    free(k->cvec);
+    k->dmat = k->cvec = NULL;
+    trd_costs_new_version(k);
+}
+
+trd_status trd_costs_copy_bases(trd_costs *dst, const trd_costs *src)
+{
+    if (dst->n != src->n)
+        return trd_fail(TRD_EINVAL, "costs: bases for n = %lld ranks given to a model of "
+                        "n = %lld", (long long)src->n, (long long)dst->n);
+    dst->mean_d = src->mean_d;
+    dst->mean_c = src->mean_c;
+    if (!src->dmat) {
+        trd_costs_drop_bases(dst);
+        return TRD_OK;
+    }
+    trd_status st = trd_costs_alloc_bases(dst);
+    if (st == TRD_OK) {
+        memcpy(dst->dmat, src->dmat, (size_t)(src->n * src->n) * sizeof *dst->dmat);
+        memcpy(dst->cvec, src->cvec, (size_t)src->n * sizeof *dst->cvec);
+    }
+    return st;
+}
+
+int64_t trd_costs_n(const trd_costs *k) { return k ? k->n : 0; }
+
+double trd_costs_transfer(const trd_costs *k, int64_t from, int64_t to)
+{
+    if (!k || from < 0 || from >= k->n || to < 0 || to >= k->n)
+        return NAN;
+    return trd_costs_transfer_base(k, (int32_t)from, (int32_t)to);
+}
+
+double trd_costs_combine(const trd_costs *k, int64_t rank)
+{
+    if (!k || rank < 0 || rank >= k->n)
+        return NAN;
+    return trd_costs_combine_base(k, (int32_t)rank);
+}
+
+void trd_costs_mean(const trd_costs *k, double *mean_d, double *mean_c)
+{
+    double d = 0.0, c = 0.0;
+    for (int32_t i = 0; i < k->n; i++) {
+        c += trd_costs_combine_base(k, i);
+        for (int32_t j = 0; j < k->n; j++)
+            d += i == j ? 0.0 : trd_costs_transfer_base(k, i, j);
+    }
+    *mean_d = k->n > 1 ? d / ((double)k->n * (double)(k->n - 1)) : 0.0;
+    *mean_c = c / (double)k->n;
 }
 
 const char *trd_costs_preset_names(void)

@@ -59,10 +59,17 @@ trd_status trd_markov_tree_dyn(int64_t n, double mean_d, double *mean, double *v
         *mean = *variance = 0.0;
         return TRD_OK;
     }
-    double lambda = 1.0 / mean_d;
+    /* with rate 1, then scaled: 1/mean_d would lose a subnormal mean_d and
+     * (i lambda)^2 underflow for a large one */
+    double m, v;
     if (n % 2 == 0)
-        first_step(n / 2, 0, lambda, mean, variance);
+        first_step(n / 2, 0, 1.0, &m, &v);
     else
-        first_step((n - 1) / 2, 1, lambda, mean, variance);
+        first_step((n - 1) / 2, 1, 1.0, &m, &v);
+    if (!isfinite(m * mean_d) || !isfinite(v * mean_d * mean_d))
+        return trd_fail(TRD_EINVAL, "mean-d = %g is too large: the variance of the makespan "
+                        "(%.4g mean-d^2) overflows a double", mean_d, v);
+    *mean = m * mean_d;
+    *variance = v * mean_d * mean_d;
     return TRD_OK;
 }

@@ -3,6 +3,7 @@
  * whatever the thread count; statistics come from GSL. */
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -131,6 +132,10 @@ trd_status trd_monte_carlo(const char *algo, const trd_params *params, const trd
         if (samples)
             memcpy(samples, buf, (size_t)runs * sizeof *buf);
         summarise(buf, runs, stats);
+        if (!isfinite(stats->mean) || !isfinite(stats->std))
+            st = trd_fail(TRD_EINVAL, "the makespans (up to %g) are too large for their mean "
+                          "and standard deviation to fit in a double (mean-d %g, cv %g)",
+                          stats->max, costs->mean_d, costs->cv);
     }
     free(buf);
     return st;

@@ -3,6 +3,7 @@
  * virtual-time transport. */
 #include "sim/sim.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 #include "core/error.h"
@@ -33,10 +34,7 @@ static trd_status check_inputs(const trd_algo *a, const trd_params *p, const trd
     if (a->policy && (st = trd_check_memory(p->n, SIM_BYTES_PER_RANK,
                                             "a simulation per thread")) != TRD_OK)
         return st;
-    if (a->policy == trd_policy_tree_dyn && p->noncommutative)
-        return trd_fail(TRD_EUNSUPPORTED, "tree-dyn pairs any two ranks: it cannot honour a "
-                        "non-commutative operator (use nc-tree-dyn)");
-    return TRD_OK;
+    return trd_algo_check_operator(a, p->noncommutative);
 }
 
 trd_status trd_sim_init(trd_sim *sim, const char *algo_name, const trd_params *params,
@@ -56,8 +54,10 @@ trd_status trd_sim_init(trd_sim *sim, const char *algo_name, const trd_params *p
             st = trd_engine_create(&sim->engine, NULL, n, &sim->policy);
     } else {
         trd_params p = *params;
-        p.d = costs->mean_d; /* planners are clairvoyant of the means only */
+        p.d = costs->mean_d; /* planners are clairvoyant of the means only, */
         p.c = costs->mean_c;
+        if ((a->caps & TRD_CAP_COSTS) && !p.costs)
+            p.costs = costs; /* but those for heterogeneous costs of the bases */
         if ((st = trd_plan_create(&sim->plan, algo_name, &p)) == TRD_OK)
             st = trd_engine_create(&sim->engine, sim->plan, n, NULL);
     }
@@ -74,6 +74,11 @@ trd_status trd_sim_run(trd_sim *sim, uint64_t seed, int64_t run, double *makespa
     trd_virtual_reset(&sim->virt, seed, run);
     trd_status st = trd_virtual_run(&sim->virt, sim->engine, result_rank);
     *makespan = sim->virt.now;
+    if (st == TRD_OK && !isfinite(*makespan))
+        return trd_fail(TRD_EINVAL, "run %lld: the simulated makespan is not finite (%g): the "
+                        "costs (mean d %g, mean c %g, cv %g) overflow a double", (long long)run,
+                        *makespan, sim->virt.costs->mean_d, sim->virt.costs->mean_c,
+                        sim->virt.costs->cv);
     return st;
 }
 
@@ -109,6 +114,10 @@ trd_status trd_plan_simulate_makespan(const trd_plan *plan, double *makespan)
                        .mean_c = p->c - p->combine_fixed, .latency = p->latency,
                        .flight = p->flight,
                        .combine_fixed = p->combine_fixed, .draw = TRD_DRAW_ONE};
+    if (p->costs) /* constant heterogeneous bases (latency and the rest are 0) */
+        costs = (trd_costs){.n = p->n, .dist = TRD_DIST_CONST, .mean_d = p->costs->mean_d,
+                            .mean_c = p->costs->mean_c, .dmat = p->costs->dmat,
+                            .cvec = p->costs->cvec, .draw = TRD_DRAW_ONE};
     trd_engine *engine = NULL;
     trd_virtual virt = {0};
     trd_status st = trd_engine_create(&engine, plan, (int32_t)p->n, NULL);

@@ -149,10 +149,12 @@ static int32_t find_recv(trd_virtual *v, int32_t s, int32_t to, int32_t from, in
 }
 
 /* Lanes pay when events come in time order (event_queue.h); random
- * delays would scatter them, and cost a comparison for nothing. */
+ * delays would scatter them, and cost a comparison for nothing.  An event
+ * of the current instant (a combine of cost 0) is still in order unless
+ * its lane holds a later one (then trd_eq_push takes it to the heap). */
 static void push_event(trd_virtual *v, int lane, double time, uint32_t op)
 {
-    if (v->random)
+    if (v->random && time != v->now)
         trd_eq_push(&v->events, TRD_EQ_HEAP, time, op);
     else
         trd_eq_push(&v->events, lane, time, op);
@@ -170,7 +172,7 @@ static double share(const trd_virtual *v, int32_t id)
 static NOINLINE double transfer_cost(trd_virtual *v, int32_t s, int32_t from, int32_t to)
 {
     double cost = trd_costs_transfer_base(v->costs, from, to) * share(v, s);
-    return v->costs->latency + (v->random ? cost * trd_costs_factor(v->costs, v->rng_d) : cost);
+    return v->costs->latency + (v->random ? cost * trd_costs_factor(v->costs, &v->rng_d) : cost);
 }
 
 /* The fixed part plus c(rank) times the share of combine id times the
@@ -179,7 +181,7 @@ static NOINLINE double combine_cost(trd_virtual *v, int32_t id, int32_t rank)
 {
     double cost = trd_costs_combine_base(v->costs, rank) * share(v, id);
     return v->costs->combine_fixed +
-           (v->random ? cost * trd_costs_factor(v->costs, v->rng_c) : cost);
+           (v->random ? cost * trd_costs_factor(v->costs, &v->rng_c) : cost);
 }
 
 /* The end of a transfer of send s costing `cost`: one event, or with a
@@ -544,9 +546,7 @@ trd_status trd_virtual_init(trd_virtual *v, int32_t n, trd_port port, const trd_
     v->ranks = malloc(nn * sizeof *v->ranks);
     v->idle = malloc(nn * sizeof *v->idle);
     v->dirty = malloc(nn * sizeof *v->dirty);
-    v->rng_d = gsl_rng_alloc(gsl_rng_taus2);
-    v->rng_c = gsl_rng_alloc(gsl_rng_taus2);
-    if (!v->ranks || !v->idle || !v->dirty || !v->rng_d || !v->rng_c ||
+    if (!v->ranks || !v->idle || !v->dirty ||
         !trd_eq_reserve(&v->events, 2 * (uint32_t)n + 16)) {
         trd_virtual_destroy(v);
         return trd_fail(TRD_ENOMEM, "simulator: out of memory for n = %ld", (long)n);
@@ -567,10 +567,6 @@ void trd_virtual_destroy(trd_virtual *v)
     free(v->no_partner);
     free(v->tag);
     trd_eq_free(&v->events);
-    if (v->rng_d)
-        gsl_rng_free(v->rng_d);
-    if (v->rng_c)
-        gsl_rng_free(v->rng_c);
     *v = (trd_virtual){0};
 }
 
@@ -598,6 +594,6 @@ void trd_virtual_reset(trd_virtual *v, uint64_t seed, int64_t run)
     if (!v->random)
         return; /* no draws */
     uint64_t base = mix(seed ^ mix((uint64_t)run));
-    gsl_rng_set(v->rng_d, (unsigned long)mix(base + 1));
-    gsl_rng_set(v->rng_c, (unsigned long)mix(base + 2));
+    trd_xoshiro_seed(&v->rng_d, mix(base + 1));
+    trd_xoshiro_seed(&v->rng_c, mix(base + 2));
 }

@@ -3,8 +3,7 @@
 #ifndef TRD_SIM_VIRTUAL_H
 #define TRD_SIM_VIRTUAL_H
 
-#include <gsl/gsl_rng.h>
-
+#include "core/xoshiro.h"
 #include "engine/engine.h"
 #include "sim/costs.h"
 #include "sim/event_queue.h"
@@ -40,7 +39,7 @@ typedef struct trd_virtual {
     const trd_costs *costs;
     bool plain;              /* homogeneous constant costs: mean_d and mean_c, */
     double mean_d, mean_c;   /* read at each reset */
-    gsl_rng *rng_d, *rng_c;  /* common random numbers: one stream per kind */
+    trd_xoshiro rng_d, rng_c; /* common random numbers: one stream per kind */
     double now;
     trd_event_queue events;
     trd_vrank *ranks;

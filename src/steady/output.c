@@ -149,6 +149,8 @@ static void dot_node(FILE *out, const trd_platform *pf, size_t i, mpq_srcptr com
     dot_text(out, pf->nodes[i].name);
     if (pf->nodes[i].router)
         fprintf(out, "\", shape=box];\n");
+    else if (mpq_sgn(pf->nodes[i].speed) == 0) /* its file gives no speed */
+        fprintf(out, "\"];\n");
     else
         gmp_fprintf(out, "\\nspeed %Qd\\ncomputes %Qd\"];\n", pf->nodes[i].speed, computes);
 }

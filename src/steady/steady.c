@@ -69,6 +69,12 @@ static trd_status check_spec(const trd_platform *pf, const trd_steady_spec *spec
                         "have size 1)", trd_steady_problem_name(spec->problem));
     if (spec->n_sizes < 0 || (spec->n_sizes > 0 && spec->sizes == NULL))
         return trd_fail(TRD_EINVAL, "bad size list (%d sizes)", (int)spec->n_sizes);
+    if (spec->problem == TRD_STEADY_REDUCE)
+        for (int32_t i = 0; i < pf->n_nodes; i++)
+            if (!pf->nodes[i].router && mpq_sgn(pf->nodes[i].speed) == 0)
+                return trd_fail(TRD_EINVAL, "node '%s' gives no speed: a reduce may compute "
+                                "on every node that is not a router (give it a \"speed\", or "
+                                "make it a router)", pf->nodes[i].name);
     if (spec->problem == TRD_STEADY_GOSSIP)
         return TRD_OK;
     return node_ok(pf, spec->root, spec->problem == TRD_STEADY_SCATTER ? "source" : "target");

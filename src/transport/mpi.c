@@ -195,7 +195,8 @@ static double wire_now(void *ctx)
  * so 200 of them only kept the core from the rank that had to write the
  * message: an allreduce of one double at np 8 took 3.4-4.8x MPI's time
  * with them, 1.03-1.06x without; through MPI the same allreduce needs the
- * spins (1.06-1.20x with, 2.3-2.5x without: docs/BENCHMARKS.md). */
+ * spins (1.06-1.20x with, 2.3-2.5x without: docs/RUNTIME.md,
+ * "Transports"). */
 static long spin_polls(const mpi_wire *w)
 {
     int recvs = 0, sends = 0;
@@ -214,8 +215,8 @@ static long spin_polls(const mpi_wire *w)
  * the same distinction).  With a core per rank a sleep would only delay
  * the wake-up (a 50 us sleep ends up to 100 us late), so a rank waiting
  * for a long transfer or combine keeps yielding.  Spinning first helped
- * even 8 ranks on 2 cores (docs/BENCHMARKS.md) - while MPI has requests
- * to progress; see spin_polls for the rings. */
+ * even 8 ranks on 2 cores (docs/RUNTIME.md, "Transports") - while MPI has
+ * requests to progress; see spin_polls for the rings. */
 static void back_off(mpi_wire *w, bool progress)
 {
     if (progress) {

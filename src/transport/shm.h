@@ -4,9 +4,9 @@
  * A message through MPI's point-to-point API costs its matching, a request
  * and the progress engine: ~0.2 us for one double between two ranks of
  * this machine, against ~0.06 us through a cache line the two ranks share
- * (docs/BENCHMARKS.md).  So the MPI wire (mpi.c) hands the messages up to
- * a limit (TRD_MPI_SHM_MAX) to these rings when every rank of its
- * communicator is on one node, and everything larger to MPI.
+ * (docs/RUNTIME.md, "Transports").  So the MPI wire (mpi.c) hands the
+ * messages up to a limit (TRD_MPI_SHM_MAX) to these rings when every rank
+ * of its communicator is on one node, and everything larger to MPI.
  *
  * One ring per ordered pair (sender, receiver) in one POSIX shared-memory
  * segment: TRD_SHM_SLOTS slots of `frag` bytes, written only by the
@@ -39,7 +39,7 @@
  * whole message of that size while its receiver is still combining the
  * previous one (the overlap canon-antoniu's trees count on: with 8 slots a
  * 512 KiB transfer stalled after 128 KiB until the combine ended, and
- * greedy lost to binomial at c = d; docs/BENCHMARKS.md). */
+ * greedy lost to binomial at c = d; docs/RUNTIME.md, "Transports"). */
 #define TRD_SHM_SLOTS 32
 /* Bytes per slot (a message's fragment), at most. */
 #define TRD_SHM_FRAGMENT 16384

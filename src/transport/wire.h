@@ -73,8 +73,8 @@ struct trd_wire {
      * TRD_EIO when a peer is known to be lost.  After a failure the wire is
      * unusable (trd_wire_free only).  A timeout, not a deadline: a wait
      * that ends at once then reads no clock (it was a tenth of a small
-     * message's call, docs/BENCHMARKS.md), and the wire may start counting
-     * a few polls late. */
+     * message's call, docs/RUNTIME.md, "Transports"), and the wire may
+     * start counting a few polls late. */
     trd_status (*wait)(void *ctx, double timeout_s, int32_t *id, int32_t *from);
     /* Wall-clock seconds (monotonic; the same origin on every rank is NOT
      * required). */

@@ -10,7 +10,8 @@
 #     on the star graph, p = n! only, on 1 and 2: see cli_star_mpi.sh),
 #     verified against the rank-order fold (the non-commutative 2x2 matrix
 #     checker wherever the algorithm accepts it, else int32 sum), reduce or
-#     allreduce as its kind allows, with the JSON keys of the contract;
+#     allreduce as its kind allows, with the JSON keys of the contract; the
+#     planners for heterogeneous costs with a random cost file (--costs);
 #   - counts 0, 1, odd and large on 1, 2, 5, 8 and 9 processes for a tree,
 #     an exchange and a dynamic algorithm;
 #   - small messages through MPI too (TRD_MPI_SHM_MAX=0: no shared-memory
@@ -28,17 +29,22 @@ kind_of() { "$tool" list --format json | jq -r ".[] | select(.name == \"$1\") | 
 
 # every_algorithm NP...: every registered algorithm on each process count
 every_algorithm() {
-  local algo kind np mode op
+  local algo kind np mode op model
   for algo in $("$tool" list --format json | jq -r '.[].name'); do
     kind=$(kind_of "$algo")
     mode=(); op=(--op matrix)
     [ "$kind" = exchange ] && mode=(--allreduce)
-    case "$algo" in tree-dyn | ring | star*) op=(--op sum --type int32) ;; esac
+    case "$algo" in tree-dyn | ring | star* | hetero-*) op=(--op sum --type int32) ;; esac
     for np in "$@"; do
       # the star graph's algorithms take p = n! only: cli_star_mpi.sh runs S_3, S_4
       case "$algo" in star*) [ "$np" -le 2 ] || continue ;; esac
+      model=(--d 1 --c 1)
+      case "$algo" in hetero-*) # every rank reads the same file
+        "$tool" costs generate -n "$np" --seed "$np" --model nodes --out "$out/costs.txt"
+        model=(--costs "$out/costs.txt") ;;
+      esac
       run_ok "$np" --algo "$algo" --count 1001 "${op[@]}" "${mode[@]}" --root $((np - 1)) \
-        --d 1 --c 1
+        "${model[@]}"
     done
   done
 }
@@ -112,6 +118,11 @@ other_cases() {
     --algo binomial --count 10 --op band
   expect 2 "non-commutative" -- "${launch[@]}" 3 "$tool" run --transport mpi \
     --algo tree-dyn --count 10 --op matrix
+  "$tool" costs generate -n 3 --out "$out/costs3.txt"
+  expect 2 "commutative operators only" -- "${launch[@]}" 3 "$tool" run --transport mpi \
+    --algo hetero-greedy --count 10 --op matrix --costs "$out/costs3.txt"
+  expect 2 "n = 3 ranks.*n = 4|n = 4.*n = 3" -- "${launch[@]}" 4 "$tool" run --transport mpi \
+    --algo hetero-greedy --count 10 --costs "$out/costs3.txt"
   expect 2 "root = 7" -- "${launch[@]}" 3 "$tool" run --transport mpi --algo binomial \
     --count 10 --root 7
   text=$(mpi 3 --algo binomial --count 10 --op band 2>&1)

@@ -33,4 +33,15 @@ double trd_oracle_prop3_makespan(int32_t n, const int32_t *parent, double d, dou
  * outside 1..9 or max_reducers < 1. */
 double trd_oracle_brute_force(int32_t n, double d, double c, int32_t max_reducers);
 
+/* The heterogeneous model (hetero_brute.c): d is n x n (d[i*n + j]: i
+ * sends to j), c has n entries.  The least finish time of the root over
+ * every tree rooted at `root` and every receive order of every machine;
+ * NaN when n is outside 1..6 or root is not a machine. */
+double trd_oracle_hetero_brute(int32_t n, int32_t root, const double *d, const double *c);
+/* The finish time of `root` in the tree whose machine v receives its
+ * count[v] inputs in the order order[v][0..count[v]); NaN when n is outside
+ * 1..6. */
+double trd_oracle_hetero_makespan(int32_t n, int32_t root, const int32_t *const *order,
+                                  const int32_t *count, const double *d, const double *c);
+
 #endif
