@@ -767,10 +767,12 @@ typedef struct trd_pair_profile {
  * half their median) and messages grown from 4 KiB by 2x until they add
  * 60 ms to the round trip (at most 64 MiB); per_byte is the fastest of
  * five round trips of that size, less the fastest small one, over the size
- * (the fastest: stalls of a busy machine only add time); then each rank's
- * combines of 64 Ki and 1 Mi elements of op, the ranks in turn.  About 1 s per ordered pair on links of 10 to 1000
- * Mbit/s.  The arrays of out are allocated here: release them with
- * trd_pair_profile_free (also on failure, which leaves them NULL). */
+ * (the fastest: stalls of a busy machine only add time; if it adds less
+ * than 30 ms, a stall stopped the growth: the size doubles on); then each
+ * rank's combines of 64 Ki and 1 Mi elements of op, the ranks in turn.
+ * About 1 s per ordered pair on links of 10 to 1000 Mbit/s.  The arrays
+ * of out are allocated here: release them with trd_pair_profile_free
+ * (also on failure, which leaves them NULL). */
 trd_status trd_comm_profile_pairs(trd_comm *comm, const trd_op *op, trd_pair_profile *out);
 void trd_pair_profile_free(trd_pair_profile *profile);
 /* What a profile was measured on.  A profile describes one transport and

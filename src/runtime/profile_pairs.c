@@ -12,7 +12,8 @@
  * round trip (a TCP window's growth, and the few kilobytes a token
  * bucket lets through at once after an idle moment, then weigh little);
  * the time per byte is the fastest of BW_REPS round trips of s, less the
- * fastest small round trip, over s.  The fastest of each: on a busy
+ * fastest small round trip, over s - and if that fastest adds less than
+ * TARGET_S / 2 (a stall ended the growth early), s doubles again.  The fastest of each: on a busy
  * machine a stalled process only adds time, so medians (or the difference
  * of two sizes' times) can make a link look faster than it is
  * (docs/TESTBED.md).
@@ -124,8 +125,13 @@ static trd_status measure(pair_io *io, int32_t peer, double *lat, double *per_by
            (st = round_trip(io, peer, size, &t)) == TRD_OK && t - base < TARGET_S &&
            size < GROW_MAX)
         size = size * 2 > GROW_MAX ? GROW_MAX : size * 2;
-    if (st == TRD_OK)
-        st = trips(io, peer, size, BW_REPS, &t, NULL);
+    /* A stall may have ended the growth early: the fastest of the repeats
+     * must still last half the target, or the size grows on. */
+    while (st == TRD_OK && (st = trips(io, peer, size, BW_REPS, &t, NULL)) == TRD_OK &&
+           t - base < TARGET_S / 2 && size < GROW_MAX) {
+        size = size * 2 > GROW_MAX ? GROW_MAX : size * 2;
+        st = grow(io, (size_t)size);
+    }
     if (st == TRD_OK)
         st = round_trip(io, peer, STOP, &stop_t);
     *lat = base_median / 2;
