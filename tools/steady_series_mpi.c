@@ -108,29 +108,45 @@ static trd_status run_node(const trd_plan *plan, const trd_steady *st, int64_t o
     return s;
 }
 
+/* The run's JSON object (its rates null where not finite, recorded in f). */
+static json_t *run_json(int64_t ops, int64_t bytes, const steady_mpi_units *u,
+                        const series_outcome *o, double tp_s, cli_finite *f)
+{
+    double rate = (double)ops / o->seconds;
+    json_t *run = json_pack("{s:I, s:f, s:o, s:b, s:s, s:I}", "ops", (json_int_t)ops,
+                            "seconds", o->seconds, "ops_per_second",
+                            cli_json_real(f, "ops_per_second", rate), "verified", o->wrong == 0,
+                            "transport", "mpi", "bytes_per_op", (json_int_t)bytes);
+    if (run && u->known &&
+        (json_object_set_new(run, "tp_ops_per_second", cli_json_real(f, "TP", tp_s)) != 0 ||
+         json_object_set_new(run, "ratio_to_tp",
+                             cli_json_real(f, "ratio_to_tp", rate / tp_s)) != 0)) {
+        json_decref(run);
+        return NULL;
+    }
+    return run;
+}
+
 static int report(const trd_steady *st, int64_t ops, int64_t bytes, const steady_mpi_units *u,
                   const series_outcome *o, json_t *json)
 {
-    double rate = (double)ops / o->seconds, tp = trd_steady_throughput_double(st);
-    double tp_s = tp / u->time_unit;
+    double rate = (double)ops / o->seconds;
+    double tp_s = trd_steady_throughput_double(st) / u->time_unit;
     if (o->wrong != 0)
         fprintf(stderr, "treduce %s: %lld of %lld results differ from the fold in participant "
                 "order\n", cmd, (long long)o->wrong, (long long)ops);
     int rc = o->wrong == 0 ? CLI_OK : CLI_FAILED;
+    cli_finite f = {0};
+    json_t *run = run_json(ops, bytes, u, o, tp_s, &f);
+    int finite = cli_finite_end(cmd, &f, json);
     if (json) {
-        json_t *run = json_pack("{s:I, s:f, s:f, s:b, s:s, s:I}", "ops", (json_int_t)ops,
-                                "seconds", o->seconds, "ops_per_second", rate, "verified",
-                                o->wrong == 0, "transport", "mpi", "bytes_per_op",
-                                (json_int_t)bytes);
-        if (run && u->known && (json_object_set_new(run, "tp_ops_per_second",
-                                                    json_real(tp_s)) != 0 ||
-                                json_object_set_new(run, "ratio_to_tp",
-                                                    json_real(rate / tp_s)) != 0))
-            rc = CLI_FAILED;
         if (!run || json_object_set_new(json, "run", run) != 0)
-            rc = CLI_FAILED;
-        return rc;
+            return CLI_FAILED;
+        return rc != CLI_OK ? rc : finite;
     }
+    json_decref(run);
+    if (finite != CLI_OK || !run)
+        return run ? finite : CLI_FAILED;
     printf("ran %lld operations over MPI (one rank per node, %lld bytes per message): %.6f s, "
            "%.4g operations per second, results %s\n", (long long)ops, (long long)bytes,
            o->seconds, rate, o->wrong == 0 ? "verified" : "WRONG");
