@@ -11,14 +11,16 @@
 #      the median measured next to `treduce simulate --costs` with the
 #      calibrated matrix (one run, constant costs, one-port full duplex);
 #      greedy is planned with the mean of the matrix (--d, --c);
-#      HETERO_ALGOS also get --costs FILE (a planner that reads the matrix);
+#      HETERO_ALGOS (the heterogeneous planners) get the matrix itself
+#      (--costs FILE) instead;
 #   4. the series of reduces (steady --run --transport mpi, one rank per
 #      node) on PLATFORM and on Figure 6's platform: operations per second
 #      next to the LP's TP with the testbed's units.
 # usage: bench/testbed_runs.sh [OUTDIR]              (default build/testbed-runs)
 # environment: TREDUCE (build/treduce), PLATFORM, TARGET (the series'
-# target, H0), SIZES_MIB ("1 4"), ALGOS ("binomial greedy tree-dyn"),
-# HETERO_ALGOS (""), ITERS (3), SERIES_OPS (400), FIG6_OPS (400),
+# target, H0), SIZES_MIB ("1 4"), ALGOS ("binomial greedy tree-dyn
+# hetero-greedy hetero-exact"), HETERO_ALGOS ("hetero-greedy hetero-exact"),
+# ITERS (3), SERIES_OPS (400), FIG6_OPS (400),
 # UNIT_BYTES / TIME_UNIT (50000 / 0.05: the rates of a unit of 1 MB per
 # second, the series 20x faster than with a time unit of 1 s), MPIRUN.
 set -euo pipefail
@@ -29,8 +31,8 @@ platform=$(realpath "${PLATFORM:-$here/platforms/testbed-8.json}")
 fig6=$here/../tests/data/steady/fig6-reduce.json
 target=${TARGET:-H0}
 sizes=${SIZES_MIB:-1 4}
-algos=${ALGOS:-binomial greedy tree-dyn}
-hetero=" ${HETERO_ALGOS:-} "
+algos=${ALGOS:-binomial greedy tree-dyn hetero-greedy hetero-exact}
+hetero=" ${HETERO_ALGOS-hetero-greedy hetero-exact} "
 iters=${ITERS:-3}
 unit=${UNIT_BYTES:-50000}
 time_unit=${TIME_UNIT:-0.05}
@@ -85,12 +87,12 @@ for mib in $sizes; do
   bytes=$((mib * 1048576))
   read -r md mc < <(costs "$bytes" "$out/costs-${mib}MiB.txt")
   for algo in $algos; do
-    extra=()
-    [[ $hetero == *" $algo "* ]] && extra=(--costs "$out/costs-${mib}MiB.txt")
+    model=(--d "$md" --c "$mc")
+    [[ $hetero == *" $algo "* ]] && model=(--costs "$out/costs-${mib}MiB.txt")
     pred=$("$tool" simulate --algo "$algo" -n "$hosts" --costs "$out/costs-${mib}MiB.txt" \
-      --mean-d "$md" --mean-c "$mc" --port full --runs 1 "${extra[@]}" --format json | jq '.mean')
+      --mean-d "$md" --mean-c "$mc" --port full --runs 1 --format json | jq '.mean')
     run -- "$tool" run --transport mpi --algo "$algo" --count $((bytes / 8)) --op sum \
-      --segment "$bytes" --d "$md" --c "$mc" --iters "$iters" --timeout 120 "${extra[@]}" \
+      --segment "$bytes" "${model[@]}" --iters "$iters" --timeout 120 \
       --format json >"$out/run-$algo-${mib}MiB.json"
     meas=$(jq '.median_us / 1e6' "$out/run-$algo-${mib}MiB.json")
     ok=$(jq '.verified' "$out/run-$algo-${mib}MiB.json")
