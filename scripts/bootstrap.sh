@@ -17,6 +17,7 @@ packages=(
   libmpich-dev                      # the same built against MPICH (tests/mpi/build_mpich.sh)
   libqsopt-ex-dev libgmp-dev        # exact rational LP solver and rationals (src/steady)
   libxml2-dev                       # SimGrid platform XML import (src/model/platform_simgrid.c)
+  iproute2                          # ip and tc: treduce testbed's namespaces (tools/testbed_build.c)
 )
 
 missing=()

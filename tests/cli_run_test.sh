@@ -136,6 +136,27 @@ expect 2 "parallelism" -- "$tool" run --algo auto -p 2 --count 4 --d 1e-5 --c 1e
   --parallelism -1
 expect 2 "parallelism" -- "$tool" run --algo binomial -p 2 --count 4 --d 1e-5 --c 1e-7 \
   --parallelism nan
+# calibrate --matrix on threads: every pair measured; the cost file holds
+# d[i][j] = latency + bytes / bandwidth of the JSON's tables (8000 bytes)
+# and reads back in simulate, the platform in platform show
+if "$tool" calibrate --matrix -p 3 --count 1000 --costs-out "$out/pairs.txt" \
+  --platform-out "$out/pairs-platform.json" --format json >"$out/pairs.json"; then
+  jcheck '.p == 3 and .nodes == ["r0", "r1", "r2"] and .latency_s[0][0] == 0
+          and ([.bandwidth_Bps[0][1], .bandwidth_Bps[2][0]] | all(. > 0))' "$out/pairs.json"
+  grep -v '^#' "$out/pairs.txt" | sed -n 2,4p | tr ' ' '\n' | jq -s . >"$out/pairs-d.json"
+  jq -s '.[0] as $m | .[1] as $got | [range(3) as $i | range(3) as $j | if $i == $j then 0
+           else $m.latency_s[$i][$j] + 8000 / $m.bandwidth_Bps[$i][$j] end] as $want
+         | [range(9) | ($got[.] - $want[.]) | fabs] as $err
+         | all(range(9); $err[.] <= 1e-6 * ($want[.] | fabs))' \
+    "$out/pairs.json" "$out/pairs-d.json" >"$out/pairs-ok.json"
+  jcheck '. == true' "$out/pairs-ok.json"
+  expect 0 'mean' -- "$tool" simulate --algo binomial -n 3 --costs "$out/pairs.txt" --runs 1
+  expect 0 '3 nodes' -- "$tool" platform show -p "$out/pairs-platform.json"
+else
+  bad "calibrate --matrix -p 3 failed"
+fi
+expect 2 '--count 0' -- "$tool" calibrate --matrix -p 2 --count 0
+expect 2 'need --matrix' -- "$tool" calibrate -p 2 --costs-out "$out/x.txt"
 # the parallelism: one rank's work at a time makes a pipeline's stages take
 # turns, so auto leaves it for a tree of the same work and fewer messages
 if run par-auto --algo auto -p 8 --count 100000 --d 1e-3 --c 1e-3 --latency 1e-6 \

@@ -95,6 +95,7 @@ int cmd_bench(int argc, char **argv);
 int cmd_star(int argc, char **argv);
 int cmd_platform(int argc, char **argv);
 int cmd_steady(int argc, char **argv);
+int cmd_testbed(int argc, char **argv);
 int cmd_costs(int argc, char **argv);
 
 /* An MPI communicator's shared-memory rings (tools/shm_report.c): their

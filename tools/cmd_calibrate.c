@@ -9,13 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "calibrate_matrix.h"
 #include "ranks.h"
-#include "run.h"
 
 static void help(void)
 {
     printf("usage: treduce calibrate [--transport threads|mpi] [-p P] [--op OP] [--type T]\n"
-           "                         [--out FILE] [--format text|json]\n\n"
+           "                         [--out FILE] [--format text|json]\n"
+           "       treduce calibrate --matrix [--count N] [--costs-out FILE]\n"
+           "                         [--platform-out FILE] [--unit-bytes B] [same options]\n\n"
            "Measures the cost model of this platform: one-way message times from 0 B to\n"
            "8 MiB between ranks 0 and 1 (median of ping-pongs, buffers cycled so large\n"
            "messages come from memory) fitted to latency + bytes x time per byte; the\n"
@@ -37,7 +39,14 @@ static void help(void)
            "                 spin-sum too, the last two with --op-cost US per call)\n"
            "  --type T       element type (default double)\n"
            "  --out FILE     also write the profile as JSON (for treduce run --profile)\n"
-           "  --format F     text (default) or json on stdout\n");
+           "  --format F     text (default) or json on stdout\n\n"
+           "--matrix measures every ordered pair of ranks instead, one pair at a time\n"
+           "(latency, bandwidth), and each rank's combine speed (docs/TESTBED.md):\n"
+           "  --count N          the cost file is for messages of N elements (default\n"
+           "                     131072): d[i][j] = latency + bytes / bandwidth\n"
+           "  --costs-out FILE   write the cost file (treduce simulate --costs)\n"
+           "  --platform-out FILE  write a platform JSON: time unit 1 s, message unit B\n"
+           "  --unit-bytes B     bytes per unit (default: the testbed's, else 1e6)\n");
 }
 
 typedef struct calib_ctx {
@@ -132,23 +141,6 @@ static int report(const trd_run_args *a, const calib_ctx *c, const char *out)
     return st;
 }
 
-/* Runs the measurement on every rank; ctx gets rank 0's (all agree),
- * *rank this process's rank. */
-static trd_status run(const trd_run_args *a, calib_ctx *ctx, int *rank)
-{
-    *rank = 0;
-    if (!strcmp(a->transport, "mpi"))
-        return trd_ranks_mpi(a->timeout, measure, ctx, rank);
-    calib_ctx *all = calloc((size_t)a->p, sizeof *all);
-    if (!all)
-        return TRD_ENOMEM;
-    for (int64_t r = 0; r < a->p; r++)
-        all[r] = *ctx;
-    trd_status st = trd_ranks_threads(a->p, NULL, measure, all, sizeof *all);
-    *ctx = all[0];
-    free(all);
-    return st;
-}
 
 int cmd_calibrate(int argc, char **argv)
 {
@@ -157,7 +149,12 @@ int cmd_calibrate(int argc, char **argv)
         {"type", required_argument, 0, 't'},      {"out", required_argument, 0, 'O'},
         {"format", required_argument, 0, 'f'},    {"help", no_argument, 0, 'h'},
         {"op-cost", required_argument, 0, 'C'},
+        {"matrix", no_argument, 0, 'M'},          {"count", required_argument, 0, 'n'},
+        {"costs-out", required_argument, 0, 'D'}, {"platform-out", required_argument, 0, 'P'},
+        {"unit-bytes", required_argument, 0, 'u'},
         {0, 0, 0, 0}};
+    cli_matrix_args mx;
+    cli_matrix_args_init(&mx);
     trd_run_args a;
     trd_run_args_init(&a);
     a.p = 2;
@@ -173,6 +170,15 @@ int cmd_calibrate(int argc, char **argv)
         case 'o': a.op = optarg; break;
         case 't': a.type = optarg; break;
         case 'O': out = optarg; break;
+        case 'M': mx.matrix = true; break;
+        case 'n': if (!cli_int("calibrate", "--count", optarg, &mx.count)) return CLI_USAGE; break;
+        case 'D': mx.costs_out = optarg; break;
+        case 'P': mx.platform_out = optarg; break;
+        case 'u':
+            if (!cli_real("calibrate", "--unit-bytes", optarg, &mx.unit_bytes) ||
+                !(mx.unit_bytes > 0))
+                return cli_usage_error("calibrate", "invalid --unit-bytes '%s'", optarg);
+            break;
         case 'C':
             if (!cli_real("calibrate", "--op-cost", optarg, &a.op_cost_us) ||
                 !(a.op_cost_us >= 0 && a.op_cost_us <= 1e7))
@@ -197,13 +203,17 @@ int cmd_calibrate(int argc, char **argv)
     if (!strcmp(a.transport, "threads") && (a.p < 2 || a.p > 4096))
         return cli_usage_error("calibrate", "invalid -p %lld: need 2 <= p <= 4096 (the "
                                "ping-pong takes two ranks)", (long long)a.p);
+    if (!mx.matrix && (mx.costs_out || mx.platform_out))
+        return cli_usage_error("calibrate", "--costs-out and --platform-out need --matrix");
+    if (mx.matrix)
+        return cli_calibrate_matrix(&a, &mx);
     trd_op *op = NULL;
     trd_status st = trd_run_make_op(&a, &op);
     if (st != TRD_OK)
         return cli_lib_error("calibrate", st);
     calib_ctx ctx = {.op = op, .elem_size = trd_op_elem_size(op)};
     int rank = 0;
-    st = run(&a, &ctx, &rank);
+    st = trd_ranks_run(a.transport, a.p, a.timeout, measure, &ctx, sizeof ctx, NULL, &rank);
     trd_op_free(op);
     if (st == TRD_EUNSUPPORTED && !trd_mpi_available()) {
         fprintf(stderr, "treduce calibrate: this treduce was built without MPI\n");

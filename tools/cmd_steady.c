@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "steady_series.h"
 #include "treduce/steady.h"
 
 static const char *const cmd = "steady";
@@ -20,7 +21,8 @@ static void help(void)
            "         [--participants A,B,...]                   (gossip; or --targets)\n"
            "         [--target NAME] [--participants A,B,...]   (reduce)\n"
            "         [--sizes FILE] [--fixed-period T] [--format text|json|dot]\n"
-           "         [--simulate OPS] [--run OPS]                (reduce)\n\n"
+           "         [--simulate OPS] [--run OPS [--transport threads|mpi]\n"
+           "         [--unit-bytes B] [--time-unit S]]           (reduce)\n\n"
            "Solves the steady-state linear program of a series of collectives exactly\n"
            "(rational arithmetic) and prints the throughput (operations per time unit,\n"
            "an exact fraction), the period, the weighted trees of one period (Fig. 8)\n"
@@ -47,7 +49,13 @@ static void help(void)
            "                       duplex) and compare the throughput reached with TP\n"
            "  --run OPS            reduce: run OPS reductions for real on threads (one\n"
            "                       thread per node) along the trees, check every result\n"
-           "                       and print operations per second (OPS <= 65536)\n\n"
+           "                       and print operations per second (OPS <= 65536)\n"
+           "  --transport T        --run on threads (default) or mpi: one rank per node\n"
+           "                       (treduce testbed run --all-nodes), each operation's\n"
+           "                       message B bytes, compared with TP / S per second\n"
+           "  --unit-bytes B       bytes per unit of message size (mpi; default the\n"
+           "                       testbed's, else one 16-byte matrix per operation)\n"
+           "  --time-unit S        seconds per time unit (mpi; default the testbed's or 1)\n\n"
            "A member that cannot be reached gives throughput 0 (\"reachable\": false in\n"
            "JSON) and exit status 0.  Exit status: 0 solved, 1 cannot read a file or\n"
            "the solver failed, 2 bad usage or input (unknown node, router as member,\n"
@@ -59,6 +67,9 @@ typedef struct steady_args {
     int64_t fixed_period, simulate, run; /* simulate, run: operations, 0 = none */
     trd_steady_format format;
     int32_t *ids; /* the members' node ids (owned) */
+    bool mpi;     /* --run over MPI: every rank solves, rank 0 reports */
+    int rank;
+    steady_mpi_units units;
 } steady_args;
 
 static int take_option(int opt, void *ctx)
@@ -86,6 +97,21 @@ static int take_option(int opt, void *ctx)
             return CLI_USAGE;
         return *ops >= 1 ? CLI_OK
                          : cli_usage_error(cmd, "invalid %s %s: must be >= 1", name, optarg);
+    }
+    case 'X':
+        if (strcmp(optarg, "threads") && strcmp(optarg, "mpi"))
+            return cli_usage_error(cmd, "invalid --transport '%s': threads or mpi", optarg);
+        a->mpi = !strcmp(optarg, "mpi");
+        return CLI_OK;
+    case 'u':
+    case 'U': {
+        double *v = opt == 'u' ? &a->units.unit_bytes : &a->units.time_unit;
+        if (!cli_real(cmd, opt == 'u' ? "--unit-bytes" : "--time-unit", optarg, v))
+            return CLI_USAGE;
+        a->units.known = opt == 'u' ? true : a->units.known;
+        return *v > 0 ? CLI_OK : cli_usage_error(cmd, "invalid %s %s: must be > 0",
+                                                 opt == 'u' ? "--unit-bytes" : "--time-unit",
+                                                 optarg);
     }
     case 'f':
         if (!strcmp(optarg, "text") || !strcmp(optarg, "json") || !strcmp(optarg, "dot")) {
@@ -118,6 +144,8 @@ static int check_args(steady_args *a, trd_steady_problem *problem)
     if (*problem != TRD_STEADY_REDUCE && (a->simulate || a->run))
         return cli_usage_error(cmd, "--simulate and --run follow reduction trees: they apply "
                                "to --problem reduce only");
+    if (a->mpi && !a->run)
+        return cli_usage_error(cmd, "--transport applies to --run");
     switch (*problem) {
     case TRD_STEADY_SCATTER:
         if (!a->source)
@@ -279,15 +307,28 @@ static int make_spec(steady_args *a, const trd_platform *pf, trd_steady_spec *sp
 
 /* The solution, then the simulated and real series when asked for (JSON:
  * as keys "simulated" and "run" of the one object). */
+static int run_series(const steady_args *a, const trd_platform *pf, const trd_steady *result,
+                      json_t *json)
+{
+    if (!a->mpi)
+        return steady_series_run(pf, result, a->run, json);
+    steady_mpi_mute(a->rank, false); /* the run's own failures are every rank's to say */
+    return steady_series_run_mpi(pf, result, a->run, &a->units, json);
+}
+
 static trd_status write_result(const steady_args *a, const trd_platform *pf,
                                const trd_steady *result, int *st)
 {
+    if (a->mpi && a->rank != 0) { /* rank 0 prints */
+        *st = run_series(a, pf, result, NULL);
+        return TRD_OK;
+    }
     if (a->format != TRD_STEADY_JSON) {
         trd_status s = trd_steady_write(result, pf, a->format, stdout);
         if (s == TRD_OK && a->simulate)
             *st = steady_series_simulate(pf, result, a->simulate, NULL);
         if (s == TRD_OK && *st == CLI_OK && a->run)
-            *st = steady_series_run(pf, result, a->run, NULL);
+            *st = run_series(a, pf, result, NULL);
         return s;
     }
     char *text = NULL;
@@ -303,13 +344,40 @@ static trd_status write_result(const steady_args *a, const trd_platform *pf,
     if (a->simulate)
         *st = steady_series_simulate(pf, result, a->simulate, obj);
     if (*st == CLI_OK && a->run)
-        *st = steady_series_run(pf, result, a->run, obj);
+        *st = run_series(a, pf, result, obj);
     if (*st == CLI_OK || json_object_get(obj, "error")) { /* a null and its reason */
         json_dumpf(obj, stdout, JSON_INDENT(2));
         putchar('\n');
     }
     json_decref(obj);
     return TRD_OK;
+}
+
+/* Everything after the options (on every rank under MPI). */
+static int steady_main(steady_args *a, trd_steady_spec *spec)
+{
+    int st = check_args(a, &spec->problem);
+    if (st != CLI_OK)
+        return st;
+    trd_platform *pf = NULL;
+    trd_steady *result = NULL;
+    sizes_file z = {.n = 0};
+    trd_status s = trd_platform_load(a->platform, &pf);
+    if (s != TRD_OK)
+        return cli_lib_error(cmd, s);
+    if ((st = make_spec(a, pf, spec, &z)) == CLI_OK) {
+        if ((s = trd_steady_solve(pf, spec, &result)) == TRD_OK)
+            s = write_result(a, pf, result, &st);
+        if (s != TRD_OK)
+            st = cli_lib_error(cmd, s);
+    }
+    trd_steady_free(result);
+    trd_platform_free(pf);
+    free(a->ids);
+    free(z.list);
+    free(z.num);
+    json_decref(z.root);
+    return st;
 }
 
 int cmd_steady(int argc, char **argv)
@@ -321,32 +389,22 @@ int cmd_steady(int argc, char **argv)
         {"sizes", required_argument, 0, 'z'},        {"fixed-period", required_argument, 0, 'F'},
         {"format", required_argument, 0, 'f'},       {"simulate", required_argument, 0, 'S'},
         {"run", required_argument, 0, 'R'},          {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+        {"transport", required_argument, 0, 'X'},    {"unit-bytes", required_argument, 0, 'u'},
+        {"time-unit", required_argument, 0, 'U'},    {0, 0, 0, 0}};
     steady_args a = {.format = TRD_STEADY_TEXT};
+    steady_mpi_units_init(&a.units);
     trd_steady_spec spec;
     trd_steady_spec_init(&spec);
     int st = cli_parse_options(cmd, argc, argv, opts, help, take_option, &a);
     if (st != CLI_OK)
         return st < 0 ? CLI_OK : st;
-    if ((st = check_args(&a, &spec.problem)) != CLI_OK)
+    if (a.mpi && a.run) {
+        if (!steady_mpi_begin(&a.rank))
+            return CLI_FAILED;
+        steady_mpi_mute(a.rank, true); /* every rank solves; rank 0 speaks */
+        st = steady_main(&a, &spec);
+        steady_mpi_end();
         return st;
-    trd_platform *pf = NULL;
-    trd_steady *result = NULL;
-    sizes_file z = {.n = 0};
-    trd_status s = trd_platform_load(a.platform, &pf);
-    if (s != TRD_OK)
-        return cli_lib_error(cmd, s);
-    if ((st = make_spec(&a, pf, &spec, &z)) == CLI_OK) {
-        if ((s = trd_steady_solve(pf, &spec, &result)) == TRD_OK)
-            s = write_result(&a, pf, result, &st);
-        if (s != TRD_OK)
-            st = cli_lib_error(cmd, s);
     }
-    trd_steady_free(result);
-    trd_platform_free(pf);
-    free(a.ids);
-    free(z.list);
-    free(z.num);
-    json_decref(z.root);
-    return st;
+    return steady_main(&a, &spec);
 }

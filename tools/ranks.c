@@ -3,6 +3,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct job {
     trd_rank_fn fn;
@@ -40,6 +41,25 @@ trd_status trd_ranks_threads(int64_t p, const trd_threads_opts *opts, trd_rank_f
     free(comm);
     free(jobs);
     free(tid);
+    return st;
+}
+
+trd_status trd_ranks_run(const char *transport, int64_t p, double timeout_s, trd_rank_fn fn,
+                         void *ctx, size_t ctx_size, void (*release)(void *ctx), int *rank)
+{
+    *rank = 0;
+    if (!strcmp(transport, "mpi"))
+        return trd_ranks_mpi(timeout_s, fn, ctx, rank);
+    char *all = calloc(p > 0 ? (size_t)p : 1, ctx_size);
+    if (!all)
+        return TRD_ENOMEM;
+    for (int64_t r = 0; r < p; r++)
+        memcpy(all + (size_t)r * ctx_size, ctx, ctx_size);
+    trd_status st = trd_ranks_threads(p, NULL, fn, all, ctx_size);
+    memcpy(ctx, all, ctx_size);
+    for (int64_t r = 1; release && r < p; r++)
+        release(all + (size_t)r * ctx_size);
+    free(all);
     return st;
 }
 

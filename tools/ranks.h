@@ -19,4 +19,11 @@ trd_status trd_ranks_threads(int64_t p, const trd_threads_opts *opts, trd_rank_f
  * MPI_Finalize around it); *rank is this process's rank. */
 trd_status trd_ranks_mpi(double timeout_s, trd_rank_fn fn, void *ctx, int *rank);
 
+/* fn on every rank of `transport` ("mpi": this process's rank, as
+ * trd_ranks_mpi; otherwise p threads, each on its own copy of ctx, of
+ * which rank 0's is copied back into ctx and the others are given to
+ * release, if not NULL).  *rank is this process's rank (0 for threads). */
+trd_status trd_ranks_run(const char *transport, int64_t p, double timeout_s, trd_rank_fn fn,
+                         void *ctx, size_t ctx_size, void (*release)(void *ctx), int *rank);
+
 #endif

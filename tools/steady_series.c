@@ -13,7 +13,7 @@
 
 #include "cli.h"
 #include "ranks.h"
-#include "treduce/steady_series.h"
+#include "steady_series.h"
 
 static const char *const cmd = "steady";
 
@@ -88,33 +88,39 @@ static void run_rank(trd_comm *comm, void *ctx)
         snprintf(r->error, sizeof r->error, "%s", trd_errmsg());
 }
 
+trd_matrix2x2 *steady_series_inputs(const trd_steady *st, int32_t node, int64_t count)
+{
+    trd_matrix2x2 *buf = calloc((size_t)count, sizeof *buf);
+    for (int32_t k = 0; buf && k < trd_steady_series_participants(st); k++)
+        if (trd_steady_series_node(st, k) == node)
+            trd_matrix2x2_fill(buf, count, k);
+    return buf;
+}
+
 /* Node i's values: participant k's matrices (one per operation), zeros
  * for a node that takes no part; false when out of memory. */
 static bool fill_inputs(const trd_steady *st, series_rank *ranks, int32_t n, int64_t ops)
 {
     for (int32_t i = 0; i < n; i++)
-        if (!(ranks[i].buf = calloc((size_t)ops, sizeof *ranks[i].buf)))
+        if (!(ranks[i].buf = steady_series_inputs(st, i, ops)))
             return false;
-    for (int32_t k = 0; k < trd_steady_series_participants(st); k++)
-        trd_matrix2x2_fill(ranks[trd_steady_series_node(st, k)].buf, ops, k);
     return true;
 }
 
-/* Operations whose result differs from the fold v_0 (+) v_1 (+) ... in
- * participant order, or -1 when the fold cannot be computed. */
-static int64_t wrong_results(const trd_steady *st, const trd_op *op, const trd_matrix2x2 *got,
-                             int64_t ops)
+int64_t steady_series_wrong(const trd_steady *st, const trd_op *op, const trd_matrix2x2 *got,
+                            int64_t ops, int64_t per_op)
 {
-    trd_matrix2x2 *acc = malloc((size_t)ops * sizeof *acc), *in = malloc((size_t)ops * sizeof *in);
+    size_t count = (size_t)(ops * per_op);
+    trd_matrix2x2 *acc = malloc(count * sizeof *acc), *in = malloc(count * sizeof *in);
     int64_t wrong = acc && in ? 0 : -1;
     if (wrong == 0)
-        trd_matrix2x2_fill(acc, ops, 0);
+        trd_matrix2x2_fill(acc, (int64_t)count, 0);
     for (int32_t k = 1; wrong == 0 && k < trd_steady_series_participants(st); k++)
-        if (trd_matrix2x2_fill(in, ops, k) != TRD_OK ||
-            trd_op_combine(op, TRD_SIDE_RIGHT, acc, in, ops) != TRD_OK)
+        if (trd_matrix2x2_fill(in, (int64_t)count, k) != TRD_OK ||
+            trd_op_combine(op, TRD_SIDE_RIGHT, acc, in, (int64_t)count) != TRD_OK)
             wrong = -1;
-    for (int64_t b = 0; wrong >= 0 && b < ops; b++)
-        wrong += memcmp(&acc[b], &got[b], sizeof *acc) != 0;
+    for (int64_t b = 0; wrong >= 0 && b < ops; b++) /* operation b: block b */
+        wrong += memcmp(&acc[b * per_op], &got[b * per_op], (size_t)per_op * sizeof *acc) != 0;
     free(acc);
     free(in);
     return wrong;
@@ -182,7 +188,7 @@ int steady_series_run(const trd_platform *pf, const trd_steady *st, int64_t ops,
     if (rc == CLI_OK)
         rc = collect(ranks, n, &seconds);
     if (rc == CLI_OK) {
-        int64_t wrong = wrong_results(st, op, ranks[trd_plan_result_rank(plan)].buf, ops);
+        int64_t wrong = steady_series_wrong(st, op, ranks[trd_plan_result_rank(plan)].buf, ops, 1);
         rc = wrong < 0 ? no_memory() : report_run(st, ops, seconds, wrong, json);
     }
     for (int32_t i = 0; i < n; i++)

@@ -22,6 +22,7 @@ static const struct {
     {"demo", cmd_demo, "compare every planner on 64 ranks and draw a Gantt chart"},
     {"platform", cmd_platform, "generate, check and print platform graphs (JSON, SimGrid XML)"},
     {"steady", cmd_steady, "best steady-state throughput of series of scatters, gossips, reduces"},
+    {"testbed", cmd_testbed, "an emulated cluster of network namespaces from a platform; MPI jobs on it"},
     {"costs", cmd_costs, "write heterogeneous cost files: random (links, nodes) or a preset"},
 };
 

@@ -775,6 +775,33 @@ trd_status trd_comm_profile(trd_comm *comm, const trd_op *op, trd_profile *profi
  * non-finite values. */
 trd_status trd_profile_apply(const trd_profile *profile, int64_t count, size_t elem_size,
                              trd_coll_opts *opts);
+/* A platform measured pair by pair, for the heterogeneous model (what
+ * `treduce calibrate --matrix` writes as a cost file): a transfer of b
+ * bytes from rank i to rank j costs latency[i * p + j] + b *
+ * per_byte[i * p + j], a combine of m elements of the operator on rank i
+ * combine_fixed[i] + m * per_element[i]; diagonal entries are 0. */
+typedef struct trd_pair_profile {
+    int32_t p;
+    double *latency;       /* p * p, seconds */
+    double *per_byte;      /* p * p, seconds per byte */
+    double *probe_bytes;   /* p * p: the message size per_byte was measured with */
+    double *combine_fixed; /* p, seconds per combine call */
+    double *per_element;   /* p, seconds per element */
+} trd_pair_profile;
+/* Measures it (collective; every rank gets the same values): every ordered
+ * pair (i, j) in turn, one pair at a time so that no two measurements
+ * share a link, by round trips timed on i: small messages (the latency is
+ * half their median) and messages grown from 4 KiB by 2x until they add
+ * 60 ms to the round trip (at most 64 MiB); per_byte is the fastest of
+ * five round trips of that size, less the fastest small one, over the size
+ * (the fastest: stalls of a busy machine only add time; if it adds less
+ * than 30 ms, a stall stopped the growth: the size doubles on); then each
+ * rank's combines of 64 Ki and 1 Mi elements of op, the ranks in turn.
+ * About 1 s per ordered pair on links of 10 to 1000 Mbit/s.  The arrays
+ * of out are allocated here: release them with trd_pair_profile_free
+ * (also on failure, which leaves them NULL). */
+trd_status trd_comm_profile_pairs(trd_comm *comm, const trd_op *op, trd_pair_profile *out);
+void trd_pair_profile_free(trd_pair_profile *profile);
 /* What a profile was measured on.  A profile describes one transport and
  * one operator on one element type: applied to another it predicts
  * another machine (`treduce run --profile` refuses such a mismatch, and

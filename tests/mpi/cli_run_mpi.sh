@@ -3,6 +3,7 @@
 # to end, each run started by run_mpi.sh (mpirun --oversubscribe, 60 s
 # limit).  PART: algos-few (every algorithm on 1 to 4 processes),
 # algos-many (on 5, 8 and 9), cases (all the rest), or all (the default);
+# spread (every algorithm on 4 and a few on 5, for testbed_matrix.sh);
 # ctest runs the three as separate tests, each with its own time limit
 # (under ASan the whole took up to 760 s).
 #   - every registered algorithm on 1, 2, 3, 4, 5, 8 and 9 processes (those
@@ -141,8 +142,12 @@ case $part in
   algos-few) every_algorithm 1 2 3 4 ;;
   algos-many) every_algorithm 5 8 9 ;;
   cases) other_cases ;;
+  spread) # testbed_matrix.sh: on 4 testbed hosts, and 5 ranks (two share a host)
+    every_algorithm 4
+    run_ok 5 --algo greedy --count 4097 --op interval --allreduce --d 1 --c 1
+    run_ok 5 --algo nc-tree-dyn --count 4097 --op matrix --d 1 --c 1 ;;
   all) every_algorithm 1 2 3 4 5 8 9; other_cases ;;
-  *) echo "cli_run_mpi.sh: unknown part '$part' (algos-few, algos-many, cases, all)" >&2; exit 2 ;;
+  *) echo "cli_run_mpi.sh: unknown part '$part' (algos-few, algos-many, cases, spread, all)" >&2; exit 2 ;;
 esac
 
 echo "cli_run_mpi $part: $pass passed, $fail failed"

@@ -1,0 +1,195 @@
+/* cmd_testbed.c: `treduce testbed up|show|run|down`: an emulated cluster of
+ * network namespaces built from a platform file, and MPI jobs across it
+ * (docs/TESTBED.md).  This file reads the options; testbed.h lists the
+ * parts that do the work. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "testbed.h"
+
+static const char *const cmd = "testbed";
+
+static void help(void)
+{
+    printf("usage: treduce testbed up -p PLATFORM [--name NAME] [--unit-bytes B] [--time-unit S]\n"
+           "       treduce testbed show [--name NAME] [--format text|json]\n"
+           "       treduce testbed run [--name NAME] [--np N] [--all-nodes] [--mpirun PATH]\n"
+           "                           -- COMMAND...\n"
+           "       treduce testbed down [--name NAME]\n\n"
+           "An emulated cluster on this machine (docs/TESTBED.md): one Linux network\n"
+           "namespace per platform node (computing nodes are hosts, routers forward),\n"
+           "one veth pair per platform link, each direction rate-limited (tc tbf) to\n"
+           "the link's rate, addresses in 198.18.0.0/15, static routes along the\n"
+           "fewest hops.  Link latency and node speeds are not emulated.  Needs root.\n\n"
+           "  up     builds the testbed from PLATFORM (JSON or SimGrid XML); a link of\n"
+           "         cost c carries B / (c x S) bytes per second\n"
+           "  show   prints its hosts, addresses, link rates and routes\n"
+           "  run    runs COMMAND with Open MPI's mpirun across the hosts: N ranks\n"
+           "         (default one per host) placed round-robin in the platform's order;\n"
+           "         --all-nodes: one slot per node, routers included (rank i on node i)\n"
+           "  down   removes every namespace, link and process of the testbed\n\n"
+           "  -p, --platform FILE  the platform (up)\n"
+           "  --name NAME          the testbed: 1 to %d of a-z 0-9 - (default 'default')\n"
+           "  --unit-bytes B       bytes per unit of message size (default 1e6, SimGrid's)\n"
+           "  --time-unit S        seconds per time unit of the platform (default 1)\n"
+           "  --np N               ranks (run)\n"
+           "  --mpirun PATH        Open MPI's mpirun (default: mpirun on the PATH)\n"
+           "  --format F           text (default) or json (show)\n"
+           "Exit status: 0 done (run: the job's), 1 failed, 2 bad usage or input.\n",
+           TB_NAME_MAX);
+}
+
+typedef struct tb_args {
+    const char *verb, *platform, *format;
+    tb_run_args run;
+    double unit_bytes, time_unit;
+} tb_args;
+
+static int positive(const char *opt, const char *text, double *out)
+{
+    if (!cli_real(cmd, opt, text, out))
+        return CLI_USAGE;
+    return *out > 0 ? CLI_OK : cli_usage_error(cmd, "invalid %s %s: must be > 0", opt, text);
+}
+
+static int take(int opt, tb_args *a)
+{
+    switch (opt) {
+    case 'p': a->platform = optarg; return CLI_OK;
+    case 'n': a->run.name = optarg; return tb_name_ok(cmd, optarg) ? CLI_OK : CLI_USAGE;
+    case 'u': return positive("--unit-bytes", optarg, &a->unit_bytes);
+    case 't': return positive("--time-unit", optarg, &a->time_unit);
+    case 'N':
+        if (!cli_int(cmd, "--np", optarg, &a->run.np))
+            return CLI_USAGE;
+        return a->run.np >= 1 && a->run.np <= 4096
+                   ? CLI_OK : cli_usage_error(cmd, "invalid --np %s: 1 to 4096", optarg);
+    case 'a': a->run.all_nodes = true; return CLI_OK;
+    case 'm': a->run.mpirun = optarg; return CLI_OK;
+    case 'f':
+        a->format = optarg;
+        return !strcmp(optarg, "text") || !strcmp(optarg, "json")
+                   ? CLI_OK : cli_usage_error(cmd, "invalid --format '%s': text or json", optarg);
+    default: return cli_usage_error(cmd, "unknown or incomplete option");
+    }
+}
+
+/* Options of the verb: those that do not apply to it are refused. */
+static int parse(int argc, char **argv, tb_args *a)
+{
+    static const struct option opts[] = {
+        {"platform", required_argument, 0, 'p'}, {"name", required_argument, 0, 'n'},
+        {"unit-bytes", required_argument, 0, 'u'}, {"time-unit", required_argument, 0, 't'},
+        {"np", required_argument, 0, 'N'},       {"all-nodes", no_argument, 0, 'a'},
+        {"mpirun", required_argument, 0, 'm'},   {"format", required_argument, 0, 'f'},
+        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
+    static const struct { const char *verb, *allowed; } verbs[] = {
+        {"up", "pnut"}, {"show", "nf"}, {"run", "nNam"}, {"down", "n"}};
+    const char *allowed = NULL;
+    for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
+        if (!strcmp(a->verb, verbs[i].verb))
+            allowed = verbs[i].allowed;
+    if (!allowed)
+        return cli_usage_error(cmd, "unknown verb '%s': up, show, run or down", a->verb);
+    int opt;
+    optind = 1;
+    opterr = 0;
+    while ((opt = getopt_long(argc, argv, "+p:h", opts, NULL)) != -1) {
+        if (opt == 'h') {
+            help();
+            return -1;
+        }
+        if (opt == '?' || opt == ':')
+            return cli_usage_error(cmd, "unknown or incomplete option '%s'", argv[optind - 1]);
+        if (!strchr(allowed, opt))
+            return cli_usage_error(cmd, "%s does not apply to 'testbed %s'", argv[optind - 1],
+                                   a->verb);
+        int st = take(opt, a);
+        if (st != CLI_OK)
+            return st;
+    }
+    a->run.command = argv + optind;
+    if (strcmp(a->verb, "run") && optind < argc)
+        return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    return CLI_OK;
+}
+
+static int up(const tb_args *a)
+{
+    if (!a->platform)
+        return cli_usage_error(cmd, "up needs --platform FILE");
+    if (!tb_privileged(cmd))
+        return CLI_FAILED;
+    trd_platform *pf = NULL;
+    trd_status s = trd_platform_load(a->platform, &pf);
+    if (s != TRD_OK)
+        return cli_lib_error(cmd, s);
+    tb_layout t;
+    int rc = tb_layout_make(pf, a->platform, a->run.name, a->unit_bytes, a->time_unit, &t);
+    trd_platform_free(pf);
+    if (rc != CLI_OK)
+        return rc;
+    char dir[512];
+    bool exists = false;
+    tb_state_dir(t.name, dir, sizeof dir);
+    if (!cli_make_dir(cmd, "/run/treduce") || !cli_make_dir(cmd, TB_STATE_ROOT))
+        rc = CLI_FAILED;
+    else if (mkdir(dir, 0755) != 0) { /* atomic: of two ups of one name, one fails */
+        exists = errno == EEXIST;
+        rc = exists ? cli_usage_error(cmd, "testbed '%s' exists (%s): 'treduce testbed down "
+                                      "--name %s' first", t.name, dir, t.name)
+                    : (fprintf(stderr, "treduce %s: cannot create %s: %s\n", cmd, dir,
+                               strerror(errno)), CLI_FAILED);
+    } else if ((rc = tb_state_save(cmd, &t)) == CLI_OK && (rc = tb_build(cmd, &t)) == CLI_OK) {
+        t.complete = true;
+        rc = tb_state_save(cmd, &t);
+    }
+    if (rc != CLI_OK && !exists)
+        tb_remove(cmd, t.name, true); /* a failed build removed itself: this finds nothing */
+    if (rc == CLI_OK)
+        printf("testbed %s up: %d hosts, %d routers, %d links ('treduce testbed show --name "
+               "%s')\n", t.name, (int)t.n_hosts, (int)(t.n_nodes - t.n_hosts), (int)t.n_links,
+               t.name);
+    tb_layout_free(&t);
+    return rc;
+}
+
+static int show(const tb_args *a)
+{
+    tb_layout t;
+    int rc = tb_state_load(cmd, a->run.name, &t);
+    if (rc == CLI_OK)
+        rc = tb_show(&t, a->format && !strcmp(a->format, "json"));
+    tb_layout_free(&t);
+    return rc;
+}
+
+int cmd_testbed(int argc, char **argv)
+{
+    if (argc < 2) {
+        help();
+        return CLI_USAGE;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        help();
+        return CLI_OK;
+    }
+    if (!strcmp(argv[1], "agent"))
+        return tb_agent(argc - 1, argv + 1);
+    tb_args a = {.verb = argv[1], .unit_bytes = 1e6, .time_unit = 1.0};
+    a.run.name = "default";
+    int rc = parse(argc - 1, argv + 1, &a);
+    if (rc != CLI_OK)
+        return rc < 0 ? CLI_OK : rc;
+    if (!strcmp(a.verb, "up"))
+        return up(&a);
+    if (!strcmp(a.verb, "show"))
+        return show(&a);
+    if (!strcmp(a.verb, "run"))
+        return tb_run(&a.run);
+    return tb_privileged(cmd) ? tb_remove(cmd, a.run.name, false) : CLI_FAILED;
+}

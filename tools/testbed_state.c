@@ -1,0 +1,236 @@
+/* testbed_state.c: a testbed's layout saved as JSON in its state folder
+ * (TB_STATE_ROOT/NAME/state.json), so that `show`, `run` and `down` see
+ * what `up` made even if the platform file changed since; and `show`. */
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "testbed.h"
+
+void tb_state_dir(const char *name, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s/%s", TB_STATE_ROOT, name);
+}
+
+static json_t *layout_json(const tb_layout *t)
+{
+    json_t *nodes = json_array(), *links = json_array(), *next = json_array();
+    for (int32_t i = 0; i < t->n_nodes; i++) {
+        json_array_append_new(nodes, json_pack("{s:s, s:b}", "name", t->nodes[i].name,
+                                               "router", t->nodes[i].router));
+        json_t *row = json_array();
+        for (int32_t d = 0; d < t->n_nodes; d++)
+            json_array_append_new(row, json_integer(t->next[i * t->n_nodes + d]));
+        json_array_append_new(next, row);
+    }
+    for (int32_t k = 0; k < t->n_links; k++)
+        json_array_append_new(links, json_pack("{s:i, s:i, s:f, s:f}", "a", t->links[k].a, "b",
+                                               t->links[k].b, "rate_ab", t->links[k].rate[0],
+                                               "rate_ba", t->links[k].rate[1]));
+    return json_pack("{s:i, s:s, s:s, s:f, s:f, s:b, s:o, s:o, s:o}", "treduce_testbed", 1,
+                     "name", t->name, "platform", t->platform, "unit_bytes", t->unit_bytes,
+                     "time_unit", t->time_unit, "complete", t->complete, "nodes", nodes,
+                     "links", links, "next", next);
+}
+
+int tb_state_save(const char *cmd, const tb_layout *t)
+{
+    char dir[512], path[600], tmp[600];
+    tb_state_dir(t->name, dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/state.json", dir);
+    snprintf(tmp, sizeof tmp, "%s/state.json.new", dir);
+    json_t *j = layout_json(t);
+    int rc = j && json_dump_file(j, tmp, JSON_COMPACT) == 0 && rename(tmp, path) == 0
+                 ? CLI_OK : CLI_FAILED;
+    if (rc != CLI_OK)
+        fprintf(stderr, "treduce %s: cannot write %s: %s\n", cmd, path, strerror(errno));
+    json_decref(j);
+    return rc;
+}
+
+/* Reads the nodes, links and routes of j into t (checked against each
+ * other: a state file is ours, but it may be cut short). */
+static bool read_layout(json_t *j, tb_layout *t)
+{
+    json_t *nodes = json_object_get(j, "nodes"), *links = json_object_get(j, "links"),
+           *next = json_object_get(j, "next"), *v;
+    size_t i, n = json_array_size(nodes);
+    if (n < 1 || n > TB_NODES_MAX || json_array_size(next) != n)
+        return false;
+    t->n_nodes = (int32_t)n;
+    t->n_links = (int32_t)json_array_size(links);
+    t->nodes = calloc(n, sizeof *t->nodes);
+    t->links = calloc((size_t)t->n_links + 1, sizeof *t->links);
+    t->next = malloc(n * n * sizeof *t->next);
+    if (!t->nodes || !t->links || !t->next)
+        return false;
+    json_array_foreach(nodes, i, v) {
+        const char *name = json_string_value(json_object_get(v, "name"));
+        if (!name || !(t->nodes[i].name = strdup(name)))
+            return false;
+        t->nodes[i].router = json_is_true(json_object_get(v, "router"));
+        t->n_hosts += !t->nodes[i].router;
+    }
+    json_array_foreach(links, i, v) {
+        tb_link *l = &t->links[i];
+        l->a = (int32_t)json_integer_value(json_object_get(v, "a"));
+        l->b = (int32_t)json_integer_value(json_object_get(v, "b"));
+        l->rate[0] = json_number_value(json_object_get(v, "rate_ab"));
+        l->rate[1] = json_number_value(json_object_get(v, "rate_ba"));
+        if (l->a < 0 || l->a >= l->b || l->b >= t->n_nodes)
+            return false;
+    }
+    json_array_foreach(next, i, v) {
+        if (json_array_size(v) != n)
+            return false;
+        for (size_t d = 0; d < n; d++)
+            t->next[i * n + d] = (int32_t)json_integer_value(json_array_get(v, d));
+    }
+    return tb_layout_index(t);
+}
+
+int tb_state_load(const char *cmd, const char *name, tb_layout *t)
+{
+    char path[600];
+    tb_state_dir(name, path, sizeof path);
+    size_t len = strlen(path);
+    snprintf(path + len, sizeof path - len, "/state.json");
+    memset(t, 0, sizeof *t);
+    json_error_t err;
+    json_t *j = json_load_file(path, 0, &err);
+    if (!j) {
+        fprintf(stderr, "treduce %s: no testbed named '%s' (%s: %s); make one with 'treduce "
+                "testbed up'\n", cmd, name, path, errno == ENOENT ? "no such file" : err.text);
+        return CLI_USAGE;
+    }
+    snprintf(t->name, sizeof t->name, "%s", name);
+    const char *platform = json_string_value(json_object_get(j, "platform"));
+    t->platform = platform ? strdup(platform) : NULL;
+    t->unit_bytes = json_number_value(json_object_get(j, "unit_bytes"));
+    t->time_unit = json_number_value(json_object_get(j, "time_unit"));
+    t->complete = json_is_true(json_object_get(j, "complete"));
+    bool ok = t->platform && read_layout(j, t);
+    json_decref(j);
+    if (!ok) {
+        tb_layout_free(t);
+        fprintf(stderr, "treduce %s: %s is not a testbed's state: remove the testbed with "
+                "'treduce testbed down --name %s'\n", cmd, path, name);
+        return CLI_FAILED;
+    }
+    return CLI_OK;
+}
+
+/* "12.5 Mbit/s", or "-" for no link. */
+static const char *rate_text(double bps, char *buf)
+{
+    if (bps <= 0)
+        return "-";
+    const char *unit = bps >= 1e9 ? "Gbit/s" : bps >= 1e6 ? "Mbit/s" : "kbit/s";
+    double scale = bps >= 1e9 ? 1e9 : bps >= 1e6 ? 1e6 : 1e3;
+    snprintf(buf, 64, "%.4g %s", bps / scale, unit);
+    return buf;
+}
+
+static json_t *route_json(const tb_layout *t, int32_t u, int32_t d)
+{
+    json_t *path = json_array();
+    for (int32_t at = u; json_array_append_new(path, json_string(t->nodes[at].name)) == 0 &&
+                         at != d;)
+        at = t->next[at * t->n_nodes + d];
+    return json_pack("{s:s, s:s, s:i, s:f, s:o}", "from", t->nodes[u].name, "to",
+                     t->nodes[d].name, "hops", tb_route_hops(t, u, d), "rate_bps",
+                     tb_route_rate(t, u, d), "path", path);
+}
+
+static int show_json(const tb_layout *t)
+{
+    json_t *nodes = json_array(), *links = json_array(), *routes = json_array();
+    char ns[64], addr[64], mgmt[64], ifa[64], ifb[64], aa[64], ab[64];
+    for (int32_t i = 0; i < t->n_nodes; i++) {
+        tb_ns_name(t, i, ns);
+        tb_host_addr(i, addr);
+        tb_mgmt_addr(i, mgmt);
+        json_array_append_new(nodes, json_pack("{s:i, s:s, s:b, s:s, s:s, s:s}", "index", i,
+                                               "name", t->nodes[i].name, "router",
+                                               t->nodes[i].router, "namespace", ns, "address",
+                                               addr, "management", mgmt));
+    }
+    for (int32_t k = 0; k < t->n_links; k++) {
+        const tb_link *l = &t->links[k];
+        tb_ifname(l->b, ifa);
+        tb_ifname(l->a, ifb);
+        tb_link_addr(t, k, l->a, aa);
+        tb_link_addr(t, k, l->b, ab);
+        for (int s = 0; s < 2; s++)
+            if (l->rate[s] > 0)
+                json_array_append_new(
+                    links, json_pack("{s:s, s:s, s:f, s:s, s:s}", "from",
+                                     t->nodes[s ? l->b : l->a].name, "to",
+                                     t->nodes[s ? l->a : l->b].name, "rate_bps", l->rate[s],
+                                     "interface", s ? ifb : ifa, "address", s ? ab : aa));
+    }
+    for (int32_t u = 0; u < t->n_nodes; u++)
+        for (int32_t d = 0; d < t->n_nodes; d++)
+            if (u != d && !t->nodes[u].router && !t->nodes[d].router)
+                json_array_append_new(routes, route_json(t, u, d));
+    json_t *j = json_pack("{s:s, s:s, s:b, s:f, s:f, s:i, s:i, s:s, s:s, s:o, s:o, s:o}", "name",
+                          t->name, "platform", t->platform, "complete", t->complete,
+                          "unit_bytes", t->unit_bytes, "time_unit", t->time_unit, "hosts",
+                          t->n_hosts, "routers", t->n_nodes - t->n_hosts, "management",
+                          TB_MGMT_NET, "host_network", TB_HOST_NET, "nodes", nodes, "links",
+                          links, "routes", routes);
+    json_dumpf(j, stdout, JSON_INDENT(2));
+    putchar('\n');
+    json_decref(j);
+    return CLI_OK;
+}
+
+static void show_routes(const tb_layout *t)
+{
+    char r[64];
+    printf("routes between hosts (hops, bottleneck rate, path):\n");
+    for (int32_t u = 0; u < t->n_nodes; u++)
+        for (int32_t d = 0; d < t->n_nodes; d++) {
+            if (u == d || t->nodes[u].router || t->nodes[d].router)
+                continue;
+            printf("  %s -> %s: %d, %s,", t->nodes[u].name, t->nodes[d].name,
+                   (int)tb_route_hops(t, u, d), rate_text(tb_route_rate(t, u, d), r));
+            for (int32_t at = u; printf(" %s", t->nodes[at].name) > 0 && at != d;)
+                at = t->next[at * t->n_nodes + d];
+            putchar('\n');
+        }
+}
+
+int tb_show(const tb_layout *t, bool json)
+{
+    if (json)
+        return show_json(t);
+    char ns[64], addr[64], mgmt[64], r0[64], r1[64], aa[64];
+    printf("testbed %s%s: %d hosts, %d routers, %d links, from %s\n", t->name,
+           t->complete ? "" : " (INCOMPLETE: 'treduce testbed down' removes it)",
+           (int)t->n_hosts, (int)(t->n_nodes - t->n_hosts), (int)t->n_links, t->platform);
+    printf("  1 unit of message size = %g bytes, 1 time unit = %g s; no latency emulated\n",
+           t->unit_bytes, t->time_unit);
+    tb_ns_name(t, -1, ns);
+    tb_mgmt_addr(-1, mgmt);
+    printf("  management network %s: mpirun in %s at %s\n", TB_MGMT_NET, ns, mgmt);
+    printf("nodes (index, name, kind, namespace, address, management address):\n");
+    for (int32_t i = 0; i < t->n_nodes; i++) {
+        tb_ns_name(t, i, ns);
+        tb_host_addr(i, addr);
+        tb_mgmt_addr(i, mgmt);
+        printf("  %3d  %-12s %-6s  %-22s %-14s %s\n", (int)i, t->nodes[i].name,
+               t->nodes[i].router ? "router" : "host", ns, addr, mgmt);
+    }
+    printf("links (a <-> b: rate a -> b, rate b -> a, address of a's end /31):\n");
+    for (int32_t k = 0; k < t->n_links; k++) {
+        const tb_link *l = &t->links[k];
+        tb_link_addr(t, k, l->a, aa);
+        printf("  %s <-> %s: %s, %s, %s\n", t->nodes[l->a].name, t->nodes[l->b].name,
+               rate_text(l->rate[0], r0), rate_text(l->rate[1], r1), aa);
+    }
+    show_routes(t);
+    return CLI_OK;
+}
