@@ -211,7 +211,7 @@ trd_status trd_comm_profile_pairs(trd_comm *c, const trd_op *op, trd_pair_profil
                 st = trd_comm_barrier(c); /* the next pair starts when this one is done */
     if (st == TRD_OK)
         st = combine_line(c, op, &v[3 * pp + (size_t)me], &v[3 * pp + (size_t)p + (size_t)me]);
-    if (st == TRD_OK && (st = trd_calibrate_agree(c, v, m, (int)n)) == TRD_OK)
+    if (st == TRD_OK && (st = trd_comm_agree_max(c, v, m, (int64_t)n)) == TRD_OK)
         unpack(m, p, out);
     else if (out->latency)
         trd_pair_profile_free(out);
