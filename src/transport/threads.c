@@ -35,34 +35,13 @@
 #include "core/error.h"
 #include "transport/threads_world.h"
 
-#define SPIN_LOOPS 2000 /* pauses a wait spins before sleeping (spin_for_event) */
-#define CHECK_S 0.02    /* a sleeping wait looks for peers in other calls this often */
+#define CHECK_S 0.02 /* a sleeping wait looks for peers in other calls this often */
 
 double trd_threads_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-struct timespec trd_threads_abs_time(double t)
-{
-    struct timespec ts;
-    ts.tv_sec = (time_t)t;
-    ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
-    return ts;
-}
-
-static int init_cond(pthread_cond_t *cv)
-{
-    pthread_condattr_t attr;
-    int rc = pthread_condattr_init(&attr);
-    if (rc == 0)
-        rc = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    if (rc == 0)
-        rc = pthread_cond_init(cv, &attr);
-    pthread_condattr_destroy(&attr);
-    return rc;
 }
 
 static trd_status queue_push(queue *q, pending p)
@@ -103,7 +82,7 @@ static trd_status match_push(mailbox *box, match m)
         box->mcap = cap;
     }
     box->matched[box->mhead + box->mlen++] = m;
-    atomic_fetch_add_explicit(&box->events, 1, memory_order_release);
+    trd_park_bump(&box->events);
     return TRD_OK;
 }
 
@@ -134,8 +113,7 @@ static long queue_find(const queue *q, int32_t peer, int32_t tag, uint64_t sig, 
 static trd_status complete_locked(mailbox *box, int32_t id, int32_t from)
 {
     trd_status st = trd_fifo_push(&box->done, id, from);
-    atomic_fetch_add_explicit(&box->events, 1, memory_order_release);
-    pthread_cond_signal(&box->cv);
+    trd_park_bump(&box->events);
     return st;
 }
 
@@ -233,7 +211,6 @@ static trd_status t_isend(void *ctx, int32_t peer, int32_t tag, const void *buf,
     trd_status st = check_pair(r->rank, peer, &me, &recv);
     if (st == TRD_OK)
         st = match_push(box, (match){.from = r->rank, .send = me, .recv = recv});
-    pthread_cond_signal(&box->cv);
     return unlock_failing(box, r, st);
 }
 
@@ -358,40 +335,33 @@ static trd_status t_irecv_consume(void *ctx, int32_t peer, int32_t tag, size_t b
                                     .consume = consume, .arg = arg});
 }
 
-/* Box->mu held: lets it go and spins up to SPIN_LOOPS pauses (~10-50 us)
- * for the box's next event, then takes it again.  A wake-up through the
- * condition variable takes 10-40 us here, where a small message's whole
- * call takes well under 1 us through memory the ranks share; so a wait
- * spins first, as the MPI wire does, but only when every rank has a core
- * (else the spin would hold the core of the rank it waits for). */
-static void spin_for_event(const trd_world *w, mailbox *box)
+static bool box_ready(const rank_ctx *r, const mailbox *box)
 {
-    if (!w->spin)
-        return;
-    uint32_t seen = atomic_load_explicit(&box->events, memory_order_relaxed);
-    pthread_mutex_unlock(&box->mu);
-    for (int i = 0; i < SPIN_LOOPS; i++) {
-        if (atomic_load_explicit(&box->events, memory_order_acquire) != seen)
-            break;
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#endif
-    }
-    pthread_mutex_lock(&box->mu);
+    return box->done.len > 0 || box->mlen > 0 || trd_threads_failed(r->world);
 }
 
-/* Box->mu held: sleeps until the box has an event, the world failed or
+/* Box->mu held: waits until the box has an event, the world failed or
  * the timeout (counted from the first sleep: the clock is read only when
- * the wait has to sleep, wire.h).  A sleeping wait looks every CHECK_S
- * whether a peer it waits for is in another call (*st: the mismatch). */
+ * the wait has to sleep, wire.h).  Every event bumps box->events under
+ * the lock, so the count read under it before letting it go changes with
+ * the next one: first polled (threads_park.c), then slept on.  A
+ * sleeping wait looks every CHECK_S whether a peer it waits for is in
+ * another call (*st: the mismatch). */
 static bool await_event(rank_ctx *r, mailbox *box, double timeout_s, trd_status *st)
 {
     double deadline = 0;
     bool spun = false;
-    while (box->done.len == 0 && box->mlen == 0 && !trd_threads_failed(r->world)) {
-        if (!spun) { /* then the condition is checked again under the lock */
+    for (;;) {
+        /* Read before the flag is looked at (trd_threads_fail bumps after
+         * setting it) and under the lock (events are bumped under it). */
+        uint32_t seen = atomic_load_explicit(&box->events.seq, memory_order_acquire);
+        if (box_ready(r, box))
+            break;
+        if (!spun) {
             spun = true;
-            spin_for_event(r->world, box);
+            pthread_mutex_unlock(&box->mu);
+            trd_park_spin(&box->events, seen);
+            pthread_mutex_lock(&box->mu);
             continue;
         }
         double now = trd_threads_now();
@@ -401,11 +371,11 @@ static bool await_event(rank_ctx *r, mailbox *box, double timeout_s, trd_status 
         *st = trd_threads_check_peers(r->world, r->rank, box, r->call);
         if (*st != TRD_OK)
             return false;
-        struct timespec until = trd_threads_abs_time(now + CHECK_S < deadline ? now + CHECK_S
-                                                                               : deadline);
-        pthread_cond_timedwait(&box->cv, &box->mu, &until);
+        pthread_mutex_unlock(&box->mu);
+        trd_park_sleep(&box->events, seen, now + CHECK_S < deadline ? CHECK_S : deadline - now);
+        pthread_mutex_lock(&box->mu);
     }
-    return box->done.len > 0 || box->mlen > 0 || trd_threads_failed(r->world);
+    return box_ready(r, box);
 }
 
 /* Box->mu held: copies the oldest matched pair (a send matched our
@@ -464,7 +434,6 @@ static void free_world(trd_world *w)
 {
     for (int32_t r = 0; w->box && r < w->size; r++) {
         pthread_mutex_destroy(&w->box[r].mu);
-        pthread_cond_destroy(&w->box[r].cv);
         free(w->box[r].sends.items);
         free(w->box[r].recvs.items);
         free(w->box[r].matched);
@@ -473,7 +442,6 @@ static void free_world(trd_world *w)
     free(w->box);
     free(w->now);
     pthread_mutex_destroy(&w->mu);
-    pthread_cond_destroy(&w->cv);
     free(w);
 }
 
@@ -484,8 +452,10 @@ static void t_free(void *ctx)
     pthread_mutex_lock(&w->mu);
     bool last = --w->refs == 0;
     pthread_mutex_unlock(&w->mu);
-    if (last)
+    if (last) {
+        trd_threads_ranks_add(-(int64_t)w->size);
         free_world(w);
+    }
     free(r->claims);
     free(r);
 }
@@ -510,28 +480,35 @@ static trd_status check_opts(int32_t p, const trd_threads_opts *o)
     return TRD_OK;
 }
 
+/* n zeroed objects of `size` bytes each, on cache lines of their own. */
+static void *lines_alloc(size_t n, size_t size)
+{
+    size_t bytes = (n * size + TRD_LINE - 1) / TRD_LINE * TRD_LINE;
+    void *p = aligned_alloc(TRD_LINE, bytes);
+    if (p)
+        memset(p, 0, bytes);
+    return p;
+}
+
 static trd_status new_world(trd_world **out, int32_t p, const trd_threads_opts *opts)
 {
-    trd_world *w = calloc(1, sizeof *w);
+    trd_world *w = lines_alloc(1, sizeof *w);
     if (!w)
         return trd_fail(TRD_ENOMEM, "threads transport: out of memory");
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    *w = (trd_world){.size = p, .refs = p, .opts = *opts, .spin = cores >= p};
+    *w = (trd_world){.size = p, .refs = p, .opts = *opts};
     pthread_mutex_init(&w->mu, NULL);
-    bool ok = init_cond(&w->cv) == 0;
-    w->box = calloc((size_t)p, sizeof *w->box);
-    w->now = calloc((size_t)p, sizeof *w->now);
-    ok = ok && w->now;
-    for (int32_t r = 0; ok && w->box && r < p; r++) {
+    w->box = lines_alloc((size_t)p, sizeof *w->box);
+    w->now = lines_alloc((size_t)p, sizeof *w->now);
+    for (int32_t r = 0; w->box && r < p; r++) {
         pthread_mutex_init(&w->box[r].mu, NULL);
         w->box[r].copying = -1;
-        ok = init_cond(&w->box[r].cv) == 0;
     }
-    if (!ok || !w->box) {
+    if (!w->box || !w->now) {
         w->size = w->box ? p : 0;
         free_world(w);
         return trd_fail(TRD_ENOMEM, "threads transport: cannot create %ld mailboxes", (long)p);
     }
+    trd_threads_ranks_add(p);
     *out = w;
     return TRD_OK;
 }
