@@ -35,7 +35,8 @@
 #include "core/error.h"
 #include "transport/threads_world.h"
 
-#define CHECK_S 0.02 /* a sleeping wait looks for peers in other calls this often */
+#define CHECK_S 0.02   /* a sleeping wait looks for peers in other calls this often */
+#define EAGER_QUEUE 64 /* most sends a box holds before small ones wait for a receive */
 
 double trd_threads_now(void)
 {
@@ -146,15 +147,19 @@ static trd_status unlock_failing(mailbox *box, rank_ctx *r, trd_status st)
 }
 
 /* Moves the bytes of a matched pair (the receiving rank's thread, its box
- * marked copying from the sender) and completes the send. */
+ * marked copying from the sender) and completes the send, unless it was
+ * eager (complete already). */
 static trd_status deliver(trd_world *w, int32_t from, const pending *send, const pending *recv)
 {
     trd_status st = TRD_OK;
+    const void *src = send->eager ? send->small : send->buf;
     if (recv->consume)
-        st = recv->consume(recv->arg, send->buf, send->bytes);
+        st = recv->consume(recv->arg, src, send->bytes);
     else if (send->bytes > 0)
-        memcpy(recv->buf, send->buf, send->bytes);
-    return st != TRD_OK ? st : complete(&w->box[from], send->id, -1);
+        memcpy(recv->buf, src, send->bytes);
+    if (st != TRD_OK || send->eager)
+        return st;
+    return complete(&w->box[from], send->id, -1);
 }
 
 /* xorshift64*: the delay of each send (tests only). */
@@ -182,6 +187,38 @@ static pending stamped(const rank_ctx *r, pending p)
     return p;
 }
 
+/* A small send travels in its record when its receiver has posted in
+ * this call already and its box holds few sends: then the sender never
+ * waits for the receiver to copy, which is a round trip between two
+ * cores, and the receiver never writes the sender's box.  A sender never
+ * runs ahead of its receiver's calls so (it falls back to the
+ * rendezvous): a box stays bounded, and a rank whose receiver is stuck in
+ * a failing call cannot finish its own next call as if all were well.
+ * Box->mu held. */
+static bool make_eager(const trd_world *w, int32_t peer, const mailbox *box, pending *me,
+                       const void *buf)
+{
+    uint64_t theirs = atomic_load_explicit(&w->now[peer].sig, memory_order_relaxed);
+    bool behind = (int32_t)((uint32_t)theirs - (uint32_t)me->sig) < 0;
+    if (me->bytes > TRD_EAGER_BYTES || box->sends.len >= EAGER_QUEUE || behind)
+        return false;
+    me->eager = true;
+    me->buf = NULL; /* the caller's buffer is not read after the post */
+    if (me->bytes > 0)
+        memcpy(me->small, buf, me->bytes);
+    return true;
+}
+
+/* The send `me` of rank r into box, which it matched or joined; box->mu
+ * held, let go here.  An eager send completes at once. */
+static trd_status posted_send(rank_ctx *r, mailbox *box, const pending *me, trd_status st)
+{
+    pthread_mutex_unlock(&box->mu);
+    if (st != TRD_OK)
+        return trd_threads_fail_with(r->world, r->rank, st);
+    return me->eager ? complete(&r->world->box[r->rank], me->id, -1) : TRD_OK;
+}
+
 static trd_status t_isend(void *ctx, int32_t peer, int32_t tag, const void *buf, size_t bytes,
                           int32_t id)
 {
@@ -200,18 +237,16 @@ static trd_status t_isend(void *ctx, int32_t peer, int32_t tag, const void *buf,
     if (other >= 0)
         return unlock_failing(box, r, trd_threads_check_call(r->rank, &me, peer,
                                                              &box->recvs.items[other]));
-    if (i < 0) {
-        trd_status st = queue_push(&box->sends, me);
-        pthread_mutex_unlock(&box->mu);
-        return st;
-    }
+    make_eager(w, peer, box, &me, buf);
+    if (i < 0)
+        return posted_send(r, box, &me, queue_push(&box->sends, me));
     /* The receiver copies (t_wait), so that ranks copy their own receives
      * in parallel instead of the later-arriving one copying for both. */
     pending recv = queue_take(&box->recvs, (size_t)i);
     trd_status st = check_pair(r->rank, peer, &me, &recv);
     if (st == TRD_OK)
         st = match_push(box, (match){.from = r->rank, .send = me, .recv = recv});
-    return unlock_failing(box, r, st);
+    return posted_send(r, box, &me, st);
 }
 
 /* Posts receive `me` of rank r, or matches the waiting send it takes; the

@@ -12,6 +12,10 @@
 #include "core/fifo.h"
 #include "transport/threads.h"
 
+/* Sends of at most this many bytes are eager (threads.c): their bytes
+ * travel in the record, and the send completes when it is posted. */
+#define TRD_EAGER_BYTES 64
+
 /* One end of a transfer waiting in a mailbox. */
 typedef struct pending {
     int32_t peer; /* sends: the sender; receives: the sender wanted or TRD_ANY_RANK */
@@ -22,6 +26,8 @@ typedef struct pending {
     void *arg;
     uint64_t sig;             /* trd_call_sig_value of the call that posted it */
     const trd_call_sig *call; /* ...that call, named when it does not match */
+    bool eager;               /* sends only: the bytes are in `small`, not at buf */
+    unsigned char small[TRD_EAGER_BYTES];
 } pending;
 
 typedef struct queue {
