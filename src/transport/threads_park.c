@@ -11,7 +11,17 @@
  * they outnumber them, a wait goes straight to a short phase of yields
  * (which hands the core to a rank that has work) and then sleeps on a
  * futex, so that an oversubscribed run does not burn the machine.  A rank
- * that changes the word makes a system call only when somebody sleeps. */
+ * that changes the word makes a system call only when somebody sleeps.
+ *
+ * How long to spin depends on the machine: where the ranks really run at
+ * once, a spin of tens of microseconds catches every small message; on a
+ * loaded machine the rank waited for is often not running, a long spin
+ * only delays the sleep, and a rank woken from a futex runs sooner than
+ * one that spun or yielded (the scheduler favours a woken task): on the
+ * loaded 2-core VM a 50 us spin doubled the 8-byte reduce's median
+ * (docs/BENCHMARKS.md, "Threads wire").  So each word keeps its own spin
+ * budget: doubled when a spin caught its event, halved when it had to
+ * sleep. */
 #define _GNU_SOURCE
 #include "transport/threads_world.h"
 
@@ -22,8 +32,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define FREE_SPIN_S 50e-6  /* a wait with a core of its own spins this long... */
-#define YIELD_S 20e-6      /* ...then yields this long, before it sleeps */
+#define SPIN_MIN_NS 2000   /* a wait with a core of its own spins between these... */
+#define SPIN_MAX_NS 50000  /* ...adapting to the waits before it (trd_park_spin) */
+#define CROWDED_YIELD_S 20e-6 /* where ranks outnumber cores: yields this long */
 #define CLOCK_POLLS 64     /* polls between two reads of the clock */
 #define CROWDED_POLLS 16   /* polls before yielding where ranks outnumber cores */
 
@@ -66,26 +77,45 @@ static bool changed(trd_park *pk, uint32_t seen)
     return atomic_load_explicit(&pk->seq, memory_order_acquire) != seen;
 }
 
+/* The spin budget after a spin that did or did not catch its event
+ * (relaxed: a heuristic, which concurrent waiters of a barrier may race
+ * on harmlessly). */
+static void adapt(trd_park *pk, uint32_t budget, bool caught)
+{
+    uint32_t next = caught ? budget * 2 : budget / 2;
+    next = next < SPIN_MIN_NS ? SPIN_MIN_NS : next > SPIN_MAX_NS ? SPIN_MAX_NS : next;
+    atomic_store_explicit(&pk->spin_ns, next, memory_order_relaxed);
+}
+
 bool trd_park_spin(trd_park *pk, uint32_t seen)
 {
     bool free_core = !crowded();
+    uint32_t budget = atomic_load_explicit(&pk->spin_ns, memory_order_relaxed);
+    budget = budget ? budget : SPIN_MAX_NS;
     long polls = free_core ? CLOCK_POLLS : CROWDED_POLLS;
     for (long i = 0; i < polls; i++) { /* most waits end here: no clock read */
         if (changed(pk, seen))
             return true;
         cpu_relax();
     }
-    double start = trd_threads_now(), spin_s = free_core ? FREE_SPIN_S : 0, t = 0;
+    double start = trd_threads_now(), spin_s = free_core ? 1e-9 * budget : 0, t = 0;
+    double yield_s = free_core ? 0 : CROWDED_YIELD_S;
     for (long i = 1;; i++) {
-        if (changed(pk, seen))
+        if (changed(pk, seen)) {
+            if (free_core)
+                adapt(pk, budget, true);
             return true;
+        }
         if (t < spin_s && i % CLOCK_POLLS) {
             cpu_relax();
             continue;
         }
         t = trd_threads_now() - start;
-        if (t > spin_s + YIELD_S)
+        if (t > spin_s + yield_s) {
+            if (free_core)
+                adapt(pk, budget, false);
             return false;
+        }
         if (t >= spin_s)
             sched_yield();
         else

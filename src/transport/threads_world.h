@@ -47,6 +47,7 @@ typedef struct match {
 typedef struct trd_park {
     _Atomic uint32_t seq;
     _Atomic uint32_t sleepers;
+    _Atomic uint32_t spin_ns; /* how long a wait on it spins (0: not yet set) */
 } trd_park;
 
 /* Each mailbox starts on a cache line of its own: ranks that post to
@@ -128,8 +129,9 @@ double trd_threads_now(void);
  * may run on, a waiting rank has a core of its own and spins. */
 void trd_threads_ranks_add(int64_t n);
 /* Polls pk->seq until it is not `seen`: a bounded spin without system
- * calls where every rank has a core, then (or at once where ranks
- * outnumber cores) a bounded phase of yields.  False: it did not change. */
+ * calls where every rank has a core (its length adapted to the waits
+ * before it), or, where ranks outnumber cores, a bounded phase of
+ * yields.  False: it did not change. */
 bool trd_park_spin(trd_park *pk, uint32_t seen);
 /* Sleeps until pk->seq is not `seen`, a bump, or `seconds` passed. */
 void trd_park_sleep(trd_park *pk, uint32_t seen, double seconds);
