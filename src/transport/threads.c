@@ -14,7 +14,11 @@
  * A consuming receive (wire.h irecv_consume) runs its function on the
  * sender's buffer in place of the copy.  A rank may also claim a posted
  * receive before it has the bytes (wire.h claim_recv) and write them
- * into the receiver's buffer itself: then nobody copies at all.
+ * into the receiver's buffer itself: then nobody copies at all.  A small
+ * send is eager instead (make_eager): its bytes travel in its record and
+ * it completes when posted.  Mailboxes lie on cache lines of their own;
+ * no lock is shared by all ranks.  Waits poll, then sleep on a futex
+ * (threads_park.c).
  *
  * Every record carries the signature of the call that posted it
  * (callsig.h): a send and a receive of different calls are an error, not
