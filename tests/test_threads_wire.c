@@ -2,7 +2,9 @@
  * under concurrency, apart from the collectives that use it:
  *   - a small send is eager: it completes before its receive is posted,
  *     and the receive gets the bytes the buffer held at the post, not
- *     what the sender wrote into it after the completion; a large one,
+ *     what the sender wrote into it after the completion; a consuming
+ *     receive gets them aligned as malloc's buffers (it combines elements
+ *     straight from them); a large one,
  *     or a small one to a rank still in an earlier call, waits for its
  *     receive (a sender never runs ahead of its receiver's calls);
  *   - rings of many rounds, eager and rendezvous sizes alternated, with
@@ -13,9 +15,11 @@
  *     the race check of the lock-free waits and barrier. */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "core/error.h"
 #include "runtime_util.h"
 #include "transport/threads.h"
 #include "transport/threads_world.h" /* TRD_EAGER_BYTES */
@@ -34,6 +38,18 @@ static void free_all(trd_wire *w, int p)
 {
     for (int r = 0; r < p; r++)
         w[r].free(w[r].ctx);
+}
+
+/* Takes a message of doubles where it lies, as a combine would. */
+static trd_status consume_doubles(void *arg, const void *data, size_t bytes)
+{
+    double *sum = arg;
+    if ((uintptr_t)data % _Alignof(max_align_t) != 0)
+        return trd_fail(TRD_EIO, "consumed bytes at %p, not aligned to %zu", data,
+                        _Alignof(max_align_t));
+    for (size_t i = 0; i < bytes / sizeof(double); i++)
+        *sum += ((const double *)data)[i];
+    return TRD_OK;
 }
 
 static void test_eager(void **state)
@@ -62,6 +78,14 @@ static void test_eager(void **state)
     st = wait_one(&w[1], TIMEOUT_S, &id);
     TU_CHECK(st == TRD_OK && id == 20 && other == -1, "second receive: status %d id %d",
              (int)st, (int)id);
+    assert_int_equal(wait_one(&w[0], TIMEOUT_S, &id), TRD_OK);
+    double d[3] = {1, 2, 4}, sum = 0;
+    assert_int_equal(w[0].isend(w[0].ctx, 1, 4, d, sizeof d, 3), TRD_OK);
+    assert_int_equal(w[1].irecv_consume(w[1].ctx, 0, 4, sizeof d, 30, consume_doubles, &sum),
+                     TRD_OK);
+    st = wait_one(&w[1], TIMEOUT_S, &id);
+    TU_CHECK(st == TRD_OK && id == 30 && sum == 7, "consumed eager message: status %d id %d "
+             "sum %g: %s", (int)st, (int)id, sum, st == TRD_OK ? "" : trd_errmsg());
     assert_int_equal(wait_one(&w[0], TIMEOUT_S, &id), TRD_OK);
     free_all(w, 2);
 

@@ -8,6 +8,7 @@
 #include <stdalign.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "core/fifo.h"
 #include "transport/threads.h"
@@ -27,7 +28,9 @@ typedef struct pending {
     uint64_t sig;             /* trd_call_sig_value of the call that posted it */
     const trd_call_sig *call; /* ...that call, named when it does not match */
     bool eager;               /* sends only: the bytes are in `small`, not at buf */
-    unsigned char small[TRD_EAGER_BYTES];
+    /* aligned as a buffer from malloc: a consuming receive combines
+     * elements straight from it */
+    alignas(max_align_t) unsigned char small[TRD_EAGER_BYTES];
 } pending;
 
 typedef struct queue {
