@@ -14,7 +14,11 @@
  * A consuming receive (wire.h irecv_consume) runs its function on the
  * sender's buffer in place of the copy.  A rank may also claim a posted
  * receive before it has the bytes (wire.h claim_recv) and write them
- * into the receiver's buffer itself: then nobody copies at all.
+ * into the receiver's buffer itself: then nobody copies at all.  A small
+ * send is eager instead (make_eager): its bytes travel in its record and
+ * it completes when posted.  Mailboxes lie on cache lines of their own;
+ * no lock is shared by all ranks.  Waits poll, then sleep on a futex
+ * (threads_park.c).
  *
  * Every record carries the signature of the call that posted it
  * (callsig.h): a send and a receive of different calls are an error, not
@@ -35,34 +39,14 @@
 #include "core/error.h"
 #include "transport/threads_world.h"
 
-#define SPIN_LOOPS 2000 /* pauses a wait spins before sleeping (spin_for_event) */
-#define CHECK_S 0.02    /* a sleeping wait looks for peers in other calls this often */
+#define CHECK_S 0.02   /* a sleeping wait looks for peers in other calls this often */
+#define EAGER_QUEUE 64 /* most sends a box holds before small ones wait for a receive */
 
 double trd_threads_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-struct timespec trd_threads_abs_time(double t)
-{
-    struct timespec ts;
-    ts.tv_sec = (time_t)t;
-    ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
-    return ts;
-}
-
-static int init_cond(pthread_cond_t *cv)
-{
-    pthread_condattr_t attr;
-    int rc = pthread_condattr_init(&attr);
-    if (rc == 0)
-        rc = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    if (rc == 0)
-        rc = pthread_cond_init(cv, &attr);
-    pthread_condattr_destroy(&attr);
-    return rc;
 }
 
 static trd_status queue_push(queue *q, pending p)
@@ -103,7 +87,7 @@ static trd_status match_push(mailbox *box, match m)
         box->mcap = cap;
     }
     box->matched[box->mhead + box->mlen++] = m;
-    atomic_fetch_add_explicit(&box->events, 1, memory_order_release);
+    trd_park_bump(&box->events);
     return TRD_OK;
 }
 
@@ -134,8 +118,7 @@ static long queue_find(const queue *q, int32_t peer, int32_t tag, uint64_t sig, 
 static trd_status complete_locked(mailbox *box, int32_t id, int32_t from)
 {
     trd_status st = trd_fifo_push(&box->done, id, from);
-    atomic_fetch_add_explicit(&box->events, 1, memory_order_release);
-    pthread_cond_signal(&box->cv);
+    trd_park_bump(&box->events);
     return st;
 }
 
@@ -168,15 +151,19 @@ static trd_status unlock_failing(mailbox *box, rank_ctx *r, trd_status st)
 }
 
 /* Moves the bytes of a matched pair (the receiving rank's thread, its box
- * marked copying from the sender) and completes the send. */
+ * marked copying from the sender) and completes the send, unless it was
+ * eager (complete already). */
 static trd_status deliver(trd_world *w, int32_t from, const pending *send, const pending *recv)
 {
     trd_status st = TRD_OK;
+    const void *src = send->eager ? send->small : send->buf;
     if (recv->consume)
-        st = recv->consume(recv->arg, send->buf, send->bytes);
+        st = recv->consume(recv->arg, src, send->bytes);
     else if (send->bytes > 0)
-        memcpy(recv->buf, send->buf, send->bytes);
-    return st != TRD_OK ? st : complete(&w->box[from], send->id, -1);
+        memcpy(recv->buf, src, send->bytes);
+    if (st != TRD_OK || send->eager)
+        return st;
+    return complete(&w->box[from], send->id, -1);
 }
 
 /* xorshift64*: the delay of each send (tests only). */
@@ -204,6 +191,38 @@ static pending stamped(const rank_ctx *r, pending p)
     return p;
 }
 
+/* A small send travels in its record when its receiver has posted in
+ * this call already and its box holds few sends: then the sender never
+ * waits for the receiver to copy, which is a round trip between two
+ * cores, and the receiver never writes the sender's box.  A sender never
+ * runs ahead of its receiver's calls so (it falls back to the
+ * rendezvous): a box stays bounded, and a rank whose receiver is stuck in
+ * a failing call cannot finish its own next call as if all were well.
+ * Box->mu held. */
+static bool make_eager(const trd_world *w, int32_t peer, const mailbox *box, pending *me,
+                       const void *buf)
+{
+    uint64_t theirs = atomic_load_explicit(&w->now[peer].sig, memory_order_relaxed);
+    bool behind = (int32_t)((uint32_t)theirs - (uint32_t)me->sig) < 0;
+    if (me->bytes > TRD_EAGER_BYTES || box->sends.len >= EAGER_QUEUE || behind)
+        return false;
+    me->eager = true;
+    me->buf = NULL; /* the caller's buffer is not read after the post */
+    if (me->bytes > 0)
+        memcpy(me->small, buf, me->bytes);
+    return true;
+}
+
+/* The send `me` of rank r into box, which it matched or joined; box->mu
+ * held, let go here.  An eager send completes at once. */
+static trd_status posted_send(rank_ctx *r, mailbox *box, const pending *me, trd_status st)
+{
+    pthread_mutex_unlock(&box->mu);
+    if (st != TRD_OK)
+        return trd_threads_fail_with(r->world, r->rank, st);
+    return me->eager ? complete(&r->world->box[r->rank], me->id, -1) : TRD_OK;
+}
+
 static trd_status t_isend(void *ctx, int32_t peer, int32_t tag, const void *buf, size_t bytes,
                           int32_t id)
 {
@@ -222,19 +241,16 @@ static trd_status t_isend(void *ctx, int32_t peer, int32_t tag, const void *buf,
     if (other >= 0)
         return unlock_failing(box, r, trd_threads_check_call(r->rank, &me, peer,
                                                              &box->recvs.items[other]));
-    if (i < 0) {
-        trd_status st = queue_push(&box->sends, me);
-        pthread_mutex_unlock(&box->mu);
-        return st;
-    }
+    make_eager(w, peer, box, &me, buf);
+    if (i < 0)
+        return posted_send(r, box, &me, queue_push(&box->sends, me));
     /* The receiver copies (t_wait), so that ranks copy their own receives
      * in parallel instead of the later-arriving one copying for both. */
     pending recv = queue_take(&box->recvs, (size_t)i);
     trd_status st = check_pair(r->rank, peer, &me, &recv);
     if (st == TRD_OK)
         st = match_push(box, (match){.from = r->rank, .send = me, .recv = recv});
-    pthread_cond_signal(&box->cv);
-    return unlock_failing(box, r, st);
+    return posted_send(r, box, &me, st);
 }
 
 /* Posts receive `me` of rank r, or matches the waiting send it takes; the
@@ -358,40 +374,33 @@ static trd_status t_irecv_consume(void *ctx, int32_t peer, int32_t tag, size_t b
                                     .consume = consume, .arg = arg});
 }
 
-/* Box->mu held: lets it go and spins up to SPIN_LOOPS pauses (~10-50 us)
- * for the box's next event, then takes it again.  A wake-up through the
- * condition variable takes 10-40 us here, where a small message's whole
- * call takes well under 1 us through memory the ranks share; so a wait
- * spins first, as the MPI wire does, but only when every rank has a core
- * (else the spin would hold the core of the rank it waits for). */
-static void spin_for_event(const trd_world *w, mailbox *box)
+static bool box_ready(const rank_ctx *r, const mailbox *box)
 {
-    if (!w->spin)
-        return;
-    uint32_t seen = atomic_load_explicit(&box->events, memory_order_relaxed);
-    pthread_mutex_unlock(&box->mu);
-    for (int i = 0; i < SPIN_LOOPS; i++) {
-        if (atomic_load_explicit(&box->events, memory_order_acquire) != seen)
-            break;
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#endif
-    }
-    pthread_mutex_lock(&box->mu);
+    return box->done.len > 0 || box->mlen > 0 || trd_threads_failed(r->world);
 }
 
-/* Box->mu held: sleeps until the box has an event, the world failed or
+/* Box->mu held: waits until the box has an event, the world failed or
  * the timeout (counted from the first sleep: the clock is read only when
- * the wait has to sleep, wire.h).  A sleeping wait looks every CHECK_S
- * whether a peer it waits for is in another call (*st: the mismatch). */
+ * the wait has to sleep, wire.h).  Every event bumps box->events under
+ * the lock, so the count read under it before letting it go changes with
+ * the next one: first polled (threads_park.c), then slept on.  A
+ * sleeping wait looks every CHECK_S whether a peer it waits for is in
+ * another call (*st: the mismatch). */
 static bool await_event(rank_ctx *r, mailbox *box, double timeout_s, trd_status *st)
 {
     double deadline = 0;
     bool spun = false;
-    while (box->done.len == 0 && box->mlen == 0 && !trd_threads_failed(r->world)) {
-        if (!spun) { /* then the condition is checked again under the lock */
+    for (;;) {
+        /* Read before the flag is looked at (trd_threads_fail bumps after
+         * setting it) and under the lock (events are bumped under it). */
+        uint32_t seen = atomic_load_explicit(&box->events.seq, memory_order_acquire);
+        if (box_ready(r, box))
+            break;
+        if (!spun) {
             spun = true;
-            spin_for_event(r->world, box);
+            pthread_mutex_unlock(&box->mu);
+            trd_park_spin(&box->events, seen);
+            pthread_mutex_lock(&box->mu);
             continue;
         }
         double now = trd_threads_now();
@@ -401,11 +410,11 @@ static bool await_event(rank_ctx *r, mailbox *box, double timeout_s, trd_status 
         *st = trd_threads_check_peers(r->world, r->rank, box, r->call);
         if (*st != TRD_OK)
             return false;
-        struct timespec until = trd_threads_abs_time(now + CHECK_S < deadline ? now + CHECK_S
-                                                                               : deadline);
-        pthread_cond_timedwait(&box->cv, &box->mu, &until);
+        pthread_mutex_unlock(&box->mu);
+        trd_park_sleep(&box->events, seen, now + CHECK_S < deadline ? CHECK_S : deadline - now);
+        pthread_mutex_lock(&box->mu);
     }
-    return box->done.len > 0 || box->mlen > 0 || trd_threads_failed(r->world);
+    return box_ready(r, box);
 }
 
 /* Box->mu held: copies the oldest matched pair (a send matched our
@@ -464,7 +473,6 @@ static void free_world(trd_world *w)
 {
     for (int32_t r = 0; w->box && r < w->size; r++) {
         pthread_mutex_destroy(&w->box[r].mu);
-        pthread_cond_destroy(&w->box[r].cv);
         free(w->box[r].sends.items);
         free(w->box[r].recvs.items);
         free(w->box[r].matched);
@@ -473,7 +481,6 @@ static void free_world(trd_world *w)
     free(w->box);
     free(w->now);
     pthread_mutex_destroy(&w->mu);
-    pthread_cond_destroy(&w->cv);
     free(w);
 }
 
@@ -484,8 +491,10 @@ static void t_free(void *ctx)
     pthread_mutex_lock(&w->mu);
     bool last = --w->refs == 0;
     pthread_mutex_unlock(&w->mu);
-    if (last)
+    if (last) {
+        trd_threads_ranks_add(-(int64_t)w->size);
         free_world(w);
+    }
     free(r->claims);
     free(r);
 }
@@ -510,28 +519,35 @@ static trd_status check_opts(int32_t p, const trd_threads_opts *o)
     return TRD_OK;
 }
 
+/* n zeroed objects of `size` bytes each, on cache lines of their own. */
+static void *lines_alloc(size_t n, size_t size)
+{
+    size_t bytes = (n * size + TRD_LINE - 1) / TRD_LINE * TRD_LINE;
+    void *p = aligned_alloc(TRD_LINE, bytes);
+    if (p)
+        memset(p, 0, bytes);
+    return p;
+}
+
 static trd_status new_world(trd_world **out, int32_t p, const trd_threads_opts *opts)
 {
-    trd_world *w = calloc(1, sizeof *w);
+    trd_world *w = lines_alloc(1, sizeof *w);
     if (!w)
         return trd_fail(TRD_ENOMEM, "threads transport: out of memory");
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    *w = (trd_world){.size = p, .refs = p, .opts = *opts, .spin = cores >= p};
+    *w = (trd_world){.size = p, .refs = p, .opts = *opts};
     pthread_mutex_init(&w->mu, NULL);
-    bool ok = init_cond(&w->cv) == 0;
-    w->box = calloc((size_t)p, sizeof *w->box);
-    w->now = calloc((size_t)p, sizeof *w->now);
-    ok = ok && w->now;
-    for (int32_t r = 0; ok && w->box && r < p; r++) {
+    w->box = lines_alloc((size_t)p, sizeof *w->box);
+    w->now = lines_alloc((size_t)p, sizeof *w->now);
+    for (int32_t r = 0; w->box && r < p; r++) {
         pthread_mutex_init(&w->box[r].mu, NULL);
         w->box[r].copying = -1;
-        ok = init_cond(&w->box[r].cv) == 0;
     }
-    if (!ok || !w->box) {
+    if (!w->box || !w->now) {
         w->size = w->box ? p : 0;
         free_world(w);
         return trd_fail(TRD_ENOMEM, "threads transport: cannot create %ld mailboxes", (long)p);
     }
+    trd_threads_ranks_add(p);
     *out = w;
     return TRD_OK;
 }

@@ -36,16 +36,15 @@ void trd_threads_fail(trd_world *w, int32_t rank, trd_status code, const char *m
         w->fail_rank = rank;
         snprintf(w->fail_msg, sizeof w->fail_msg, "%s", msg);
         atomic_store_explicit(&w->failed, true, memory_order_release);
-        pthread_cond_broadcast(&w->cv); /* barriers, agreements */
     }
     pthread_mutex_unlock(&w->mu);
-    for (int32_t q = 0; first && q < w->size; q++) { /* waits, under their lock: none missed */
-        mailbox *box = &w->box[q];
-        pthread_mutex_lock(&box->mu);
-        atomic_fetch_add_explicit(&box->events, 1, memory_order_release);
-        pthread_cond_broadcast(&box->cv);
-        pthread_mutex_unlock(&box->mu);
-    }
+    if (!first)
+        return;
+    /* After the flag: a wait reads its word before it looks at the flag,
+     * so it either sees the flag or sleeps on a word that changes. */
+    trd_park_bump(&w->release); /* barriers, agreements */
+    for (int32_t q = 0; q < w->size; q++)
+        trd_park_bump(&w->box[q].events);
 }
 
 trd_status trd_threads_failure(const trd_world *w)

@@ -5,11 +5,17 @@
 #define TRD_TRANSPORT_THREADS_WORLD_H
 
 #include <pthread.h>
+#include <stdalign.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "core/fifo.h"
 #include "transport/threads.h"
+
+/* Sends of at most this many bytes are eager (threads.c): their bytes
+ * travel in the record, and the send completes when it is posted. */
+#define TRD_EAGER_BYTES 64
 
 /* One end of a transfer waiting in a mailbox. */
 typedef struct pending {
@@ -21,6 +27,10 @@ typedef struct pending {
     void *arg;
     uint64_t sig;             /* trd_call_sig_value of the call that posted it */
     const trd_call_sig *call; /* ...that call, named when it does not match */
+    bool eager;               /* sends only: the bytes are in `small`, not at buf */
+    /* aligned as a buffer from malloc: a consuming receive combines
+     * elements straight from it */
+    alignas(max_align_t) unsigned char small[TRD_EAGER_BYTES];
 } pending;
 
 typedef struct queue {
@@ -34,14 +44,26 @@ typedef struct match {
     pending send, recv;
 } match;
 
+/* A word that ranks wait on for a change (threads_park.c): seq changes
+ * with every event, and its waker makes a system call only when a rank
+ * sleeps on it. */
+typedef struct trd_park {
+    _Atomic uint32_t seq;
+    _Atomic uint32_t sleepers;
+    _Atomic uint32_t spin_ns; /* how long a wait on it spins (0: not yet set) */
+} trd_park;
+
+/* Each mailbox starts on a cache line of its own: ranks that post to
+ * different receivers never write the same line. */
+#define TRD_LINE 64
+
 typedef struct mailbox {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
+    alignas(TRD_LINE) pthread_mutex_t mu;
     queue sends, recvs;
     match *matched; /* a ring: the pairs its receiver must copy */
     size_t mhead, mlen, mcap;
     trd_fifo done;
-    _Atomic uint32_t events; /* bumped with every match and completion (spin_for_event) */
+    trd_park events; /* bumped with every match and completion, and on a failure */
     /* What a failing rank waits for before its call returns (threads_fail.c):
      * the sender whose buffer this box's rank is copying from right now
      * (-1: none), and how many of this box's receives peers have claimed
@@ -53,25 +75,28 @@ typedef struct mailbox {
 /* The signature of the call a rank last posted in (a line of its own:
  * written with every post, read only by a peer's sleeping wait). */
 typedef struct call_now {
-    _Atomic uint64_t sig;
-    char pad[64 - sizeof(uint64_t)];
+    alignas(TRD_LINE) _Atomic uint64_t sig;
 } call_now;
 
 typedef struct trd_world {
     int32_t size;
     int refs;
-    bool spin; /* a core per rank: waits spin before sleeping (spin_for_event) */
     trd_threads_opts opts;
     mailbox *box;
     call_now *now; /* per rank */
-    pthread_mutex_t mu; /* refs, barrier, agreements, the shared policy, the failure */
-    pthread_cond_t cv;
-    int32_t arrived;
-    uint64_t generation;
+    pthread_mutex_t mu; /* refs, agreements' values, the shared policy, the failure */
+    /* The barrier (threads_sync.c): ranks count themselves in `arrived`;
+     * the last one resets it and advances `generation`, then bumps
+     * `release`, which a failure bumps too.  Each on a line of its own. */
+    alignas(TRD_LINE) _Atomic uint32_t arrived;
+    alignas(TRD_LINE) _Atomic uint32_t generation;
+    alignas(TRD_LINE) trd_park release;
     /* agree(): by the barrier generation's parity, so that a rank already
-     * in the next agreement never overwrites a result not yet read. */
-    double agree[2][TRD_WIRE_AGREE_MAX];
+     * in the next agreement never overwrites a result not yet read;
+     * agree_at[g]: 1 + the generation slot g holds values of (0: none). */
+    alignas(TRD_LINE) double agree[2][TRD_WIRE_AGREE_MAX];
     int32_t agree_n[2];
+    uint32_t agree_at[2];
     const trd_policy *shared; /* the policy of the current dynamic call */
     int64_t shared_call;
     /* The first failure (threads_fail.c): set once, under mu. */
@@ -99,10 +124,27 @@ typedef struct rank_ctx {
     const trd_call_sig *call; /* wire.h set_call */
 } rank_ctx;
 
-/* CLOCK_MONOTONIC seconds, and as a deadline for pthread_cond_timedwait
- * (the condition variables use that clock). */
+/* CLOCK_MONOTONIC seconds (vDSO: no system call). */
 double trd_threads_now(void);
-struct timespec trd_threads_abs_time(double t);
+
+/* Waiting (threads_park.c).  The ranks of all live worlds of the process
+ * are counted: while there are no more of them than cores this process
+ * may run on, a waiting rank has a core of its own and spins. */
+void trd_threads_ranks_add(int64_t n);
+/* Polls pk->seq until it is not `seen`: a bounded spin without system
+ * calls where every rank has a core (its length adapted to the waits
+ * before it), or, where ranks outnumber cores, a bounded phase of
+ * yields.  False: it did not change. */
+bool trd_park_spin(trd_park *pk, uint32_t seen);
+/* Sleeps until pk->seq is not `seen`, a bump, or `seconds` passed. */
+void trd_park_sleep(trd_park *pk, uint32_t seen, double seconds);
+/* Changes pk->seq and wakes whoever sleeps on it. */
+void trd_park_bump(trd_park *pk);
+/* Spins, then sleeps in slices of at most `slice` seconds, until
+ * pk->seq is not `seen`, done(arg) or the deadline: true unless the
+ * deadline passed first. */
+bool trd_park_until(trd_park *pk, bool (*done)(const void *), const void *arg,
+                    double deadline, double slice);
 
 static inline bool trd_threads_failed(const trd_world *w)
 {
