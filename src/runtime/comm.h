@@ -6,7 +6,7 @@
 #include "engine/engine.h"
 #include "runtime/exec.h"
 #include "runtime/tune.h"
-#include "transport/threads.h"
+#include "wire/threads.h"
 
 /* What a plan depends on: the same key gives the same plan on every rank. */
 typedef struct trd_comm_key {

@@ -1,11 +1,11 @@
-/* comm_mpi.c: communicators over the MPI wire (src/transport/mpi.c). */
+/* comm_mpi.c: communicators over the MPI wire (src/wire/mpi.c). */
 #include <limits.h>
 #include <stdlib.h>
 
 #include "core/error.h"
 #include "runtime/calibrate.h"
 #include "runtime/comm.h"
-#include "transport/mpi_wire.h"
+#include "wire/mpi_wire.h"
 
 #ifdef TRD_HAVE_MPI
 #include <mpi.h>

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "transport/mpi_wire.h"
+#include "wire/mpi_wire.h"
 
 #define CHECK(cond)                                                                  \
     do {                                                                             \

@@ -1,4 +1,4 @@
-/* mpi_wire.h: the wire of wire.h over MPI point-to-point (src/transport/mpi.c).
+/* mpi_wire.h: the wire of wire.h over MPI point-to-point (src/wire/mpi.c).
  *
  * The header needs no mpi.h: the communicator is passed by address.  When
  * treduce is built without MPI (no MPI library found, or -DTRD_MPI=OFF) the
@@ -11,7 +11,7 @@
 #include <stdbool.h>
 
 #include "engine/policy.h"
-#include "transport/wire.h"
+#include "wire/wire.h"
 
 /* Seconds a decide() or end_dynamic() waits for the coordinator (rank 0)
  * before failing with TRD_ETIMEDOUT. */
@@ -49,7 +49,7 @@ trd_status trd_wire_mpi_set_timeout(trd_wire *w, double seconds);
 #define TRD_MPI_SHM_MAX_CROWDED INT_MAX
 
 /* The largest message this wire moves through shared-memory rings instead
- * of MPI (src/transport/shm.h): 0 when it has none (its communicator spans
+ * of MPI (src/wire/shm.h): 0 when it has none (its communicator spans
  * several nodes, TRD_MPI_SHM_MAX=0, no shared memory, or not an MPI
  * wire).  Set at creation from TRD_MPI_SHM_MAX, read on rank 0 (bytes,
  * default TRD_MPI_SHM_MAX_DEFAULT, or _CROWDED on a crowded node);

@@ -1,5 +1,5 @@
 /* callsig.h: what a collective call is, as its messages carry it
- * (src/transport/callsig.c).
+ * (src/wire/callsig.c).
  *
  * Ranks must make the same collective calls in the same order (as in
  * MPI); a rank that calls another algorithm, kind, root, count, element

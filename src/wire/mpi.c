@@ -40,15 +40,15 @@
  * more ranks than cores leaves the CPU to the rank that has work, and a
  * dead peer ends in
  * TRD_ETIMEDOUT instead of a hang. */
-#include "transport/mpi_wire.h"
+#include "wire/mpi_wire.h"
 
 #include "core/error.h"
 
 #ifdef TRD_HAVE_MPI
 
 #include "core/fifo.h"
-#include "transport/mpi_internal.h"
-#include "transport/shm.h"
+#include "wire/mpi_internal.h"
+#include "wire/shm.h"
 
 #include <limits.h>
 #include <math.h>

@@ -3,7 +3,7 @@
  * so a wait can time out, which pthread_barrier_t cannot), and the
  * decisions of dynamic policies on one shared state.  A failed world
  * (threads_fail.c) wakes and refuses them all. */
-#include "transport/threads_world.h"
+#include "wire/threads_world.h"
 
 #include <errno.h>
 

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 
 #include "core/fifo.h"
-#include "transport/threads.h"
+#include "wire/threads.h"
 
 /* One end of a transfer waiting in a mailbox. */
 typedef struct pending {
