@@ -19,6 +19,7 @@
 #include "core/error.h"
 #include "plan/plan_internal.h"
 #include "plan/registry.h"
+#include "wire/threads.h"
 
 /* Tag of the message carrying a dynamic algorithm's result to the root:
  * above every block tag a plan can use. */

@@ -6,7 +6,7 @@
 #include "engine/engine.h"
 #include "runtime/exec.h"
 #include "runtime/tune.h"
-#include "wire/threads.h"
+#include "wire/wire.h"
 
 /* What a plan depends on: the same key gives the same plan on every rank. */
 typedef struct trd_comm_key {
@@ -70,19 +70,17 @@ struct trd_comm {
     unsigned char *scratch;
     size_t scratch_size;
     trd_exec exec;
-    double shm_probe[2]; /* MPI on one node: the long-message probe's medians
-                            (seconds; rings, MPI), 0 when not measured (comm_mpi.c) */
-    bool long_other;     /* long messages now take the path the probe did not keep */
     bool in_call;        /* a collective runs (trd_comm_collective, trd_comm_run_plan) */
 };
 
 /* Whether a call of `bytes` per rank may send messages longer than the
- * rings' default limit on a communicator whose probe chose their path, so
- * that tuned auto also times its first candidate the other way (tune.c). */
+ * rings' default limit on a communicator whose wire measured their path
+ * (an MPI wire on one node, wire/mpi_wire.h), so that tuned auto also
+ * times its first candidate the other way (tune.c). */
 bool trd_comm_long_choice(const trd_comm *c, size_t bytes);
-/* Long messages from now on take the path the probe kept (other false) or
- * the other one.  Every rank of a call sets the same before it, so both
- * ends of each message agree (comm_mpi.c; a no-op without a probe). */
+/* Long messages from now on take the path the wire's probe kept (other
+ * false) or the other one.  Every rank of a call sets the same before it,
+ * so both ends of each message agree (a no-op without a probe). */
 trd_status trd_comm_long_path(trd_comm *c, bool other);
 
 /* With opts->measure_model (and not reproducible): the communicator's

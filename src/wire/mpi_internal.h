@@ -84,7 +84,9 @@ typedef struct mpi_wire {
     trd_shm *shm;
     size_t shm_below; /* messages shorter than this go through them (0: none) */
     bool shm_choice;  /* the limit is the default where every rank has a core:
-                         the runtime may measure which path long messages take */
+                         the path of long messages may be measured (mpi_node.c) */
+    double probe[2];  /* that measure's medians (seconds; rings, MPI), 0: none */
+    bool long_other;  /* long messages now take the path the probe did not keep */
     /* The wire's own messages and their buffers. */
     MPI_Request ctrl[C_COUNT];
     int64_t req_in[2], req_out[2];
