@@ -148,11 +148,43 @@ static void test_reentry_refused(void **state)
     rt_log_destroy(&log);
 }
 
+/* The wire registry: each wire by name, its communicators named after it;
+ * an unknown name refused with the list. */
+static void test_wire_registry(void **state)
+{
+    (void)state;
+    const trd_wire_info *w = NULL;
+    assert_int_equal(trd_wire_count(), 2);
+    assert_null(trd_wire_at(trd_wire_count()));
+    for (size_t i = 0; i < trd_wire_count(); i++) {
+        assert_int_equal(trd_wire_find(trd_wire_at(i)->name, &w), TRD_OK);
+        assert_ptr_equal(w, trd_wire_at(i));
+    }
+    assert_int_equal(trd_wire_find("mpi", &w), TRD_OK);
+    assert_true(w->launched && w->p_max == 1);
+    assert_int_equal(trd_wire_find("tcp", &w), TRD_EINVAL);
+    assert_null(w);
+    TU_CHECK(strstr(trd_errmsg(), "'tcp'") && strstr(trd_errmsg(), "threads, mpi"), "%s",
+             trd_errmsg());
+    assert_int_equal(trd_wire_find(NULL, &w), TRD_EINVAL);
+    assert_int_equal(trd_wire_find("threads", &w), TRD_OK);
+    assert_false(w->launched);
+    trd_comm *comm[3];
+    assert_int_equal(w->create(comm, 3, 5.0), TRD_OK);
+    for (int r = 0; r < 3; r++) {
+        assert_string_equal(trd_comm_transport(comm[r]), "threads");
+        assert_int_equal(trd_comm_rank(comm[r]), r);
+    }
+    rt_comms_free(comm, 3);
+    assert_int_equal(w->create(comm, w->p_max + 1, 5.0), TRD_EINVAL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_selection_leaves_core_alone),
         cmocka_unit_test(test_reentry_refused),
+        cmocka_unit_test(test_wire_registry),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
