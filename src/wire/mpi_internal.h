@@ -4,8 +4,8 @@
  * mpi_create.c (creation and release) and mpi_fail.c (its failures, the
  * notices that tell the peers, and the call signature in the tags).  Only
  * built with MPI. */
-#ifndef TRD_TRANSPORT_MPI_INTERNAL_H
-#define TRD_TRANSPORT_MPI_INTERNAL_H
+#ifndef TRD_WIRE_MPI_INTERNAL_H
+#define TRD_WIRE_MPI_INTERNAL_H
 
 #include <mpi.h>
 #include <stdbool.h>

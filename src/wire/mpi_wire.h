@@ -4,8 +4,8 @@
  * treduce is built without MPI (no MPI library found, or -DTRD_MPI=OFF) the
  * functions still exist: trd_wire_mpi_available() says false and
  * trd_wire_mpi_create fails with TRD_EUNSUPPORTED. */
-#ifndef TRD_TRANSPORT_MPI_WIRE_H
-#define TRD_TRANSPORT_MPI_WIRE_H
+#ifndef TRD_WIRE_MPI_WIRE_H
+#define TRD_WIRE_MPI_WIRE_H
 
 #include <limits.h>
 #include <stdbool.h>

@@ -25,8 +25,8 @@
  * Nothing here blocks or reads a clock: the caller polls (mpi.c's wait
  * loop, with its back-off and deadlines) and gets completions pushed onto
  * its FIFO. */
-#ifndef TRD_TRANSPORT_SHM_H
-#define TRD_TRANSPORT_SHM_H
+#ifndef TRD_WIRE_SHM_H
+#define TRD_WIRE_SHM_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -32,8 +32,8 @@
  * returns and its caller frees the buffers, abort takes back every send
  * and receive the rank posted: no peer reads or writes a buffer of a rank
  * once its call has returned (what MPI cannot promise: mpi.c). */
-#ifndef TRD_TRANSPORT_WIRE_H
-#define TRD_TRANSPORT_WIRE_H
+#ifndef TRD_WIRE_WIRE_H
+#define TRD_WIRE_WIRE_H
 
 #include <stddef.h>
 #include <stdint.h>
