@@ -36,7 +36,7 @@
 #include "runtime/comm.h"      /* a communicator's wire: the claims it made */
 #include "runtime/op.h"        /* trd_op_serial: the operators of kept profiles */
 #include "runtime/tune.h"      /* the tuning rounds, driven by hand */
-#include "transport/threads.h" /* the wire itself, for its matching order */
+#include "wire/threads.h" /* the wire itself, for its matching order */
 
 static const int32_t ps[] = {1, 2, 3, 4, 5, 7, 8, 9};
 #define NPS (sizeof ps / sizeof ps[0])

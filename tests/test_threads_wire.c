@@ -1,4 +1,4 @@
-/* test_threads_wire.c: the threads wire's own paths (src/transport/threads*.c)
+/* test_threads_wire.c: the threads wire's own paths (src/wire/threads*.c)
  * under concurrency, apart from the collectives that use it:
  *   - a small send is eager: it completes before its receive is posted,
  *     and the receive gets the bytes the buffer held at the post, not
@@ -21,8 +21,8 @@
 
 #include "core/error.h"
 #include "runtime_util.h"
-#include "transport/threads.h"
-#include "transport/threads_world.h" /* TRD_EAGER_BYTES */
+#include "wire/threads.h"
+#include "wire/threads_world.h" /* TRD_EAGER_BYTES */
 
 #define TIMEOUT_S 10.0
 #define ROUNDS 400

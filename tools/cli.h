@@ -43,6 +43,11 @@ struct json_t *cli_json_real(cli_finite *f, const char *name, double v);
  * CLI_OK. */
 int cli_finite_end(const char *cmd, const cli_finite *f, struct json_t *obj);
 
+/* The wire called name (--wire / --transport, tools/cli_wire.c) in *out,
+ * else a usage error listing the wires. */
+int cli_wire(const char *cmd, const char *name, const trd_wire_info **out);
+/* For a wire that is not launched, 1 <= p <= its most; else a usage error. */
+int cli_wire_ranks(const char *cmd, const trd_wire_info *wire, int64_t p);
 /* Prints "treduce <cmd>: <message>" and a hint to --help; returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -14,7 +14,7 @@
 
 static void help(void)
 {
-    printf("usage: treduce calibrate [--transport threads|mpi] [-p P] [--op OP] [--type T]\n"
+    printf("usage: treduce calibrate [--wire threads|mpi] [-p P] [--op OP] [--type T]\n"
            "                         [--out FILE] [--format text|json]\n"
            "       treduce calibrate --matrix [--count N] [--costs-out FILE]\n"
            "                         [--platform-out FILE] [--unit-bytes B] [same options]\n\n"
@@ -33,7 +33,8 @@ static void help(void)
            "share a node, messages of at most 16 KiB go through shared memory\n"
            "(TRD_MPI_SHM_MAX sets the limit, 0: none) and the profile's line is\n"
            "fitted through both regimes.\n\n"
-           "  --transport T  threads (default) or mpi\n"
+           "  --wire W       threads (default) or mpi\n"
+           "                 (--transport W: the same)\n"
            "  -p P           ranks for threads (default 2)\n"
            "  --op OP        operator (default sum; matrix, interval, sleep-sum and\n"
            "                 spin-sum too, the last two with --op-cost US per call)\n"
@@ -145,7 +146,8 @@ static int report(const trd_run_args *a, const calib_ctx *c, const char *out)
 int cmd_calibrate(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"transport", required_argument, 0, 'T'}, {"op", required_argument, 0, 'o'},
+        {"transport", required_argument, 0, 'T'},
+        {"wire", required_argument, 0, 'T'}, {"op", required_argument, 0, 'o'},
         {"type", required_argument, 0, 't'},      {"out", required_argument, 0, 'O'},
         {"format", required_argument, 0, 'f'},    {"help", no_argument, 0, 'h'},
         {"op-cost", required_argument, 0, 'C'},
@@ -197,10 +199,11 @@ int cmd_calibrate(int argc, char **argv)
     }
     if (optind < argc)
         return cli_usage_error("calibrate", "unexpected argument '%s'", argv[optind]);
-    if (strcmp(a.transport, "threads") && strcmp(a.transport, "mpi"))
-        return cli_usage_error("calibrate", "unknown transport '%s': threads or mpi",
-                               a.transport);
-    if (!strcmp(a.transport, "threads") && (a.p < 2 || a.p > 4096))
+    const trd_wire_info *wire;
+    int bad = cli_wire("calibrate", a.transport, &wire);
+    if (bad != CLI_OK)
+        return bad;
+    if (!wire->launched && (a.p < 2 || a.p > wire->p_max))
         return cli_usage_error("calibrate", "invalid -p %lld: need 2 <= p <= 4096 (the "
                                "ping-pong takes two ranks)", (long long)a.p);
     if (!mx.matrix && (mx.costs_out || mx.platform_out))

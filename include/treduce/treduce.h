@@ -584,8 +584,31 @@ bool trd_mpi_available(void);
 void trd_comm_free(trd_comm *comm);
 int32_t trd_comm_rank(const trd_comm *comm);
 int32_t trd_comm_size(const trd_comm *comm);
-/* "threads" or "mpi". */
+/* The name of its wire (trd_wire_info.name): "threads" or "mpi". */
 const char *trd_comm_transport(const trd_comm *comm);
+
+/* The wires - the real point-to-point backends a communicator runs over -
+ * in one table (src/runtime/wires.c): what a tool looks up by name instead
+ * of knowing them. */
+typedef struct trd_wire_info {
+    const char *name;    /* "threads", "mpi" */
+    const char *summary; /* one line, for usage texts */
+    /* One rank per process, the processes started by a launcher (mpirun
+     * -np P): create makes this process's communicator, comm[0], and the
+     * number of ranks is the launcher's.  Otherwise create makes comm[0..p). */
+    bool launched;
+    int32_t p_max; /* most ranks create makes at once (launched: 1) */
+    /* The communicators, with deadline timeout_s; launched wires need their
+     * runtime initialised by the caller (MPI_Init).  TRD_EUNSUPPORTED when
+     * this build lacks the wire. */
+    trd_status (*create)(trd_comm **comm, int32_t p, double timeout_s);
+} trd_wire_info;
+/* How many wires the table has, and the i-th (NULL past the end). */
+size_t trd_wire_count(void);
+const trd_wire_info *trd_wire_at(size_t i);
+/* The wire called `name`; TRD_EINVAL naming it and listing the wires when
+ * there is none (*out is then NULL). */
+trd_status trd_wire_find(const char *name, const trd_wire_info **out);
 /* The largest message this communicator moves through shared-memory rings
  * instead of MPI point-to-point (an MPI communicator on one node,
  * docs/RUNTIME.md); 0: none (threads, several nodes, TRD_MPI_SHM_MAX=0). */

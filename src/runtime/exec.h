@@ -6,7 +6,7 @@
 #include "core/fifo.h"
 #include "engine/transport.h"
 #include "runtime/fuse.h"
-#include "transport/wire.h"
+#include "wire/wire.h"
 
 typedef struct trd_exec {
     trd_wire *wire;

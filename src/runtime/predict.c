@@ -147,11 +147,7 @@ static trd_status measured_model(trd_comm *c, int64_t count, const trd_op *op, i
     if (!o->measure_model || o->reproducible || o->costs)
         return TRD_OK;
     static unsigned char none[1]; /* a stand-in buffer, as trd_comm_plan_call's */
-    trd_coll_opts any = *o;
-    trd_comm_key key;
-    void *acc;
-    any.algo = "binomial"; /* any name: the arguments are checked */
-    trd_status st = trd_comm_check(c, none, none, count, op, root, allreduce, &any, &key, &acc);
+    trd_status st = trd_comm_check_args(c, none, none, count, op, root, allreduce, o);
     return st == TRD_OK ? trd_comm_measured_model(c, op, count, o) : st;
 }
 

@@ -7,7 +7,7 @@
  * (src/runtime/exec.c) turns the engine's SEND and RECV steps into these
  * calls and runs COMBINE and COPY itself, so the same wire serves every
  * algorithm.  Two wires exist: threads of one process
- * (src/transport/threads.c) and MPI point-to-point (src/transport/mpi.c,
+ * (src/wire/threads.c) and MPI point-to-point (src/wire/mpi.c,
  * with shared-memory rings for the small messages of one node: shm.c).
  *
  * Matching.  A receive accepts a message from its `peer` (or from any rank
@@ -32,15 +32,15 @@
  * returns and its caller frees the buffers, abort takes back every send
  * and receive the rank posted: no peer reads or writes a buffer of a rank
  * once its call has returned (what MPI cannot promise: mpi.c). */
-#ifndef TRD_TRANSPORT_WIRE_H
-#define TRD_TRANSPORT_WIRE_H
+#ifndef TRD_WIRE_WIRE_H
+#define TRD_WIRE_WIRE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "engine/policy.h"
 #include "engine/transport.h" /* TRD_ANY_RANK */
-#include "transport/callsig.h"
+#include "wire/callsig.h"
 #include "treduce/treduce.h"
 
 typedef struct trd_wire trd_wire;

@@ -5,7 +5,7 @@
  * itself in with one atomic add and the last one releases the others,
  * which wait as messages do (threads_park.c).  A failed world
  * (threads_fail.c) wakes and refuses them all. */
-#include "transport/threads_world.h"
+#include "wire/threads_world.h"
 
 #include "core/error.h"
 

@@ -11,7 +11,7 @@
 #include <stddef.h>
 
 #include "core/fifo.h"
-#include "transport/threads.h"
+#include "wire/threads.h"
 
 /* Sends of at most this many bytes are eager (threads.c): their bytes
  * travel in the record, and the send completes when it is posted. */

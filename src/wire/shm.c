@@ -1,6 +1,6 @@
 /* shm.c: mailbox rings in shared memory for small messages between the
  * ranks of one node (shm.h says why and how; mpi.c uses them). */
-#include "transport/shm.h"
+#include "wire/shm.h"
 
 #include <fcntl.h>
 #include <stdatomic.h>
@@ -13,7 +13,7 @@
 #include "core/error.h"
 #include "core/memory.h"
 #include "engine/transport.h" /* TRD_ANY_RANK */
-#include "transport/callsig.h"
+#include "wire/callsig.h"
 
 #define LINE 64 /* a cache line: what two ranks write never shares one */
 

@@ -1,5 +1,5 @@
 /* callsig.c: the text of a call signature (callsig.h). */
-#include "transport/callsig.h"
+#include "wire/callsig.h"
 
 #include <stdio.h>
 

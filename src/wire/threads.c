@@ -28,7 +28,7 @@
  * random delay before every send (so dynamic algorithms meet many
  * pairings) and a rank that never takes part (a dead rank: the others
  * must time out). */
-#include "transport/threads.h"
+#include "wire/threads.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -37,7 +37,7 @@
 #include <unistd.h>
 
 #include "core/error.h"
-#include "transport/threads_world.h"
+#include "wire/threads_world.h"
 
 #define CHECK_S 0.02   /* a sleeping wait looks for peers in other calls this often */
 #define EAGER_QUEUE 64 /* most sends a box holds before small ones wait for a receive */

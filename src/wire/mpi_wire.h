@@ -1,17 +1,17 @@
-/* mpi_wire.h: the wire of wire.h over MPI point-to-point (src/transport/mpi.c).
+/* mpi_wire.h: the wire of wire.h over MPI point-to-point (src/wire/mpi.c).
  *
  * The header needs no mpi.h: the communicator is passed by address.  When
  * treduce is built without MPI (no MPI library found, or -DTRD_MPI=OFF) the
  * functions still exist: trd_wire_mpi_available() says false and
  * trd_wire_mpi_create fails with TRD_EUNSUPPORTED. */
-#ifndef TRD_TRANSPORT_MPI_WIRE_H
-#define TRD_TRANSPORT_MPI_WIRE_H
+#ifndef TRD_WIRE_MPI_WIRE_H
+#define TRD_WIRE_MPI_WIRE_H
 
 #include <limits.h>
 #include <stdbool.h>
 
 #include "engine/policy.h"
-#include "transport/wire.h"
+#include "wire/wire.h"
 
 /* Seconds a decide() or end_dynamic() waits for the coordinator (rank 0)
  * before failing with TRD_ETIMEDOUT. */
@@ -49,7 +49,7 @@ trd_status trd_wire_mpi_set_timeout(trd_wire *w, double seconds);
 #define TRD_MPI_SHM_MAX_CROWDED INT_MAX
 
 /* The largest message this wire moves through shared-memory rings instead
- * of MPI (src/transport/shm.h): 0 when it has none (its communicator spans
+ * of MPI (src/wire/shm.h): 0 when it has none (its communicator spans
  * several nodes, TRD_MPI_SHM_MAX=0, no shared memory, or not an MPI
  * wire).  Set at creation from TRD_MPI_SHM_MAX, read on rank 0 (bytes,
  * default TRD_MPI_SHM_MAX_DEFAULT, or _CROWDED on a crowded node);
@@ -61,9 +61,25 @@ size_t trd_wire_mpi_shm_max(const trd_wire *w);
 
 /* Whether the limit is TRD_MPI_SHM_MAX_DEFAULT because nothing set it on a
  * node where every rank has a core: longer messages may then go either way
- * and the faster depends on the machine, so the runtime measures both
- * (runtime/comm_mpi.c) and sets the limit with trd_wire_mpi_set_shm_max. */
+ * and the faster depends on the machine (trd_wire_mpi_choose_long_path). */
 bool trd_wire_mpi_shm_choice(const trd_wire *w);
+/* Where trd_wire_mpi_shm_choice: times a binomial reduce of 64 KiB through
+ * the rings and through MPI (the wire's own messages, barrier and
+ * agreement, with the wire's timeout) and keeps the rings for every
+ * message when they are clearly faster; elsewhere a no-op.  Collective:
+ * every rank calls it, before any other message. */
+trd_status trd_wire_mpi_choose_long_path(trd_wire *w);
+/* Whether the probe ran; its medians (seconds, the slowest rank's), either
+ * pointer may be NULL.  False and zeros for any other wire. */
+bool trd_wire_mpi_shm_probe(const trd_wire *w, double *rings_s, double *mpi_s);
+/* Whether a call of `bytes` per rank may send messages longer than the
+ * default limit on a wire whose probe chose their path: a tuner may time
+ * it both ways (trd_wire_mpi_long_path). */
+bool trd_wire_mpi_long_choice(const trd_wire *w, size_t bytes);
+/* Long messages from now on take the path the probe kept (other false) or
+ * the other one.  Every rank of a call sets the same before it, so both
+ * ends of each message agree; a no-op without a probe or another wire. */
+trd_status trd_wire_mpi_long_path(trd_wire *w, bool other);
 /* Sets the limit of a wire with rings to max bytes (1 to INT_MAX; else, or
  * without rings, TRD_EINVAL and nothing changes).  Collective: every rank
  * sets the same limit while no message is in flight. */

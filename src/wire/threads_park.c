@@ -23,7 +23,7 @@
  * budget: doubled when a spin caught its event, halved when it had to
  * sleep. */
 #define _GNU_SOURCE
-#include "transport/threads_world.h"
+#include "wire/threads_world.h"
 
 #include <limits.h>
 #include <linux/futex.h>

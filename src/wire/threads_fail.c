@@ -17,7 +17,7 @@
  * mailbox lock that withdrawing takes, and neither starts once the world
  * has failed; each ends after one memcpy or one combine, which cannot
  * wait for anything: the wait is bounded. */
-#include "transport/threads_world.h"
+#include "wire/threads_world.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,16 +1,18 @@
-/* mpi_internal.h: the state of the MPI wire, shared by mpi.c (messages,
- * the coordinator, barriers and agreements, creation) and mpi_fail.c (its
- * failures, the notices that tell the peers, and the call signature in the
- * tags).  Only built with MPI. */
-#ifndef TRD_TRANSPORT_MPI_INTERNAL_H
-#define TRD_TRANSPORT_MPI_INTERNAL_H
+/* mpi_internal.h: the state of the MPI wire, shared by mpi.c (the data
+ * path), mpi_control.c (the coordinator, barriers and agreements),
+ * mpi_node.c (the rings of one node and the path of long messages),
+ * mpi_create.c (creation and release) and mpi_fail.c (its failures, the
+ * notices that tell the peers, and the call signature in the tags).  Only
+ * built with MPI. */
+#ifndef TRD_WIRE_MPI_INTERNAL_H
+#define TRD_WIRE_MPI_INTERNAL_H
 
 #include <mpi.h>
 #include <stdbool.h>
 
 #include "core/fifo.h"
-#include "transport/mpi_wire.h"
-#include "transport/shm.h"
+#include "wire/mpi_wire.h"
+#include "wire/shm.h"
 
 #define CTRL_TAG 0x100000       /* first tag of the wire's own messages */
 #define SIG_SHIFT 21            /* the call signature's bits in a tag start here (mpi_fail.c) */
@@ -82,7 +84,9 @@ typedef struct mpi_wire {
     trd_shm *shm;
     size_t shm_below; /* messages shorter than this go through them (0: none) */
     bool shm_choice;  /* the limit is the default where every rank has a core:
-                         the runtime may measure which path long messages take */
+                         the path of long messages may be measured (mpi_node.c) */
+    double probe[2];  /* that measure's medians (seconds; rings, MPI), 0: none */
+    bool long_other;  /* long messages now take the path the probe did not keep */
     /* The wire's own messages and their buffers. */
     MPI_Request ctrl[C_COUNT];
     int64_t req_in[2], req_out[2];
@@ -122,17 +126,52 @@ typedef struct mpi_wire {
     uint64_t past[SIG_HISTORY];   /* the signatures of this rank's last calls, by number */
 } mpi_wire;
 
-/* mpi.c */
+/* mpi.c: the data path */
 trd_status trd_mpi_error(trd_status code, int rc, const char *what, int rank);
 trd_status trd_mpi_poll_once(mpi_wire *w, bool ctrl, bool *progress);
-/* Serves the wire's own messages that have come (*progress: any). */
-trd_status trd_mpi_poll_ctrl(mpi_wire *w, bool *progress);
 void trd_mpi_back_off(mpi_wire *w, bool progress);
+/* Whether the deadline has passed, as far as a due clock read says. */
+bool trd_mpi_past(mpi_wire *w, double deadline);
+/* Tests one request of the wire's own until it completes. */
+trd_status trd_mpi_finish(mpi_wire *w, MPI_Request *r, double deadline);
+/* wire.h's isend, irecv, wait and now. */
+trd_status trd_mpi_isend(void *ctx, int32_t peer, int32_t tag, const void *buf, size_t bytes,
+                         int32_t id);
+trd_status trd_mpi_irecv(void *ctx, int32_t peer, int32_t tag, void *buf, size_t bytes,
+                         int32_t id);
+trd_status trd_mpi_wait(void *ctx, double timeout_s, int32_t *id, int32_t *from);
+double trd_mpi_now(void *ctx);
 /* MPI_Testsome on the wire's requests with the world's handler set to
  * return (MPICH raises completion errors there). */
 int trd_mpi_testsome(int n, MPI_Request *reqs, int *count, int *idx, MPI_Status *st);
 /* Drops the completed (null) requests, keeping the others in posting order. */
 void trd_mpi_compact(mpi_wire *w);
+
+/* mpi_control.c: the wire's own messages */
+/* Serves the wire's own messages that have come (*progress: any). */
+trd_status trd_mpi_poll_ctrl(mpi_wire *w, bool *progress);
+/* Rank 0's standing receives (C_REQ_IN, C_ARRIVE_IN), reposted as soon as
+ * one completes. */
+trd_status trd_mpi_post_standing(mpi_wire *w, int slot);
+/* wire.h's decide, end_dynamic, barrier and agree. */
+trd_status trd_mpi_decide(void *ctx, const trd_policy *policy, int64_t call, int32_t rank,
+                          trd_action *action, int32_t *peer);
+trd_status trd_mpi_end_dynamic(void *ctx, const trd_policy *policy, int64_t call);
+trd_status trd_mpi_barrier(void *ctx, double deadline);
+trd_status trd_mpi_agree(void *ctx, double *v, int32_t n, double deadline);
+
+/* mpi_node.c: the rings of one node */
+/* How many of the communicator's ranks run on this node (*local), and
+ * w->crowded; an MPI error code. */
+int trd_mpi_count_node(mpi_wire *w, int *local);
+/* The rings, when all `local` ranks of this node are the communicator. */
+trd_status trd_mpi_setup_shm(mpi_wire *w, int local);
+
+/* mpi_create.c */
+/* wire.h's free. */
+void trd_mpi_free(void *ctx);
+/* Whether w is an MPI wire (its ctx an mpi_wire). */
+bool trd_mpi_is_wire(const trd_wire *w);
 
 /* mpi_fail.c */
 /* s (returned): when not TRD_OK, the wire's first failure if it has none

@@ -1,8 +1,8 @@
-/* threads.h: the threads wire (src/transport/threads.c). */
+/* threads.h: the threads wire (src/wire/threads.c). */
 #ifndef TRD_TRANSPORT_THREADS_H
 #define TRD_TRANSPORT_THREADS_H
 
-#include "transport/wire.h"
+#include "wire/wire.h"
 
 /* Most threads one world accepts. */
 #define TRD_THREADS_MAX 4096

@@ -1,5 +1,5 @@
 /* callsig.h: what a collective call is, as its messages carry it
- * (src/transport/callsig.c).
+ * (src/wire/callsig.c).
  *
  * Ranks must make the same collective calls in the same order (as in
  * MPI); a rank that calls another algorithm, kind, root, count, element
@@ -13,8 +13,8 @@
  * slot header; MPI point-to-point: bits of the tag, mpi.c), so mismatched
  * calls end in an error on the rank that sees it, which fails the
  * communicator (wire.h abort) and so every rank. */
-#ifndef TRD_TRANSPORT_CALLSIG_H
-#define TRD_TRANSPORT_CALLSIG_H
+#ifndef TRD_WIRE_CALLSIG_H
+#define TRD_WIRE_CALLSIG_H
 
 #include <stddef.h>
 #include <stdint.h>
