@@ -6,7 +6,7 @@
  * time; a repetition's time is the slowest rank's.  The result of the last
  * repetition is checked against the rank-order fold on every rank that
  * gets one. */
-#include "bench_tool.h"
+#include "bench_harness.h"
 
 #include <math.h>
 #include <stdlib.h>

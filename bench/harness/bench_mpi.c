@@ -6,7 +6,7 @@
  * operators MPI gets a commutative MPI_Op_create'd operator doing the same
  * sum and the same wait per call, so both libraries pay the operator's
  * cost per combine call they make. */
-#include "bench_tool.h"
+#include "bench_harness.h"
 
 #include <math.h>
 #include <stdlib.h>

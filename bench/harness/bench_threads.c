@@ -13,7 +13,7 @@
  * the p - 1 passes are the serial fold of every input by one core, a
  * reference rather than a bound (a tree's combines run in parallel).  It
  * is measured for the sum only: a costly operator's time is not memory's. */
-#include "bench_tool.h"
+#include "bench_harness.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* bench_data.c: the lists `treduce bench` takes (sizes, operators, kinds,
  * algorithms), the inputs of every rank and the result they must give. */
-#include "bench_tool.h"
+#include "bench_harness.h"
 
 #include <ctype.h>
 #include <errno.h>
