@@ -10,8 +10,6 @@
  * `auto` picks an algorithm that can.  The expected bits are the first run's:
  * the point is that nothing changes, not what the value is (the value
  * itself is checked against a sequential fold to within rounding). */
-#include <pthread.h>
-
 #include "testutil.h"
 
 #define P 6
@@ -19,7 +17,6 @@
 #define RUNS 8
 
 typedef struct rank_ctx {
-    trd_comm *comm;
     const char *algo;
     bool allreduce;
     double out[COUNT];
@@ -32,10 +29,10 @@ static double value(int r, int i)
     return 1.0 / (1.0 + r * 7.0 + i * 0.013) + (r % 3 ? 1e8 : 1e-8);
 }
 
-static void *rank_main(void *arg)
+static trd_status rank_main(trd_comm *comm, void *arg)
 {
-    rank_ctx *c = arg;
-    int r = trd_comm_rank(c->comm);
+    int r = trd_comm_rank(comm);
+    rank_ctx *c = (rank_ctx *)arg + r;
     double in[COUNT];
     for (int i = 0; i < COUNT; i++)
         in[i] = value(r, i);
@@ -50,10 +47,10 @@ static void *rank_main(void *arg)
     o.reproducible = true;
     o.segment_bytes = 512; /* several blocks, so segments interleave too */
     memset(c->out, 0, sizeof c->out);
-    c->st = c->allreduce ? trd_allreduce(c->comm, in, c->out, COUNT, sum, &o)
-                         : trd_reduce(c->comm, in, c->out, COUNT, sum, 0, &o);
+    c->st = c->allreduce ? trd_allreduce(comm, in, c->out, COUNT, sum, &o)
+                         : trd_reduce(comm, in, c->out, COUNT, sum, 0, &o);
     trd_op_free(sum);
-    return NULL;
+    return TRD_OK; /* c->st: checked by the caller, refusals included */
 }
 
 /* One call on P threads with random send delays (seed); ctx[r].out. */
@@ -64,17 +61,9 @@ static void run_once(const char *algo, bool allreduce, uint64_t seed, rank_ctx *
     opts.delay_max_us = 300;
     opts.delay_seed = seed;
     opts.timeout_s = 20;
-    trd_comm *comm[P];
-    assert_int_equal(trd_comm_threads_create(comm, P, &opts), TRD_OK);
-    pthread_t tid[P];
-    for (int r = 0; r < P; r++) {
-        ctx[r] = (rank_ctx){.comm = comm[r], .algo = algo, .allreduce = allreduce};
-        pthread_create(&tid[r], NULL, rank_main, &ctx[r]);
-    }
-    for (int r = 0; r < P; r++) {
-        pthread_join(tid[r], NULL);
-        trd_comm_free(comm[r]);
-    }
+    for (int r = 0; r < P; r++)
+        ctx[r] = (rank_ctx){.algo = algo, .allreduce = allreduce};
+    assert_int_equal(trd_comm_threads_run(P, &opts, rank_main, ctx), TRD_OK);
 }
 
 static void check_algo(const char *algo, bool allreduce)
