@@ -140,6 +140,14 @@ bool trd_algo_uses_costs(size_t i);
  * params.noncommutative, or a collective call with a non-commutative
  * operator, is refused (TRD_EUNSUPPORTED). */
 bool trd_algo_commutative_only(size_t i);
+/* Whether algorithm i is order-deterministic: it combines in the same
+ * order on every run and, for an allreduce, on every rank, so reproducible
+ * mode (trd_coll_opts.reproducible) may run it; the others are refused
+ * there (TRD_EUNSUPPORTED). */
+bool trd_algo_reproducible(size_t i);
+/* Whether algorithm i runs on p = n! ranks only (the n-star graph); other
+ * p are refused (TRD_EUNSUPPORTED). */
+bool trd_algo_needs_factorial_p(size_t i);
 /* Whether algorithm i is dynamic (tree-dyn, nc-tree-dyn): it decides at run
  * time, so it has no static plan (trd_plan_create refuses it) and is run by
  * the simulator or the runtime. */

@@ -26,7 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "engine/policy.h"
+#include "plan/algorithms.h"
 #include "transport/mpi_wire.h"
 #include "transport/shm.h"
 
