@@ -275,7 +275,8 @@ int cli_calibrate_matrix(const cli_run_args *a, const cli_matrix_args *m)
         return cli_lib_error(cmd, st);
     matrix_ctx ctx = {.op = op};
     int rank = 0, rc = CLI_OK;
-    st = cli_ranks_run(a->transport, (int32_t)a->p, a->timeout, measure, &ctx, sizeof ctx, release, &rank);
+    st = cli_ranks_run(a->transport, (int32_t)a->p, a->timeout, measure, &ctx, sizeof ctx,
+                       release, &rank);
     size_t elem = trd_op_elem_size(op);
     trd_op_free(op);
     if (st == TRD_EUNSUPPORTED && !trd_mpi_available()) {

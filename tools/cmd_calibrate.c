@@ -215,7 +215,8 @@ int cmd_calibrate(int argc, char **argv)
         return cli_lib_error("calibrate", st);
     calib_ctx ctx = {.op = op, .elem_size = trd_op_elem_size(op)};
     int rank = 0;
-    st = cli_ranks_run(a.transport, (int32_t)a.p, a.timeout, measure, &ctx, sizeof ctx, NULL, &rank);
+    st = cli_ranks_run(a.transport, (int32_t)a.p, a.timeout, measure, &ctx, sizeof ctx, NULL,
+                       &rank);
     trd_op_free(op);
     if (st == TRD_EUNSUPPORTED && !trd_mpi_available()) {
         fprintf(stderr, "treduce calibrate: this treduce was built without MPI\n");
