@@ -174,14 +174,35 @@ static inline void rt_comms_free(trd_comm **comm, int32_t p)
     }
 }
 
-/* Creates p communicators, runs fn on p threads, frees them. */
+/* rt_run's part of every rank under trd_comm_threads_run: fn's status and
+ * message recorded per rank (the run itself then succeeds). */
+typedef struct rt_launch {
+    rt_rank_fn fn;
+    void *ctx;
+    rt_result *res;
+} rt_launch;
+
+static inline trd_status rt_launched(trd_comm *comm, void *arg)
+{
+    rt_launch *l = arg;
+    int32_t r = trd_comm_rank(comm);
+    rt_job job = {.comm = comm, .rank = r, .fn = l->fn, .ctx = l->ctx, .res = l->res};
+    rt_rank_main(&job);
+    return TRD_OK;
+}
+
+/* Runs fn on p threads over p fresh communicators (trd_comm_threads_run). */
 static inline void rt_run(int32_t p, const trd_threads_opts *opts, rt_rank_fn fn, void *ctx,
                           rt_result *res)
 {
-    trd_comm *comm[RT_MAX_P];
-    rt_comms_create(comm, p, opts);
-    rt_run_on(comm, p, fn, ctx, res);
-    rt_comms_free(comm, p);
+    assert_true(p >= 1 && p <= RT_MAX_P);
+    memset(res, 0, sizeof *res);
+    res->p = p;
+    rt_launch l = {.fn = fn, .ctx = ctx, .res = res};
+    double t0 = rt_now();
+    trd_status st = trd_comm_threads_run(p, opts, rt_launched, &l);
+    TU_CHECK(st == TRD_OK, "trd_comm_threads_run(p = %d): %s", (int)p, trd_errmsg());
+    res->wall = rt_now() - t0;
 }
 
 /* Threads options with a test deadline (short, so a broken runtime fails

@@ -80,18 +80,15 @@ static void push_case(case_list *l, rt_case k)
     l->v[l->len++] = k;
 }
 
-/* What the runtime must answer: OK, EUNSUPPORTED, or (ring with a
- * non-commutative operator on p <= 2, where its rotated order IS the rank
- * order) either OK with the right result or EUNSUPPORTED.  Called before
- * the call (its plan probe sets the thread's error message). */
-enum { WANT_OK, WANT_REFUSE, WANT_EITHER };
+/* What the runtime must answer: OK or EUNSUPPORTED.  Called before the
+ * call (its plan probe sets the thread's error message). */
+enum { WANT_OK, WANT_REFUSE };
 
 static int expected_outcome(const rt_case *k, int32_t p)
 {
     if (k->name) /* "auto" picks an algorithm that can run the call */
         return WANT_OK;
     trd_algo_kind kind = trd_algo_kind_of(k->algo);
-    const char *name = trd_algo_name(k->algo);
     if (kind == TRD_KIND_DYNAMIC && k->opts.reproducible)
         return WANT_REFUSE;
     if (kind == TRD_KIND_DYNAMIC && k->allreduce)
@@ -99,11 +96,9 @@ static int expected_outcome(const rt_case *k, int32_t p)
     if (kind == TRD_KIND_EXCHANGE && !k->allreduce)
         return WANT_REFUSE;
     if (rt_op_nc(k->op) && trd_algo_commutative_only(k->algo))
-        return WANT_REFUSE; /* tree-dyn, hetero-greedy, hetero-exact */
-    if (rt_op_nc(k->op) && strcmp(name, "ring") == 0)
-        return p > 2 ? WANT_REFUSE : WANT_EITHER;
-    if (k->opts.reproducible && strcmp(name, "star") == 0)
-        return WANT_REFUSE;
+        return WANT_REFUSE; /* tree-dyn, hetero-greedy, hetero-exact, ring, the stars */
+    if (k->opts.reproducible && !trd_algo_reproducible(k->algo))
+        return WANT_REFUSE; /* the dynamic ones, star */
     if (k->allreduce && rt_plan_refuses(k->algo, p, rt_op_nc(k->op)))
         return WANT_REFUSE;
     return WANT_OK;

@@ -86,22 +86,10 @@ bool cli_make_dir(const char *cmd, const char *dir);
 /* Progress bar on stderr, only when stderr is a terminal. */
 void cli_progress(const char *label, int64_t done, int64_t total);
 
-/* Sub-commands. */
-int cmd_plan(int argc, char **argv);
-int cmd_list(int argc, char **argv);
-int cmd_ratios(int argc, char **argv);
-int cmd_demo(int argc, char **argv);
-int cmd_simulate(int argc, char **argv);
-int cmd_markov(int argc, char **argv);
-int cmd_sweep(int argc, char **argv);
-int cmd_run(int argc, char **argv);
-int cmd_calibrate(int argc, char **argv);
-int cmd_bench(int argc, char **argv);
-int cmd_star(int argc, char **argv);
-int cmd_platform(int argc, char **argv);
-int cmd_steady(int argc, char **argv);
-int cmd_testbed(int argc, char **argv);
-int cmd_costs(int argc, char **argv);
+/* Sub-commands (commands.def). */
+#define CLI_COMMAND(name, summary) int cmd_##name(int argc, char **argv);
+#include "commands.def"
+#undef CLI_COMMAND
 
 /* An MPI communicator's shared-memory rings (tools/shm_report.c): their
  * limit (trd_comm_shm_max, 0: none) and the creation's probe that chose it

@@ -7,7 +7,7 @@
  * the start (trd_comm_profile), and every point carries the model's
  * prediction, so the run also says how well the model predicts.  Results
  * are checked against the rank-order fold of the inputs (bench_data.c). */
-#include "bench_tool.h"
+#include "bench_harness.h"
 
 #include <getopt.h>
 #include <stdlib.h>

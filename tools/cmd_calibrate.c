@@ -60,7 +60,8 @@ typedef struct calib_ctx {
     char error[512];
 } calib_ctx;
 
-static void measure(trd_comm *comm, void *arg)
+/* Errors stay in the context (reported by rank 0, MPI or threads alike). */
+static trd_status measure(trd_comm *comm, void *arg)
 {
     calib_ctx *c = arg;
     c->p = trd_comm_size(comm);
@@ -68,11 +69,12 @@ static void measure(trd_comm *comm, void *arg)
     c->status = trd_comm_profile(comm, c->op, &c->profile);
     if (c->status != TRD_OK)
         snprintf(c->error, sizeof c->error, "%s", trd_errmsg());
+    return TRD_OK;
 }
 
 /* The profile's file (trd_profile_save) and, on stdout, the same keys
  * and the shared-memory probe. */
-static json_t *profile_json(const trd_run_args *a, const calib_ctx *c, cli_finite *f)
+static json_t *profile_json(const cli_run_args *a, const calib_ctx *c, cli_finite *f)
 {
     const trd_profile *pr = &c->profile;
     return json_pack("{s:i, s:s, s:I, s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, "
@@ -92,7 +94,7 @@ static json_t *profile_json(const trd_run_args *a, const calib_ctx *c, cli_finit
                      cli_shm_probe_json(&c->shm));
 }
 
-static int save(const trd_run_args *a, const calib_ctx *c, const char *out)
+static int save(const cli_run_args *a, const calib_ctx *c, const char *out)
 {
     trd_profile_meta m = {.p = (int32_t)c->p, .elem_size = c->elem_size, .shm_max = c->shm.max};
     snprintf(m.transport, sizeof m.transport, "%s", a->transport);
@@ -102,7 +104,7 @@ static int save(const trd_run_args *a, const calib_ctx *c, const char *out)
     return st == TRD_OK ? CLI_OK : cli_lib_error("calibrate", st);
 }
 
-static int report(const trd_run_args *a, const calib_ctx *c, const char *out)
+static int report(const cli_run_args *a, const calib_ctx *c, const char *out)
 {
     const trd_profile *pr = &c->profile;
     int64_t p = c->p;
@@ -157,8 +159,8 @@ int cmd_calibrate(int argc, char **argv)
         {0, 0, 0, 0}};
     cli_matrix_args mx;
     cli_matrix_args_init(&mx);
-    trd_run_args a;
-    trd_run_args_init(&a);
+    cli_run_args a;
+    cli_run_args_init(&a);
     a.p = 2;
     const char *out = NULL;
     int opt;
@@ -211,12 +213,13 @@ int cmd_calibrate(int argc, char **argv)
     if (mx.matrix)
         return cli_calibrate_matrix(&a, &mx);
     trd_op *op = NULL;
-    trd_status st = trd_run_make_op(&a, &op);
+    trd_status st = cli_run_make_op(&a, &op);
     if (st != TRD_OK)
         return cli_lib_error("calibrate", st);
     calib_ctx ctx = {.op = op, .elem_size = trd_op_elem_size(op)};
     int rank = 0;
-    st = trd_ranks_run(a.transport, a.p, a.timeout, measure, &ctx, sizeof ctx, NULL, &rank);
+    st = cli_ranks_run(a.transport, (int32_t)a.p, a.timeout, measure, &ctx, sizeof ctx, NULL,
+                       &rank);
     trd_op_free(op);
     if (st == TRD_EUNSUPPORTED && !trd_mpi_available()) {
         fprintf(stderr, "treduce calibrate: this treduce was built without MPI\n");

@@ -88,7 +88,7 @@ static void help(void)
 /* One option (cli_parse_options' take). */
 static int take_option(int opt, void *ctx)
 {
-    trd_run_args *a = ctx;
+    cli_run_args *a = ctx;
     const char *cmd = "run";
     switch (opt) {
     case 'a': a->algo = optarg; return CLI_OK;
@@ -134,12 +134,12 @@ static int take_option(int opt, void *ctx)
 
 /* A profile describes one transport and one operator on one type: applied
  * to another it predicts another machine.  (Another rank count only
- * warns, trd_run_report: latency and bandwidth are still this machine's.) */
-static int check_profile(const trd_run_args *a)
+ * warns, cli_run_report: latency and bandwidth are still this machine's.) */
+static int check_profile(const cli_run_args *a)
 {
     const trd_profile_meta *m = &a->profile_meta;
     bool typed = strcmp(a->op, "matrix") && strcmp(a->op, "interval") &&
-                 !trd_costly_name(a->op); /* these ignore --type */
+                 !cli_costly_name(a->op); /* these ignore --type */
     if (!a->profile_path)
         return CLI_OK;
     if (a->model_set)
@@ -161,10 +161,10 @@ static int check_profile(const trd_run_args *a)
  * bad input; one that does not fit in this machine's memory is refused
  * before any allocation (Linux overcommits: malloc alone would not fail,
  * the OOM killer would end the run). */
-static int check_memory(const trd_run_args *a)
+static int check_memory(const cli_run_args *a)
 {
     trd_op *op = NULL;
-    if (trd_run_make_op(a, &op) != TRD_OK)
+    if (cli_run_make_op(a, &op) != TRD_OK)
         return CLI_OK; /* the run says why (under MPI on rank 0 only) */
     size_t elem = trd_op_elem_size(op), bytes;
     trd_op_free(op);
@@ -188,7 +188,7 @@ static int check_memory(const trd_run_args *a)
     return CLI_OK;
 }
 
-static int check_args(const trd_run_args *a)
+static int check_args(const cli_run_args *a)
 {
     const char *cmd = "run";
     const trd_wire_info *wire;
@@ -230,14 +230,14 @@ static int check_args(const trd_run_args *a)
     return st == CLI_OK ? check_memory(a) : st;
 }
 
-void trd_run_args_init(trd_run_args *a)
+void cli_run_args_init(cli_run_args *a)
 {
-    *a = (trd_run_args){.algo = "binomial", .transport = "threads", .type = "double",
+    *a = (cli_run_args){.algo = "binomial", .transport = "threads", .type = "double",
                         .op = "sum", .iters = 10, .warmup = 1, .d = 1, .c = 1, .K = 2,
                         .timeout = 30, .dead_rank = -1};
 }
 
-static int parse_args(int argc, char **argv, trd_run_args *a)
+static int parse_args(int argc, char **argv, cli_run_args *a)
 {
     static const struct option opts[] = {
         {"algo", required_argument, 0, 'a'},      {"transport", required_argument, 0, 'T'},
@@ -256,14 +256,14 @@ static int parse_args(int argc, char **argv, trd_run_args *a)
         {"tune", required_argument, 0, 'u'},      {"costs", required_argument, 0, 'H'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
-    trd_run_args_init(a);
+    cli_run_args_init(a);
     int st = cli_parse_options("run", argc, argv, opts, help, take_option, a);
     return st != CLI_OK ? st : check_args(a);
 }
 
 int cmd_run(int argc, char **argv)
 {
-    trd_run_args a;
+    cli_run_args a;
     int st = parse_args(argc, argv, &a);
     if (st != CLI_OK)
         return st < 0 ? CLI_OK : st;
@@ -272,7 +272,7 @@ int cmd_run(int argc, char **argv)
         return cli_lib_error("run", ts);
     const trd_wire_info *wire;
     trd_wire_find(a.transport, &wire); /* checked by parse_args */
-    st = wire->launched ? trd_run_mpi(&a) : trd_run_threads(&a);
+    st = wire->launched ? cli_run_mpi(&a) : cli_run_threads(&a);
     trd_costs_free(a.costs);
     return st;
 }

@@ -140,6 +140,14 @@ bool trd_algo_uses_costs(size_t i);
  * params.noncommutative, or a collective call with a non-commutative
  * operator, is refused (TRD_EUNSUPPORTED). */
 bool trd_algo_commutative_only(size_t i);
+/* Whether algorithm i is order-deterministic: it combines in the same
+ * order on every run and, for an allreduce, on every rank, so reproducible
+ * mode (trd_coll_opts.reproducible) may run it; the others are refused
+ * there (TRD_EUNSUPPORTED). */
+bool trd_algo_reproducible(size_t i);
+/* Whether algorithm i runs on p = n! ranks only (the n-star graph); other
+ * p are refused (TRD_EUNSUPPORTED). */
+bool trd_algo_needs_factorial_p(size_t i);
 /* Whether algorithm i is dynamic (tree-dyn, nc-tree-dyn): it decides at run
  * time, so it has no static plan (trd_plan_create refuses it) and is run by
  * the simulator or the runtime. */
@@ -538,7 +546,8 @@ trd_status trd_interval_expected(trd_interval *buf, int64_t count, int64_t first
  * whose tags carry only a few bits of it, for one pair of calls in 256
  * on Open MPI, in 32 on MPICH: docs/RUNTIME.md).
  *
- * Example (threads; see examples/reduce_threads.c):
+ * Example (threads; see examples/reduce_threads.c): trd_comm_threads_run
+ * below, or by hand:
  *
  *     trd_comm *comm[4];
  *     trd_comm_threads_create(comm, 4, NULL);
@@ -566,6 +575,24 @@ void trd_threads_opts_init(trd_threads_opts *opts);
  * the thread playing rank r (each handle is used by one thread at a
  * time).  opts NULL: defaults.  TRD_EINVAL for p < 1 or too large. */
 trd_status trd_comm_threads_create(trd_comm **comm, int32_t p, const trd_threads_opts *opts);
+
+/* One rank's part of trd_comm_threads_run: comm is the rank's communicator
+ * (trd_comm_rank(comm) its rank), ctx the caller's, the same on every rank. */
+typedef trd_status (*trd_rank_fn)(trd_comm *comm, void *ctx);
+/* Runs fn on p ranks at once, one thread each, over communicators made by
+ * trd_comm_threads_create(p, opts) and freed before it returns.  TRD_OK
+ * when every rank's fn returned TRD_OK; else the lowest failing rank's
+ * status, trd_errmsg() saying "rank R: " and that rank's message.  When
+ * the communicators cannot be made (TRD_EINVAL, TRD_ENOMEM) nothing runs.
+ *
+ *     static trd_status rank_main(trd_comm *comm, void *ctx) {
+ *         double *x = (double *)ctx + 8 * trd_comm_rank(comm);
+ *         return trd_allreduce(comm, TRD_IN_PLACE, x, 8, op, NULL);
+ *     }
+ *     trd_comm_threads_run(4, NULL, rank_main, data);
+ */
+trd_status trd_comm_threads_run(int32_t p, const trd_threads_opts *opts, trd_rank_fn fn,
+                                void *ctx);
 /* A communicator over MPI point-to-point on a duplicate of *mpi_comm (an
  * MPI_Comm; NULL: MPI_COMM_WORLD), MPI already initialised by the caller.
  * Collective over *mpi_comm.  When all its ranks share a node, messages of

@@ -99,13 +99,13 @@ static trd_status check_params(const trd_algo *algo, const trd_params *p)
         return trd_fail(TRD_EINVAL, "segments = %lld is out of range: need 0 (the "
                         "algorithm's choice) to %d", (long long)p->segments,
                         TRD_SEGMENTS_MAX);
-    if (algo->schedule && !p->allreduce)
-        return trd_fail(TRD_EUNSUPPORTED, "%s is an allreduce algorithm: ask for an "
-                        "allreduce (--allreduce)", algo->name);
+    if ((st = trd_algo_check_collective(algo, p->allreduce)) != TRD_OK)
+        return st;
     double blocks = p->segments ? (double)p->segments : 1.0;
     if ((st = trd_check_memory(p->n, BYTES_PER_RANK * blocks, "a plan")) != TRD_OK ||
         (st = trd_algo_check_operator(algo, p->noncommutative)) != TRD_OK ||
-        (st = trd_algo_check_costs(algo, p->costs != NULL)) != TRD_OK)
+        (st = trd_algo_check_costs(algo, p->costs != NULL)) != TRD_OK ||
+        (st = trd_algo_check_ranks(algo, p->n)) != TRD_OK)
         return st;
     return check_costs(p);
 }
@@ -270,7 +270,7 @@ static trd_status new_plan(trd_plan **out, const char *algo_name,
     if ((st = trd_algo_find(algo_name, &index)) != TRD_OK)
         return st;
     const trd_algo *algo = trd_algo_entry(index);
-    if (algo->policy)
+    if (algo->kind == TRD_KIND_DYNAMIC)
         return trd_fail(TRD_EUNSUPPORTED, "%s is a dynamic algorithm: it pairs ranks at run "
                         "time and has no static plan (simulate or run it instead)", algo->name);
     if ((st = check_params(algo, params)) != TRD_OK)

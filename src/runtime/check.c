@@ -32,25 +32,16 @@ static trd_status check_buffers(const trd_comm *c, const void *sendbuf, const vo
     return TRD_OK;
 }
 
+/* What the algorithm's registry flags refuse. */
 static trd_status check_algo(const trd_algo *a, const trd_op *op, bool allreduce,
                              bool reproducible)
 {
-    if (a->policy && reproducible)
-        return trd_fail(TRD_EUNSUPPORTED, "%s pairs ranks in arrival order: its combine order, "
-                        "so a floating-point result, changes from run to run (reproducible "
-                        "mode takes static algorithms only)", a->name);
-    if (a->policy && allreduce)
-        return trd_fail(TRD_EUNSUPPORTED, "%s is a reduce: the rank that ends with the result "
-                        "is known only at the end (use a tree or exchange algorithm for an "
-                        "allreduce)", a->name);
-    trd_status st = trd_algo_check_operator(a, !trd_op_is_commutative(op));
-    if (st != TRD_OK)
-        return st;
-    if (a->schedule == trd_schedule_star && reproducible)
-        return trd_fail(TRD_EUNSUPPORTED, "star adds the partial sums in a different order on "
-                        "every rank, so a floating-point result differs between ranks "
-                        "(reproducible mode: use star-reduce-bcast)");
-    return TRD_OK;
+    trd_status st = trd_algo_check_reproducible(a, reproducible);
+    if (st == TRD_OK)
+        st = trd_algo_check_collective(a, allreduce);
+    if (st == TRD_OK)
+        st = trd_algo_check_operator(a, !trd_op_is_commutative(op));
+    return st;
 }
 
 /* Segments of about segment_bytes, at least one element each.  Without a
@@ -61,7 +52,7 @@ static trd_status check_algo(const trd_algo *a, const trd_op *op, bool allreduce
 static int64_t segments_for(const trd_algo *a, const trd_coll_opts *o, int64_t count,
                             size_t elem)
 {
-    if (count == 0 || a->policy)
+    if (count == 0 || a->kind == TRD_KIND_DYNAMIC)
         return 1;
     if (o->segment_bytes == 0 && a->segments)
         return 0; /* the algorithm's choice (comm.c keeps it <= count) */

@@ -26,7 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "engine/policy.h"
+#include "plan/algorithms.h"
 #include "runtime/comm.h"
 #include "wire/mpi_wire.h"
 #include "wire/shm.h"

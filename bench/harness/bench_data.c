@@ -1,6 +1,6 @@
 /* bench_data.c: the lists `treduce bench` takes (sizes, operators, kinds,
  * algorithms), the inputs of every rank and the result they must give. */
-#include "bench_tool.h"
+#include "bench_harness.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -169,7 +169,7 @@ bool bench_parse_algos(const char *text, bench_args *a)
  * double whatever the combine order. */
 static double value(int64_t r, int64_t i)
 {
-    return (double)trd_run_value("sum", r, i);
+    return (double)cli_run_value("sum", r, i);
 }
 
 void bench_fill(double *buf, int64_t count, int64_t rank)
@@ -191,9 +191,9 @@ void bench_fold(double *buf, int64_t count, int64_t p)
 trd_status bench_make_op(const bench_args *a, const char *name, trd_op **op)
 {
     if (!strcmp(name, "costly"))
-        return trd_costly_op("sleep-sum", a->op_cost_us, op);
+        return cli_costly_op("sleep-sum", a->op_cost_us, op);
     if (!strcmp(name, "costly-spin"))
-        return trd_costly_op("spin-sum", a->op_cost_us, op);
+        return cli_costly_op("spin-sum", a->op_cost_us, op);
     return trd_op_builtin(op, TRD_OP_SUM, TRD_DOUBLE);
 }
 

@@ -3,7 +3,7 @@
  * one line per series: auto, the baseline, each algorithm), and
  * DIR/ratio-<op>.png, auto's time over the baseline's against bytes, with
  * the line at 1 where they are equal. */
-#include "bench_tool.h"
+#include "bench_harness.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -6,7 +6,7 @@
  * time; a repetition's time is the slowest rank's.  The result of the last
  * repetition is checked against the rank-order fold on every rank that
  * gets one. */
-#include "bench_tool.h"
+#include "bench_harness.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -154,13 +154,13 @@ typedef struct trd_runner {
     trd_coll_opts opts;
 } trd_runner;
 
-static trd_status trd_barrier_fn(void *self)
+static trd_status treduce_barrier(void *self)
 {
     const trd_runner *r = self;
     return r->br->barrier ? r->br->barrier(r->br->barrier_ctx) : trd_comm_barrier(r->comm);
 }
 
-static trd_status trd_call_fn(void *self, const bench_case *c)
+static trd_status treduce_call(void *self, const bench_case *c)
 {
     trd_runner *r = self;
     if (c->kind == BENCH_ALLREDUCE)
@@ -173,7 +173,7 @@ static trd_status run_algo(bench_rank *br, const bench_case *c, const trd_profil
                            const char *algo)
 {
     trd_runner r = {.comm = br->comm, .br = br};
-    bench_runner run = {trd_barrier_fn, trd_call_fn, &r};
+    bench_runner run = {treduce_barrier, treduce_call, &r};
     double predicted = NAN;
     trd_coll_opts_init(&r.opts);
     trd_status st = trd_profile_apply(prof, c->count, sizeof(double), &r.opts);
@@ -220,7 +220,7 @@ static trd_status agreed_choice(bench_rank *br, const bench_case *c, trd_coll_op
 static trd_status run_auto(bench_rank *br, const bench_case *c, const trd_profile *prof)
 {
     trd_runner r = {.comm = br->comm, .br = br};
-    bench_runner run = {trd_barrier_fn, trd_call_fn, &r};
+    bench_runner run = {treduce_barrier, treduce_call, &r};
     trd_candidate cand[BENCH_MAX_ALGOS];
     trd_coll_opts_init(&r.opts);
     if (trd_algo_count() > BENCH_MAX_ALGOS)
@@ -234,8 +234,8 @@ static trd_status run_auto(bench_rank *br, const bench_case *c, const trd_profil
         return st;
     const char *model = cand[0].algo;
     for (int64_t k = 0; k < (br->a->tune + 1) * TRD_TUNE_CALLS && st == TRD_OK; k++)
-        if ((st = trd_barrier_fn(&r)) == TRD_OK)
-            st = trd_call_fn(&r, c);
+        if ((st = treduce_barrier(&r)) == TRD_OK)
+            st = treduce_call(&r, c);
     if (st != TRD_OK)
         return bench_fail(br, st, "auto (tuning)");
     if (br->a->tune > 0 && (st = agreed_choice(br, c, &r.opts, cand)) != TRD_OK)

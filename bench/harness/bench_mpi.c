@@ -6,7 +6,7 @@
  * operators MPI gets a commutative MPI_Op_create'd operator doing the same
  * sum and the same wait per call, so both libraries pay the operator's
  * cost per combine call they make. */
-#include "bench_tool.h"
+#include "bench_harness.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -32,14 +32,14 @@ static void costly_sleep_fn(void *in, void *inout, int *len, MPI_Datatype *type)
 {
     (void)type;
     sum_into(in, inout, *len);
-    trd_costly_wait(costly_seconds, true);
+    cli_costly_wait(costly_seconds, true);
 }
 
 static void costly_spin_fn(void *in, void *inout, int *len, MPI_Datatype *type)
 {
     (void)type;
     sum_into(in, inout, *len);
-    trd_costly_wait(costly_seconds, false);
+    cli_costly_wait(costly_seconds, false);
 }
 
 typedef struct mpi_base {

@@ -1,4 +1,5 @@
-/* bench_tool.h: `treduce bench`, split by part:
+/* bench_harness.h: the harness of `treduce bench` (bench/harness/), split
+ * by part (tools/cmd_bench.c is the command):
  *   cmd_bench.c      arguments and the run as a whole;
  *   bench_data.c     parsing of lists and sizes, the inputs and their fold;
  *   bench_rank.c     what every rank measures (treduce's algorithms, auto);
@@ -6,8 +7,8 @@
  *   bench_mpi.c      ranks as MPI processes, and MPI's own collectives;
  *   bench_report.c   CSV, JSON and the text summary (rank 0);
  *   bench_plot.c     the PNG figures. */
-#ifndef TRD_TOOLS_BENCH_H
-#define TRD_TOOLS_BENCH_H
+#ifndef TRD_BENCH_HARNESS_H
+#define TRD_BENCH_HARNESS_H
 
 #include <stdio.h>
 

@@ -13,13 +13,12 @@
  * the p - 1 passes are the serial fold of every input by one core, a
  * reference rather than a bound (a tree's combines run in parallel).  It
  * is measured for the sum only: a costly operator's time is not memory's. */
-#include "bench_tool.h"
+#include "bench_harness.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ranks.h"
 
 typedef struct bound_shared {
     const double **inputs; /* every rank's input, published before a bound */
@@ -101,11 +100,13 @@ static trd_status bound_point(bench_rank *br, const bench_case *c)
     return st == TRD_OK ? st : bench_fail(br, st, "bound");
 }
 
-static void rank_main(trd_comm *comm, void *ctx)
+/* Errors stay in the rank's state (first_error reports them). */
+static trd_status rank_main(trd_comm *comm, void *ctx)
 {
-    bench_rank *br = ctx;
+    bench_rank *br = (bench_rank *)ctx + trd_comm_rank(comm);
     br->comm = comm;
     bench_rank_main(br);
+    return TRD_OK;
 }
 
 /* The first failing rank's message, or NULL. */
@@ -146,7 +147,7 @@ int bench_threads(const bench_args *a)
     trd_threads_opts_init(&topts);
     topts.timeout_s = a->timeout;
     if (st == TRD_OK)
-        st = trd_ranks_threads(p, &topts, rank_main, ranks, sizeof *ranks);
+        st = trd_comm_threads_run((int32_t)p, &topts, rank_main, ranks);
     int rc;
     const char *err = st == TRD_OK ? first_error(ranks, p, &who) : NULL;
     if (st != TRD_OK)

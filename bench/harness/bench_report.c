@@ -2,7 +2,7 @@
  * (every series at every point), DIR/ratios.csv (auto against the
  * baseline), the figures (bench_plot.c), and a summary on stdout as text
  * or JSON. */
-#include "bench_tool.h"
+#include "bench_harness.h"
 
 #include <jansson.h>
 #include <limits.h>
