@@ -81,7 +81,7 @@ static void drop_cache(trd_comm_cache *k)
         k->policy.destroy(k->policy.state);
     free(k->slots);
     free(k->fresh);
-    trd_fusion_free(&k->fusion);
+    free(k->run);
     *k = (trd_comm_cache){0};
 }
 
@@ -148,8 +148,10 @@ static trd_status build_cache(trd_comm *c, const trd_comm_key *key)
             return st;
         k->nslots = trd_plan_scratch_slots(k->plan, c->wire.rank) + 1;
         st = trd_engine_create(&k->engine, k->plan, c->wire.size, NULL);
-        if (st == TRD_OK)
-            st = trd_fusion_init(&k->fusion, k->plan, c->wire.rank);
+        if (st == TRD_OK) /* zeroed: no step has landed or claimed */
+            k->run = calloc(trd_plan_step_count(k->plan, c->wire.rank) + 1, sizeof *k->run);
+        if (st == TRD_OK && !k->run)
+            st = trd_fail(TRD_ENOMEM, "runtime: out of memory");
     }
     k->slots = st == TRD_OK ? calloc((size_t)k->nslots, sizeof *k->slots) : NULL;
     k->fresh = k->slots ? malloc(k->plan ? (size_t)trd_plan_blocks(k->plan) : 1) : NULL;
@@ -227,14 +229,13 @@ static trd_status execute(trd_comm *c, const trd_op *op, const trd_comm_key *key
                          .count = key->count, .elem = key->elem,
                          .blocks = k->plan ? trd_plan_blocks(k->plan) : 1,
                          .timeout_s = c->timeout_s, .input = input, .fresh = k->fresh,
-                         .local = c->exec.local};
+                         .local = c->exec.local, .log = c->log};
     if (input && c->exec.blocks == 1)
         k->fresh[0] = 1; /* a call of memset costs more */
     else if (input)
         memset(k->fresh, 1, (size_t)c->exec.blocks);
-    if (k->fusion.consumer) {
-        memset(k->fusion.state, 0, (size_t)k->fusion.steps);
-        c->exec.fusion = &k->fusion;
+    if (k->plan) {
+        c->exec.run = k->run;
         c->exec.plan = k->plan;
         c->exec.rank = c->wire.rank;
         c->exec.base = trd_engine_first_id(k->engine, c->wire.rank);
@@ -243,8 +244,6 @@ static trd_status execute(trd_comm *c, const trd_op *op, const trd_comm_key *key
     bool holds = false;
     c->status = TRD_OK;
     trd_status st = trd_engine_run_rank(k->engine, &t, c->wire.rank, &holds);
-    if (st == TRD_OK)
-        st = trd_exec_drain(&c->exec);
     if (st != TRD_OK && c->status != TRD_OK)
         st = c->status; /* the wire's own code for a failed decision */
     if (st == TRD_OK && (holds || key->params.allreduce))

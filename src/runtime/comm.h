@@ -30,7 +30,7 @@ typedef struct trd_comm_cache {
     int32_t nslots;       /* this rank's slots, slot 0 included */
     unsigned char **slots;
     uint8_t *fresh;       /* trd_exec.fresh: one per block */
-    trd_fusion fusion;    /* trd_exec.fusion of a plan (steps 0: none) */
+    trd_step_run *run;    /* trd_exec.run: one per step of this rank's program */
 } trd_comm_cache;
 
 /* The last call's arguments but its buffers, once checked (and, for
@@ -70,6 +70,7 @@ struct trd_comm {
     unsigned char *scratch;
     size_t scratch_size;
     trd_exec exec;
+    trd_exec_log *log;    /* test hook: each call's completed steps (trd_exec_log) */
     double shm_probe[2]; /* MPI on one node: the long-message probe's medians
                             (seconds; rings, MPI), 0 when not measured (comm_mpi.c) */
     bool long_other;     /* long messages now take the path the probe did not keep */
