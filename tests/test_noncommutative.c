@@ -59,10 +59,11 @@ static size_t advance(replay *rp, int32_t r)
             rp->taken[p]++;
         }
         if (s->kind == TRD_STEP_RECV) {
-        } else if (s->kind == TRD_STEP_SEND) {
+        } else if (s->kind == TRD_STEP_SEND || s->kind == TRD_STEP_SEND_INPUT) {
             TU_CHECK(slot[s->buf].lo >= 0, "%s rank %d sends an empty slot", context, r);
             TU_CHECK(rp->sent_to[r] < 0, "%s rank %d sends twice", context, r);
-            rp->sent[r] = slot[s->buf];
+            /* the input: [r, r] */
+            rp->sent[r] = s->kind == TRD_STEP_SEND ? slot[s->buf] : (ival){r, r};
             rp->sent_to[r] = s->peer;
         } else if (s->kind == TRD_STEP_COMBINE || s->kind == TRD_STEP_COPY || fused) {
             TU_CHECK(s->src >= 0 && s->src < rp->nslots && slot[s->src].lo >= 0,

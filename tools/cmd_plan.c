@@ -49,7 +49,7 @@ static json_t *json_time(cli_finite *f, const char *name, double t)
 
 static json_t *steps_json(const trd_plan *plan, int32_t rank, cli_finite *f)
 {
-    static const char *kinds[] = {"send", "recv", "combine", "copy", "recv-combine"};
+    static const char *kinds[] = {"send", "recv", "combine", "copy", "recv-combine", "send-input"};
     json_t *list = json_array();
     for (size_t i = 0; i < trd_plan_step_count(plan, rank); i++) {
         const trd_step *s = trd_plan_step(plan, rank, i);
@@ -59,7 +59,7 @@ static json_t *steps_json(const trd_plan *plan, int32_t rank, cli_finite *f)
                               "end", cli_json_real(f, "a step's end", s->end));
         if (s->kind == TRD_STEP_COMBINE || s->kind == TRD_STEP_RECV_COMBINE)
             json_object_set_new(o, "side", json_string(s->side == TRD_SIDE_LEFT ? "left" : "right"));
-        if (s->kind == TRD_STEP_SEND && s->release > 0)
+        if ((s->kind == TRD_STEP_SEND || s->kind == TRD_STEP_SEND_INPUT) && s->release > 0)
             json_object_set_new(o, "release", cli_json_real(f, "a release time", s->release));
         json_array_append_new(list, o);
     }

@@ -16,7 +16,8 @@
 static trd_status check_step(const trd_step *s, int32_t r, size_t i, int64_t n, int64_t B)
 {
     bool fused = s->kind == TRD_STEP_RECV_COMBINE; /* both a transfer and a local step */
-    bool transfer = s->kind == TRD_STEP_SEND || s->kind == TRD_STEP_RECV || fused;
+    bool transfer = s->kind == TRD_STEP_SEND || s->kind == TRD_STEP_RECV || fused ||
+                    s->kind == TRD_STEP_SEND_INPUT;
     bool local = s->kind == TRD_STEP_COMBINE || s->kind == TRD_STEP_COPY || fused;
     int64_t covered = s->blocks > 1 ? s->blocks : 1;
     const char *bad = NULL;
@@ -35,7 +36,7 @@ static trd_status check_step(const trd_step *s, int32_t r, size_t i, int64_t n, 
              s->dep[1] >= (int64_t)i)
         bad = "a dependency that is not an earlier step";
     else if (!isfinite(s->release) || s->release < 0 ||
-             (s->release > 0 && s->kind != TRD_STEP_SEND))
+             (s->release > 0 && s->kind != TRD_STEP_SEND && s->kind != TRD_STEP_SEND_INPUT))
         bad = "a bad release time";
     else if (s->ship != 0) /* the fusion pass's (plan/fuse.c), checked there */
         bad = "a ship (only the fusion pass sets it)";

@@ -21,6 +21,17 @@
  * (canon-antoniu Sec. 3.1: a rank receives its next input while it
  * combines the previous one).
  *
+ * Send-from-input.  A SEND of slot 0 blocks that no earlier step of the
+ * program writes, and that waits for nothing, sends the rank's input: it
+ * becomes a SEND_INPUT, and the steps that waited for it (to write slot 0
+ * once the SEND no longer reads it) wait for it no more.  The runtime
+ * keeps the input apart (the caller's sendbuf, or a copy made at the start
+ * of an in-place call), so no step writes what it sends; it has no deps,
+ * so it is posted at the start in program order and no ordering passed
+ * through it.  An exchange's first round then overlaps its receive and
+ * combine with its send: the receive is posted before the send is done,
+ * and a combine that waited for nothing else is fused with it.
+ *
  * Combine-into-peer.  A COMBINE or RECV_COMBINE whose blocks a later SEND
  * ships whole, depending on it, with no step writing them in between (so
  * the bytes written are the bytes sent), and no earlier SEND of the
@@ -120,6 +131,44 @@ static int32_t consumer_of(const trd_step *prog, size_t n, size_t i, const int32
     return end == n || left == 0 ? c : -1;
 }
 
+/* Whether step s writes (or clobbers) its blocks of slot 0. */
+static bool writes_slot0(const trd_step *s)
+{
+    if (s->kind == TRD_STEP_SEND || s->kind == TRD_STEP_SEND_INPUT)
+        return false;
+    return s->buf == 0 ||
+           (s->kind == TRD_STEP_COMBINE && s->src == 0 && s->side == TRD_SIDE_RIGHT);
+}
+
+/* Send-from-input in prog[0..n) (see the top); written: room for the
+ * blocks. */
+static void mark_input_sends(trd_step *prog, size_t n, uint8_t *written, int32_t blocks)
+{
+    uint8_t *input = calloc(n + 1, 1);
+    memset(written, 0, (size_t)blocks);
+    for (size_t j = 0; j < n; j++) {
+        trd_step *s = &prog[j];
+        bool fresh = s->kind == TRD_STEP_SEND && s->buf == 0 && s->dep[0] < 0 && s->dep[1] < 0;
+        for (int32_t b = s->block; fresh && b < s->block + span(s); b++)
+            fresh = !written[b];
+        if (fresh) {
+            s->kind = TRD_STEP_SEND_INPUT;
+            if (input)
+                input[j] = 1;
+        }
+        if (writes_slot0(s))
+            memset(written + s->block, 1, (size_t)span(s));
+        for (int k = 0; k < 2 && input; k++)
+            if (s->dep[k] >= 0 && input[s->dep[k]])
+                s->dep[k] = -1;
+    }
+    if (!input) /* no memory to strip the deps: the sends stay SENDs */
+        for (size_t j = 0; j < n; j++)
+            if (prog[j].kind == TRD_STEP_SEND_INPUT)
+                prog[j].kind = TRD_STEP_SEND;
+    free(input);
+}
+
 /* The fused program of prog[0..n) into out (room for n), *m steps:
  * RECV i and its consumer become one RECV_COMBINE at i. */
 static trd_status fuse_receives(const trd_step *prog, size_t n, int32_t blocks, trd_step *out,
@@ -196,7 +245,7 @@ static trd_status mark_first_sends(const trd_step *prog, size_t n, uint8_t *firs
         return trd_fail(TRD_ENOMEM, "plan: out of memory fusing a program of %zu steps", n);
     for (size_t j = 0; j < n; j++) {
         first[j] = 0;
-        if (prog[j].kind == TRD_STEP_SEND)
+        if (prog[j].kind == TRD_STEP_SEND || prog[j].kind == TRD_STEP_SEND_INPUT)
             k[m++] = (send_key){prog[j].peer, prog[j].block, (int32_t)j};
     }
     qsort(k, m, sizeof *k, by_channel);
@@ -218,7 +267,8 @@ static int32_t shipper_of(const trd_step *prog, size_t n, size_t i, const uint8_
                      span(s) == span(c) && depends_on(s, i);
         if (ships)
             return first[j] ? (int32_t)j + 1 : 0;
-        if (s->kind != TRD_STEP_SEND && s->buf == c->buf && overlaps(s, c))
+        if (s->kind != TRD_STEP_SEND && s->kind != TRD_STEP_SEND_INPUT && s->buf == c->buf &&
+            overlaps(s, c))
             return 0;
     }
     return 0;
@@ -239,7 +289,19 @@ static trd_status mark_ships(trd_step *prog, size_t n)
 trd_status trd_fuse_program(const trd_step *prog, size_t n, int32_t blocks, trd_step *out,
                             size_t *m)
 {
-    trd_status st = fuse_receives(prog, n, blocks, out, m);
+    trd_step *sent = malloc((n + 1) * sizeof *sent);
+    uint8_t *written = malloc((size_t)blocks + 1);
+    trd_status st = TRD_OK;
+    if (!sent || !written)
+        st = trd_fail(TRD_ENOMEM, "plan: out of memory fusing a program of %zu steps", n);
+    if (st == TRD_OK) {
+        if (n > 0)
+            memcpy(sent, prog, n * sizeof *sent);
+        mark_input_sends(sent, n, written, blocks);
+        st = fuse_receives(sent, n, blocks, out, m);
+    }
+    free(sent);
+    free(written);
     return st != TRD_OK ? st : mark_ships(out, *m);
 }
 

@@ -381,7 +381,7 @@ static double step_work(const trd_params *p, int32_t r, const trd_step *s, int32
 {
     double share = (double)(s->blocks > 1 ? s->blocks : 1) / (double)blocks;
     const trd_costs *k = p->costs; /* then latency, combine_fixed, flight are 0 */
-    if (s->kind == TRD_STEP_SEND)
+    if (s->kind == TRD_STEP_SEND || s->kind == TRD_STEP_SEND_INPUT)
         return k ? trd_costs_transfer_base(k, r, s->peer) * share : trd_transfer_work(p, share);
     if (s->kind == TRD_STEP_COMBINE || s->kind == TRD_STEP_RECV_COMBINE) /* its SEND: the move */
         return k ? trd_costs_combine_base(k, r) * share : trd_combine_work(p, share);

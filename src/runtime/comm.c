@@ -82,6 +82,7 @@ static void drop_cache(trd_comm_cache *k)
     free(k->slots);
     free(k->fresh);
     free(k->run);
+    free(k->input_copy);
     *k = (trd_comm_cache){0};
 }
 
@@ -127,6 +128,26 @@ trd_status trd_comm_plan(const trd_comm_key *key, trd_plan **out)
     return trd_plan_create(out, a->name, &p);
 }
 
+/* The run state of rank's steps of plan (zeroed: nothing landed or
+ * claimed), and whether an in-place call must keep its input apart: the
+ * program sends from it (SEND_INPUT, plan/fuse.c) and writes slot 0. */
+static trd_status prepare_steps(trd_comm_cache *k, const trd_plan *plan, int32_t rank)
+{
+    size_t n = trd_plan_step_count(plan, rank);
+    bool sends = false, writes = false;
+    k->run = calloc(n + 1, sizeof *k->run);
+    if (!k->run)
+        return trd_fail(TRD_ENOMEM, "runtime: out of memory");
+    for (size_t i = 0; i < n; i++) {
+        const trd_step *s = trd_plan_step(plan, rank, i);
+        sends |= s->kind == TRD_STEP_SEND_INPUT;
+        writes |= s->kind != TRD_STEP_SEND && s->kind != TRD_STEP_SEND_INPUT &&
+                  (s->buf == 0 || (s->kind == TRD_STEP_COMBINE && s->src == 0));
+    }
+    k->keep_input = sends && writes;
+    return TRD_OK;
+}
+
 /* Builds the plan (or the policy) and the engine for key. */
 static trd_status build_cache(trd_comm *c, const trd_comm_key *key)
 {
@@ -148,10 +169,8 @@ static trd_status build_cache(trd_comm *c, const trd_comm_key *key)
             return st;
         k->nslots = trd_plan_scratch_slots(k->plan, c->wire.rank) + 1;
         st = trd_engine_create(&k->engine, k->plan, c->wire.size, NULL);
-        if (st == TRD_OK) /* zeroed: no step has landed or claimed */
-            k->run = calloc(trd_plan_step_count(k->plan, c->wire.rank) + 1, sizeof *k->run);
-        if (st == TRD_OK && !k->run)
-            st = trd_fail(TRD_ENOMEM, "runtime: out of memory");
+        if (st == TRD_OK)
+            st = prepare_steps(k, k->plan, c->wire.rank);
     }
     k->slots = st == TRD_OK ? calloc((size_t)k->nslots, sizeof *k->slots) : NULL;
     k->fresh = k->slots ? malloc(k->plan ? (size_t)trd_plan_blocks(k->plan) : 1) : NULL;
@@ -225,6 +244,13 @@ static trd_status execute(trd_comm *c, const trd_op *op, const trd_comm_key *key
                           const void *input)
 {
     trd_comm_cache *k = &c->cache;
+    size_t bytes = (size_t)key->count * key->elem;
+    if (!input && k->plan && k->keep_input) { /* in place: SEND_INPUT needs it apart */
+        if (!k->input_copy && !(k->input_copy = malloc(bytes + 1)))
+            return trd_fail(TRD_ENOMEM, "runtime: out of memory for a copy of the input");
+        memcpy(k->input_copy, k->slots[0], bytes);
+        input = k->input_copy;
+    }
     c->exec = (trd_exec){.wire = &c->wire, .op = op, .slot = k->slots, .nslots = k->nslots,
                          .count = key->count, .elem = key->elem,
                          .blocks = k->plan ? trd_plan_blocks(k->plan) : 1,
@@ -516,6 +542,8 @@ trd_status trd_comm_run_plan(trd_comm *c, const trd_plan *plan, void *buf, int64
     k->slots = st == TRD_OK ? calloc((size_t)k->nslots, sizeof *k->slots) : NULL;
     if (st == TRD_OK && !k->slots)
         st = trd_fail(TRD_ENOMEM, "runtime: out of memory");
+    if (st == TRD_OK)
+        st = prepare_steps(k, plan, c->wire.rank);
     if (st == TRD_OK)
         st = lay_out_slots(c, buf, (size_t)count * key.elem);
     if (st == TRD_OK)

@@ -31,6 +31,9 @@ typedef struct trd_comm_cache {
     unsigned char **slots;
     uint8_t *fresh;       /* trd_exec.fresh: one per block */
     trd_step_run *run;    /* trd_exec.run: one per step of this rank's program */
+    bool keep_input;      /* the program sends its input (SEND_INPUT) and writes
+                             slot 0: an in-place call keeps a copy apart */
+    unsigned char *input_copy; /* that copy (count elements), made lazily */
 } trd_comm_cache;
 
 /* The last call's arguments but its buffers, once checked (and, for

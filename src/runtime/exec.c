@@ -297,6 +297,8 @@ static trd_status post(void *ctx, int32_t rank, int32_t id, const trd_step *s)
     switch (s->kind) {
     case TRD_STEP_SEND:
         return send(x, id, s, input ? input + off : at, bytes);
+    case TRD_STEP_SEND_INPUT: /* the input kept apart, or slot 0 if nothing writes it */
+        return w->isend(w->ctx, s->peer, s->block, x->input ? x->input + off : at, bytes, id);
     case TRD_STEP_RECV:
         return w->irecv(w->ctx, s->peer, s->block, at, bytes, id);
     default:

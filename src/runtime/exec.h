@@ -56,6 +56,9 @@ typedef struct trd_exec {
      * (trd_exec_fill_slot0). */
     const unsigned char *input;
     uint8_t *fresh;
+    /* SEND_INPUT steps send from input when it is set, else from slot 0:
+     * the runtime sets input for an in-place call whose program writes
+     * slot 0 and sends from the input (a copy made at the start). */
     /* Static programs: rank's program of plan, whose step i the engine
      * posts as id base + i, and a run state per step.  plan NULL: a
      * dynamic policy (no RECV_COMBINE, nothing shipped). */

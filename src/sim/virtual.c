@@ -362,7 +362,7 @@ static NOINLINE trd_status post_recv_combine(trd_virtual *v, int32_t rank, int32
 /* A step whose id has room: to its kind's path. */
 ALWAYS_INLINE trd_status post_step(trd_virtual *v, int32_t rank, int32_t id, const trd_step *s)
 {
-    if (s->kind == TRD_STEP_SEND)
+    if (s->kind == TRD_STEP_SEND || s->kind == TRD_STEP_SEND_INPUT)
         return post_send(v, rank, id, s);
     if (s->kind == TRD_STEP_COMBINE || s->kind == TRD_STEP_COPY)
         return post_local(v, rank, id, s);
