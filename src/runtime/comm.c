@@ -540,7 +540,8 @@ trd_status trd_comm_run_plan(trd_comm *c, const trd_plan *plan, void *buf, int64
     k->nslots = trd_plan_scratch_slots(plan, c->wire.rank) + 1;
     st = trd_engine_create(&k->engine, plan, c->wire.size, NULL);
     k->slots = st == TRD_OK ? calloc((size_t)k->nslots, sizeof *k->slots) : NULL;
-    if (st == TRD_OK && !k->slots)
+    k->fresh = k->slots ? malloc((size_t)trd_plan_blocks(plan)) : NULL; /* keep_input */
+    if (st == TRD_OK && (!k->slots || !k->fresh))
         st = trd_fail(TRD_ENOMEM, "runtime: out of memory");
     if (st == TRD_OK)
         st = prepare_steps(k, plan, c->wire.rank);
