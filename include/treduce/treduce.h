@@ -238,10 +238,34 @@ typedef enum trd_step_kind {
     TRD_STEP_RECV = 1,    /* receive from `peer` into slot `buf` */
     TRD_STEP_COMBINE = 2, /* slot `buf` = in (+) buf (LEFT) or buf (+) in (RIGHT),
                              with in = slot `src` */
-    TRD_STEP_COPY = 3     /* slot `buf` = slot `src` */
+    TRD_STEP_COPY = 3,    /* slot `buf` = slot `src` */
+    TRD_STEP_RECV_COMBINE = 4, /* receive from `peer` and combine on arrival:
+                             slot `buf` = msg (+) buf (LEFT) or buf (+) msg
+                             (RIGHT); `src` is a scratch slot a wire that
+                             cannot combine from the sender's buffer lands
+                             the message in first */
+    TRD_STEP_SEND_INPUT = 5 /* send blocks of the rank's input (slot 0 as it
+                             was at the start, never written before this
+                             step) to `peer`; the runtime keeps the input
+                             apart, so nothing waits for this step */
 } trd_step_kind;
 
 typedef enum trd_side { TRD_SIDE_LEFT = 0, TRD_SIDE_RIGHT = 1 } trd_side;
+
+/* Fusion (DESIGN.md: the simulator runs exactly what runs).  Every plan
+ * trd_plan_create returns has been through one pass at plan time
+ * (src/plan/fuse.c) that writes down what the runtime really does with a
+ * message: a RECV into scratch whose only reader is a COMBINE of the same
+ * blocks into an accumulator no earlier step writes becomes one
+ * RECV_COMBINE (the message is folded into the accumulator as it arrives,
+ * never stored first), a SEND of slot 0 blocks nothing wrote yet becomes a
+ * SEND_INPUT that nothing waits for (the input is never written, so the
+ * steps that write slot 0 need not wait for it to leave), and a combine
+ * whose result a SEND ships whole gets `ship` (the result may be written
+ * into the receiver as it is computed).
+ * The simulator charges a RECV_COMBINE its transfer and then its combine;
+ * the runtime's executor interprets the steps as written, without
+ * analysing or rewriting them. */
 
 /* One step.  Slot 0 is the rank's own buffer (its accumulator); slots >= 1
  * are scratch buffers of the same size.  A step may start once the steps
@@ -263,6 +287,11 @@ typedef struct trd_step {
                       elements [b*count/B, (b+1)*count/B)); 0 unsegmented */
     int32_t blocks; /* number of consecutive blocks from `block` (0 means 1) */
     int32_t dep[2];
+    /* COMBINE, RECV_COMBINE: 0, or 1 + the index of the SEND that ships
+     * exactly this step's result (its first on that channel, depending on
+     * this step): the runtime may write the result straight into the
+     * peer's posted receive as it combines (combine-into-peer). */
+    int32_t ship;
     double start;
     double end;
     double release;

@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "core/memory.h"
 #include "model/hetero_bound.h"
+#include "plan/fuse.h"
 #include "plan/number.h"
 #include "plan/plan_internal.h"
 #include "sim/costs.h"
@@ -238,7 +239,7 @@ static trd_status build_exchange_plan(trd_plan *plan)
  * reduce without flight (under params.costs when there are some, unless a
  * non-commutative numbering keeps them out of the evaluator), the
  * simulator's (same engine, constant costs) otherwise. */
-static trd_status build_plan(trd_plan *plan, bool makespan_only)
+static trd_status build_plan(trd_plan *plan, bool makespan_only, bool fuse)
 {
     trd_params *p = &plan->params;
     const trd_algo *a = plan->algo;
@@ -251,6 +252,8 @@ static trd_status build_plan(trd_plan *plan, bool makespan_only)
     plan->timed = a->build && plan->blocks == 1 && !p->allreduce &&
                   (!p->costs || evaluated_under_costs(a, p));
     st = a->build ? build_tree_plan(plan, makespan_only) : build_exchange_plan(plan);
+    if (st == TRD_OK && fuse && plan->steps) /* every plan seen runs fused (plan/fuse.c) */
+        st = trd_fuse_plan((size_t)p->n, plan->step_first, &plan->steps, plan->blocks);
     if (st != TRD_OK || (plan->timed && p->flight == 0))
         return st;
     plan->makespan = NAN; /* simulated on first demand: the runtime never asks */
@@ -259,7 +262,7 @@ static trd_status build_plan(trd_plan *plan, bool makespan_only)
 
 /* The checked path shared by trd_plan_create and trd_makespan. */
 static trd_status new_plan(trd_plan **out, const char *algo_name,
-                           const trd_params *params, bool makespan_only)
+                           const trd_params *params, bool makespan_only, bool fuse)
 {
     size_t index;
     trd_status st;
@@ -280,7 +283,7 @@ static trd_status new_plan(trd_plan **out, const char *algo_name,
         return trd_fail(TRD_ENOMEM, "treduce: out of memory");
     plan->algo = algo;
     plan->params = *params;
-    if ((st = build_plan(plan, makespan_only)) != TRD_OK) {
+    if ((st = build_plan(plan, makespan_only, fuse)) != TRD_OK) {
         trd_plan_free(plan);
         return st;
     }
@@ -290,7 +293,13 @@ static trd_status new_plan(trd_plan **out, const char *algo_name,
 
 trd_status trd_plan_create(trd_plan **out, const char *algo_name, const trd_params *params)
 {
-    return new_plan(out, algo_name, params, false);
+    return new_plan(out, algo_name, params, false, true);
+}
+
+trd_status trd_plan_create_unfused(trd_plan **out, const char *algo_name,
+                                   const trd_params *params)
+{
+    return new_plan(out, algo_name, params, false, false);
 }
 
 trd_status trd_makespan(const char *algo_name, const trd_params *params, double *makespan)
@@ -298,7 +307,7 @@ trd_status trd_makespan(const char *algo_name, const trd_params *params, double 
     trd_plan *plan;
     if (!makespan)
         return trd_fail(TRD_EINVAL, "treduce: NULL argument (makespan)");
-    trd_status st = new_plan(&plan, algo_name, params, true);
+    trd_status st = new_plan(&plan, algo_name, params, true, true);
     if (st == TRD_OK)
         *makespan = plan->makespan;
     trd_plan_free(plan);
@@ -372,9 +381,9 @@ static double step_work(const trd_params *p, int32_t r, const trd_step *s, int32
 {
     double share = (double)(s->blocks > 1 ? s->blocks : 1) / (double)blocks;
     const trd_costs *k = p->costs; /* then latency, combine_fixed, flight are 0 */
-    if (s->kind == TRD_STEP_SEND)
+    if (s->kind == TRD_STEP_SEND || s->kind == TRD_STEP_SEND_INPUT)
         return k ? trd_costs_transfer_base(k, r, s->peer) * share : trd_transfer_work(p, share);
-    if (s->kind == TRD_STEP_COMBINE)
+    if (s->kind == TRD_STEP_COMBINE || s->kind == TRD_STEP_RECV_COMBINE) /* its SEND: the move */
         return k ? trd_costs_combine_base(k, r) * share : trd_combine_work(p, share);
     return 0.0;
 }
@@ -451,6 +460,7 @@ bool trd_plan_same_programs(const trd_plan *x, const trd_plan *y)
         for (size_t i = 0; i < k; i++) {
             const trd_step *a = trd_plan_step(x, r, i), *b = trd_plan_step(y, r, i);
             if (a->kind != b->kind || a->peer != b->peer || a->buf != b->buf ||
+                a->ship != b->ship ||
                 a->src != b->src || a->side != b->side || a->block != b->block ||
                 a->blocks != b->blocks || a->dep[0] != b->dep[0] || a->dep[1] != b->dep[1])
                 return false;

@@ -55,6 +55,11 @@ trd_status trd_schedule_build(trd_plan *plan, const trd_timing *timing,
 trd_status trd_plan_custom(trd_plan **out, const trd_algo *algo, const trd_params *params,
                            size_t *step_first, trd_step *steps, double makespan);
 
+/* As trd_plan_create, without the fusion pass (plan/fuse.c): the
+ * programs as the algorithm wrote them (tests of the pass). */
+trd_status trd_plan_create_unfused(trd_plan **out, const char *algo_name,
+                                   const trd_params *params);
+
 /* The costs a plan of p is timed under: p->costs over positions rotated
  * by p->root (a commutative numbering), else the homogeneous d, c. */
 trd_cost_view trd_plan_cost_view(const trd_params *p);

@@ -82,7 +82,8 @@ static void drop_cache(trd_comm_cache *k)
         k->policy.destroy(k->policy.state);
     free(k->slots);
     free(k->fresh);
-    trd_fusion_free(&k->fusion);
+    free(k->run);
+    free(k->input_copy);
     *k = (trd_comm_cache){0};
 }
 
@@ -128,6 +129,26 @@ trd_status trd_comm_plan(const trd_comm_key *key, trd_plan **out)
     return trd_plan_create(out, a->name, &p);
 }
 
+/* The run state of rank's steps of plan (zeroed: nothing landed or
+ * claimed), and whether an in-place call must keep its input apart: the
+ * program sends from it (SEND_INPUT, plan/fuse.c) and writes slot 0. */
+static trd_status prepare_steps(trd_comm_cache *k, const trd_plan *plan, int32_t rank)
+{
+    size_t n = trd_plan_step_count(plan, rank);
+    bool sends = false, writes = false;
+    k->run = calloc(n + 1, sizeof *k->run);
+    if (!k->run)
+        return trd_fail(TRD_ENOMEM, "runtime: out of memory");
+    for (size_t i = 0; i < n; i++) {
+        const trd_step *s = trd_plan_step(plan, rank, i);
+        sends |= s->kind == TRD_STEP_SEND_INPUT;
+        writes |= s->kind != TRD_STEP_SEND && s->kind != TRD_STEP_SEND_INPUT &&
+                  (s->buf == 0 || (s->kind == TRD_STEP_COMBINE && s->src == 0));
+    }
+    k->keep_input = sends && writes;
+    return TRD_OK;
+}
+
 /* Builds the plan (or the policy) and the engine for key. */
 static trd_status build_cache(trd_comm *c, const trd_comm_key *key)
 {
@@ -150,7 +171,7 @@ static trd_status build_cache(trd_comm *c, const trd_comm_key *key)
         k->nslots = trd_plan_scratch_slots(k->plan, c->wire.rank) + 1;
         st = trd_engine_create(&k->engine, k->plan, c->wire.size, NULL);
         if (st == TRD_OK)
-            st = trd_fusion_init(&k->fusion, k->plan, c->wire.rank);
+            st = prepare_steps(k, k->plan, c->wire.rank);
     }
     k->slots = st == TRD_OK ? calloc((size_t)k->nslots, sizeof *k->slots) : NULL;
     k->fresh = k->slots ? malloc(k->plan ? (size_t)trd_plan_blocks(k->plan) : 1) : NULL;
@@ -224,18 +245,24 @@ static trd_status execute(trd_comm *c, const trd_op *op, const trd_comm_key *key
                           const void *input)
 {
     trd_comm_cache *k = &c->cache;
+    size_t bytes = (size_t)key->count * key->elem;
+    if (!input && k->plan && k->keep_input) { /* in place: SEND_INPUT needs it apart */
+        if (!k->input_copy && !(k->input_copy = malloc(bytes + 1)))
+            return trd_fail(TRD_ENOMEM, "runtime: out of memory for a copy of the input");
+        memcpy(k->input_copy, k->slots[0], bytes);
+        input = k->input_copy;
+    }
     c->exec = (trd_exec){.wire = &c->wire, .op = op, .slot = k->slots, .nslots = k->nslots,
                          .count = key->count, .elem = key->elem,
                          .blocks = k->plan ? trd_plan_blocks(k->plan) : 1,
                          .timeout_s = c->timeout_s, .input = input, .fresh = k->fresh,
-                         .local = c->exec.local};
+                         .local = c->exec.local, .log = c->log};
     if (input && c->exec.blocks == 1)
         k->fresh[0] = 1; /* a call of memset costs more */
     else if (input)
         memset(k->fresh, 1, (size_t)c->exec.blocks);
-    if (k->fusion.consumer) {
-        memset(k->fusion.state, 0, (size_t)k->fusion.steps);
-        c->exec.fusion = &k->fusion;
+    if (k->plan) {
+        c->exec.run = k->run;
         c->exec.plan = k->plan;
         c->exec.rank = c->wire.rank;
         c->exec.base = trd_engine_first_id(k->engine, c->wire.rank);
@@ -244,8 +271,6 @@ static trd_status execute(trd_comm *c, const trd_op *op, const trd_comm_key *key
     bool holds = false;
     c->status = TRD_OK;
     trd_status st = trd_engine_run_rank(k->engine, &t, c->wire.rank, &holds);
-    if (st == TRD_OK)
-        st = trd_exec_drain(&c->exec);
     if (st != TRD_OK && c->status != TRD_OK)
         st = c->status; /* the wire's own code for a failed decision */
     if (st == TRD_OK && (holds || key->params.allreduce))
@@ -437,8 +462,11 @@ static trd_status run_plan(trd_comm *c, const trd_plan *plan, void *buf, int64_t
     k->nslots = trd_plan_scratch_slots(plan, c->wire.rank) + 1;
     st = trd_engine_create(&k->engine, plan, c->wire.size, NULL);
     k->slots = st == TRD_OK ? calloc((size_t)k->nslots, sizeof *k->slots) : NULL;
-    if (st == TRD_OK && !k->slots)
+    k->fresh = k->slots ? malloc((size_t)trd_plan_blocks(plan)) : NULL; /* keep_input */
+    if (st == TRD_OK && (!k->slots || !k->fresh))
         st = trd_fail(TRD_ENOMEM, "runtime: out of memory");
+    if (st == TRD_OK)
+        st = prepare_steps(k, plan, c->wire.rank);
     if (st == TRD_OK)
         st = lay_out_slots(c, buf, (size_t)count * key.elem);
     if (st == TRD_OK)

@@ -30,7 +30,10 @@ typedef struct trd_comm_cache {
     int32_t nslots;       /* this rank's slots, slot 0 included */
     unsigned char **slots;
     uint8_t *fresh;       /* trd_exec.fresh: one per block */
-    trd_fusion fusion;    /* trd_exec.fusion of a plan (steps 0: none) */
+    trd_step_run *run;    /* trd_exec.run: one per step of this rank's program */
+    bool keep_input;      /* the program sends its input (SEND_INPUT) and writes
+                             slot 0: an in-place call keeps a copy apart */
+    unsigned char *input_copy; /* that copy (count elements), made lazily */
 } trd_comm_cache;
 
 /* The last call's arguments but its buffers, once checked (and, for
@@ -71,6 +74,7 @@ struct trd_comm {
     size_t scratch_size;
     trd_exec exec;
     bool in_call;        /* a collective runs (trd_comm_collective, trd_comm_run_plan) */
+    trd_exec_log *log;   /* test hook: each call's completed steps (trd_exec_log) */
 };
 
 /* Whether a call of `bytes` per rank may send messages longer than the

@@ -68,8 +68,8 @@ struct trd_wire {
      * bytes) on this rank's thread, straight from the sender's buffer,
      * before the receive completes.  The runtime combines such a message
      * into its accumulator without copying it into scratch first
-     * (src/runtime/fuse.c).  A consume that fails fails the call or the
-     * wait that ran it. */
+     * (a RECV_COMBINE step, src/plan/fuse.c).  A consume that fails fails
+     * the call or the wait that ran it. */
     trd_status (*irecv_consume)(void *ctx, int32_t peer, int32_t tag, size_t bytes,
                                 int32_t id, trd_consume_fn consume, void *arg);
     /* Optional, both or neither (NULL: this wire cannot): a send whose
