@@ -13,6 +13,7 @@
 #include <pthread.h>
 
 #include "testutil.h"
+#include "runtime/test_hooks.h" /* random send delays */
 
 #define P 6
 #define COUNT 257
@@ -61,11 +62,14 @@ static void run_once(const char *algo, bool allreduce, uint64_t seed, rank_ctx *
 {
     trd_threads_opts opts;
     trd_threads_opts_init(&opts);
-    opts.delay_max_us = 300;
-    opts.delay_seed = seed;
     opts.timeout_s = 20;
+    trd_test_hooks hooks;
+    trd_test_hooks_init(&hooks);
+    hooks.delay_max_us = 300;
+    hooks.delay_seed = seed;
     trd_comm *comm[P];
     assert_int_equal(trd_comm_threads_create(comm, P, &opts), TRD_OK);
+    assert_int_equal(trd_test_hooks_set_all(comm, P, &hooks), TRD_OK);
     pthread_t tid[P];
     for (int r = 0; r < P; r++) {
         ctx[r] = (rank_ctx){.comm = comm[r], .algo = algo, .allreduce = allreduce};

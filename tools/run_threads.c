@@ -6,16 +6,30 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/test_hooks.h"
+
 typedef struct rank_job {
     const trd_run_args *args;
     const trd_op *op;
     trd_run_result res;
 } rank_job;
 
+/* --inject-delay and --dead-rank go through the library's test hooks,
+ * which each rank sets on its own handle before its first call. */
 static void rank_main(trd_comm *comm, void *arg)
 {
     rank_job *j = arg;
-    trd_run_rank(j->args, comm, j->op, &j->res);
+    trd_test_hooks hooks;
+    trd_test_hooks_init(&hooks);
+    hooks.delay_max_us = j->args->delay_us;
+    hooks.dead_rank = (int32_t)j->args->dead_rank;
+    trd_status st = trd_test_hooks_set(comm, &hooks);
+    if (st == TRD_OK) {
+        trd_run_rank(j->args, comm, j->op, &j->res);
+        return;
+    }
+    j->res.status = st;
+    snprintf(j->res.error, sizeof j->res.error, "%s", cli_errmsg(st));
 }
 
 /* Rank 0's result with each iteration's time made the slowest rank's, the
@@ -45,8 +59,6 @@ trd_status trd_run_threads_collect(const trd_run_args *a, trd_run_result *out)
     trd_threads_opts topts;
     trd_threads_opts_init(&topts);
     topts.timeout_s = a->timeout;
-    topts.delay_max_us = a->delay_us;
-    topts.dead_rank = (int32_t)a->dead_rank;
     int64_t p = a->p;
     trd_op *op = NULL;
     rank_job *jobs = calloc((size_t)p, sizeof *jobs);

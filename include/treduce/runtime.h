@@ -199,11 +199,6 @@ typedef struct trd_comm trd_comm;
  * defaults: call trd_threads_opts_init). */
 typedef struct trd_threads_opts {
     double timeout_s;     /* timeout of every wait (default 30 s) */
-    double delay_max_us;  /* tests: a random delay in [0, max) before each
-                             send (default 0: none) */
-    uint64_t delay_seed;  /* seed of those delays */
-    int32_t dead_rank;    /* tests: this rank's collective calls return
-                             TRD_EIO at once, as if it had died (-1 none) */
 } trd_threads_opts;
 void trd_threads_opts_init(trd_threads_opts *opts);
 
