@@ -139,8 +139,9 @@ const trd_params *trd_plan_params(const trd_plan *plan);
  * segmented plan, an allreduce or an exchange algorithm, the simulator's
  * time with these constant costs, one-port full duplex (a rank may send
  * and receive at once, as pipelines need), until every rank that gets the
- * result has it: simulated on the first call (not thread-safe then), NaN
- * if the simulation fails. */
+ * result has it: simulated at each call (the plan is never written after
+ * trd_plan_create, so threads may ask at once; keep the value rather than
+ * asking again), NaN if the simulation fails. */
 double trd_plan_makespan(const trd_plan *plan);
 /* The work of the plan: the time its transfers hold the ports (d less the
  * flight, plus as much of the flight as the copy lasts: a receiver that

@@ -17,7 +17,6 @@
 #include "plan/number.h"
 #include "plan/plan_internal.h"
 #include "sim/costs.h"
-#include "sim/sim.h"
 
 /* Rough peak memory of a plan per rank (tree, timing, numbering, steps). */
 #define BYTES_PER_RANK 256.0
@@ -251,15 +250,13 @@ static trd_status build_plan(trd_plan *plan, bool makespan_only)
     plan->timed = a->build && plan->blocks == 1 && !p->allreduce &&
                   (!p->costs || evaluated_under_costs(a, p));
     st = a->build ? build_tree_plan(plan, makespan_only) : build_exchange_plan(plan);
-    if (st != TRD_OK || (plan->timed && p->flight == 0))
-        return st;
-    plan->makespan = NAN; /* simulated on first demand: the runtime never asks */
-    return makespan_only ? trd_plan_simulate_makespan(plan, &plan->makespan) : TRD_OK;
+    if (st == TRD_OK && !(plan->timed && p->flight == 0))
+        plan->makespan = NAN; /* the simulator's (src/sim/plan_makespan.c) */
+    return st;
 }
 
-/* The checked path shared by trd_plan_create and trd_makespan. */
-static trd_status new_plan(trd_plan **out, const char *algo_name,
-                           const trd_params *params, bool makespan_only)
+trd_status trd_plan_build(trd_plan **out, const char *algo_name, const trd_params *params,
+                          bool makespan_only)
 {
     size_t index;
     trd_status st;
@@ -290,19 +287,7 @@ static trd_status new_plan(trd_plan **out, const char *algo_name,
 
 trd_status trd_plan_create(trd_plan **out, const char *algo_name, const trd_params *params)
 {
-    return new_plan(out, algo_name, params, false);
-}
-
-trd_status trd_makespan(const char *algo_name, const trd_params *params, double *makespan)
-{
-    trd_plan *plan;
-    if (!makespan)
-        return trd_fail(TRD_EINVAL, "treduce: NULL argument (makespan)");
-    trd_status st = new_plan(&plan, algo_name, params, true);
-    if (st == TRD_OK)
-        *makespan = plan->makespan;
-    trd_plan_free(plan);
-    return st;
+    return trd_plan_build(out, algo_name, params, false);
 }
 
 void trd_plan_free(trd_plan *plan)
@@ -339,17 +324,6 @@ double trd_lower_bound(const trd_params *params)
 
 const char *trd_plan_algo(const trd_plan *plan) { return plan->algo->name; }
 const trd_params *trd_plan_params(const trd_plan *plan) { return &plan->params; }
-/* A plan the evaluator does not cover is simulated the first time its
- * makespan is asked for (a large segmented plan takes a while, and running
- * it needs no makespan).  The cached value is the only thing a plan ever
- * changes after creation: not safe to ask from two threads at once. */
-double trd_plan_makespan(const trd_plan *plan)
-{
-    trd_plan *p = (trd_plan *)plan;
-    if (isnan(p->makespan) && trd_plan_simulate_makespan(p, &p->makespan) != TRD_OK)
-        p->makespan = NAN;
-    return p->makespan;
-}
 /* Of a transfer's flight, the part its copy outlasts counts too: a
  * receiver that waited a whole segment's copy has lost its core and must
  * be woken (8 ranks on 2 cores: a pipeline's per-segment hops cost more
