@@ -12,6 +12,7 @@
  * the point is that nothing changes, not what the value is (the value
  * itself is checked against a sequential fold to within rounding). */
 #include "testutil.h"
+#include "runtime/test_hooks.h" /* random send delays */
 
 #define P 6
 #define COUNT 257
@@ -20,6 +21,7 @@
 typedef struct rank_ctx {
     const char *algo;
     bool allreduce;
+    uint64_t seed; /* of the random send delays (test hooks) */
     double out[COUNT];
     trd_status st;
 } rank_ctx;
@@ -34,6 +36,13 @@ static trd_status rank_main(trd_comm *comm, void *arg)
 {
     int r = trd_comm_rank(comm);
     rank_ctx *c = (rank_ctx *)arg + r;
+    trd_test_hooks hooks;
+    trd_test_hooks_init(&hooks);
+    hooks.delay_max_us = 300;
+    hooks.delay_seed = c->seed;
+    trd_status st = trd_test_hooks_set(comm, &hooks);
+    if (st != TRD_OK)
+        return st;
     double in[COUNT];
     for (int i = 0; i < COUNT; i++)
         in[i] = value(r, i);
@@ -59,11 +68,9 @@ static void run_once(const char *algo, bool allreduce, uint64_t seed, rank_ctx *
 {
     trd_threads_opts opts;
     trd_threads_opts_init(&opts);
-    opts.delay_max_us = 300;
-    opts.delay_seed = seed;
     opts.timeout_s = 20;
     for (int r = 0; r < P; r++)
-        ctx[r] = (rank_ctx){.algo = algo, .allreduce = allreduce};
+        ctx[r] = (rank_ctx){.algo = algo, .allreduce = allreduce, .seed = seed};
     assert_int_equal(trd_comm_threads_run(P, &opts, rank_main, ctx), TRD_OK);
 }
 

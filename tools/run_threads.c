@@ -5,17 +5,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/test_hooks.h"
+
 typedef struct rank_job {
     const cli_run_args *args;
     const trd_op *op;
     cli_run_result res;
 } rank_job;
 
-/* Errors stay in the rank's result (merge reports the first). */
+/* Errors stay in the rank's result (merge reports the first).
+ * --inject-delay and --dead-rank go through the library's test hooks,
+ * which each rank sets on its own handle before its first call. */
 static trd_status rank_main(trd_comm *comm, void *arg)
 {
     rank_job *j = (rank_job *)arg + trd_comm_rank(comm);
-    cli_run_rank(j->args, comm, j->op, &j->res);
+    trd_test_hooks hooks;
+    trd_test_hooks_init(&hooks);
+    hooks.delay_max_us = j->args->delay_us;
+    hooks.dead_rank = (int32_t)j->args->dead_rank;
+    trd_status st = trd_test_hooks_set(comm, &hooks);
+    if (st == TRD_OK) {
+        cli_run_rank(j->args, comm, j->op, &j->res);
+        return TRD_OK;
+    }
+    j->res.status = st;
+    snprintf(j->res.error, sizeof j->res.error, "%s", cli_errmsg(st));
     return TRD_OK;
 }
 
@@ -46,8 +60,6 @@ trd_status cli_run_threads_collect(const cli_run_args *a, cli_run_result *out)
     trd_threads_opts topts;
     trd_threads_opts_init(&topts);
     topts.timeout_s = a->timeout;
-    topts.delay_max_us = a->delay_us;
-    topts.dead_rank = (int32_t)a->dead_rank;
     int64_t p = a->p;
     trd_op *op = NULL;
     rank_job *jobs = calloc((size_t)p, sizeof *jobs);

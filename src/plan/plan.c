@@ -18,7 +18,6 @@
 #include "plan/number.h"
 #include "plan/plan_internal.h"
 #include "sim/costs.h"
-#include "sim/sim.h"
 
 /* Rough peak memory of a plan per rank (tree, timing, numbering, steps). */
 #define BYTES_PER_RANK 256.0
@@ -254,13 +253,12 @@ static trd_status build_plan(trd_plan *plan, bool makespan_only, bool fuse)
     st = a->build ? build_tree_plan(plan, makespan_only) : build_exchange_plan(plan);
     if (st == TRD_OK && fuse && plan->steps) /* every plan seen runs fused (plan/fuse.c) */
         st = trd_fuse_plan((size_t)p->n, plan->step_first, &plan->steps, plan->blocks);
-    if (st != TRD_OK || (plan->timed && p->flight == 0))
-        return st;
-    plan->makespan = NAN; /* simulated on first demand: the runtime never asks */
-    return makespan_only ? trd_plan_simulate_makespan(plan, &plan->makespan) : TRD_OK;
+    if (st == TRD_OK && !(plan->timed && p->flight == 0))
+        plan->makespan = NAN; /* the simulator's (src/sim/plan_makespan.c) */
+    return st;
 }
 
-/* The checked path shared by trd_plan_create and trd_makespan. */
+/* The checked path shared by trd_plan_build and trd_plan_create_unfused. */
 static trd_status new_plan(trd_plan **out, const char *algo_name,
                            const trd_params *params, bool makespan_only, bool fuse)
 {
@@ -296,22 +294,16 @@ trd_status trd_plan_create(trd_plan **out, const char *algo_name, const trd_para
     return new_plan(out, algo_name, params, false, true);
 }
 
+trd_status trd_plan_build(trd_plan **out, const char *algo_name, const trd_params *params,
+                          bool makespan_only)
+{
+    return new_plan(out, algo_name, params, makespan_only, true);
+}
+
 trd_status trd_plan_create_unfused(trd_plan **out, const char *algo_name,
                                    const trd_params *params)
 {
     return new_plan(out, algo_name, params, false, false);
-}
-
-trd_status trd_makespan(const char *algo_name, const trd_params *params, double *makespan)
-{
-    trd_plan *plan;
-    if (!makespan)
-        return trd_fail(TRD_EINVAL, "treduce: NULL argument (makespan)");
-    trd_status st = new_plan(&plan, algo_name, params, true, true);
-    if (st == TRD_OK)
-        *makespan = plan->makespan;
-    trd_plan_free(plan);
-    return st;
 }
 
 void trd_plan_free(trd_plan *plan)
@@ -348,17 +340,6 @@ double trd_lower_bound(const trd_params *params)
 
 const char *trd_plan_algo(const trd_plan *plan) { return plan->algo->name; }
 const trd_params *trd_plan_params(const trd_plan *plan) { return &plan->params; }
-/* A plan the evaluator does not cover is simulated the first time its
- * makespan is asked for (a large segmented plan takes a while, and running
- * it needs no makespan).  The cached value is the only thing a plan ever
- * changes after creation: not safe to ask from two threads at once. */
-double trd_plan_makespan(const trd_plan *plan)
-{
-    trd_plan *p = (trd_plan *)plan;
-    if (isnan(p->makespan) && trd_plan_simulate_makespan(p, &p->makespan) != TRD_OK)
-        p->makespan = NAN;
-    return p->makespan;
-}
 /* Of a transfer's flight, the part its copy outlasts counts too: a
  * receiver that waited a whole segment's copy has lost its core and must
  * be woken (8 ranks on 2 cores: a pipeline's per-segment hops cost more

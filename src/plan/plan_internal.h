@@ -8,7 +8,8 @@
 struct trd_plan {
     const trd_algo *algo;
     trd_params params;
-    double makespan;
+    double makespan;     /* the tree evaluator's; NaN where it does not
+                            cover the plan (src/sim/plan_makespan.c) */
     double lower_bound;
     double upper_bound;
     int32_t *parent;     /* per rank; -1 at the root */
@@ -20,6 +21,12 @@ struct trd_plan {
                             unsegmented tree reduce); otherwise 0 and the
                             makespan comes from the simulator */
 };
+
+/* The checked path of trd_plan_create (makespan_only false) and of
+ * trd_makespan (true: a tree the evaluator times gets no programs).  A
+ * plan is never written after it returns. */
+trd_status trd_plan_build(trd_plan **out, const char *algo_name, const trd_params *params,
+                          bool makespan_only);
 
 /* An exchange algorithm (recursive-doubling, ring, rabenseifner): writes
  * plan->blocks, plan->step_first and plan->steps (malloc'd, step_first[n]

@@ -59,9 +59,7 @@ trd_status trd_comm_threads_create(trd_comm **comm, int32_t p, const trd_threads
     int32_t made = st == TRD_OK ? p : 0; /* on failure it made none */
     for (int32_t r = 0; st == TRD_OK && r < p; r++) {
         comm[r] = trd_comm_new(wires[r], o.timeout_s);
-        if (comm[r])
-            comm[r]->dead = o.dead_rank == r;
-        else
+        if (!comm[r])
             st = trd_fail(TRD_ENOMEM, "threads transport: out of memory");
     }
     if (st != TRD_OK) /* undo: the world goes with its last wire */

@@ -61,7 +61,7 @@ typedef struct trd_comm_profiles {
 struct trd_comm {
     trd_wire wire;
     double timeout_s;
-    bool dead;            /* test hook (trd_threads_opts.dead_rank) */
+    bool dead;            /* test hook (test_hooks.h) */
     int64_t calls;        /* collective calls so far: names a dynamic call */
     trd_call_sig sig;     /* the current call's, as its messages carry it
                              (the wire reads it: wire.h set_call) */

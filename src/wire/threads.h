@@ -16,6 +16,11 @@ trd_status trd_wire_threads_create(trd_wire *wires, int32_t p, const trd_threads
  * tests' proof that the runtime writes results into its peers' buffers. */
 int64_t trd_wire_threads_claims(const trd_wire *wire);
 
+/* Test hook (runtime/test_hooks.h): a random delay in [0, max_us) before
+ * each of this rank's sends, from a stream of seed and the rank; call it
+ * before the rank's first send. */
+void trd_wire_threads_delay(trd_wire *wire, double max_us, uint64_t seed);
+
 /* The options the world was created with. */
 const trd_threads_opts *trd_wire_threads_opts(const trd_wire *wire);
 

@@ -117,7 +117,8 @@ typedef struct claim {
 typedef struct rank_ctx {
     trd_world *world;
     int32_t rank;
-    uint64_t rng; /* delay injection */
+    double delay_max_us; /* delay injection (trd_wire_threads_delay) */
+    uint64_t rng;
     claim *claims; /* by handle; emptied when none is open */
     int32_t nclaims, cap, open;
     int64_t claimed; /* claims made so far (trd_wire_threads_claims) */
