@@ -6,7 +6,7 @@
 
 #include "core/error.h"
 #include "runtime/comm.h"
-#include "transport/threads.h"
+#include "wire/threads.h"
 
 void trd_test_hooks_init(trd_test_hooks *hooks)
 {
