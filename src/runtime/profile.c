@@ -57,6 +57,8 @@ trd_status trd_comm_profile(trd_comm *c, const trd_op *op, trd_profile *out)
     for (size_t i = 0; i < NC; i++)
         tc[i] = agreed[NT + i];
     fit(x, t, NT, &out->latency, &out->per_byte);
+    if (out->latency <= 0) /* noise tilted the line: a 0-byte message costs what it took */
+        out->latency = t[0];
     fit(xc, tc, NC, &out->combine_fixed, &out->per_element);
     out->flight = out->latency > agreed[NT + NC] ? out->latency - agreed[NT + NC] : 0.0;
     return TRD_OK;
