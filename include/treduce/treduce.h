@@ -634,6 +634,19 @@ typedef struct trd_coll_opts {
                                 W > T (trd_plan_work, docs/RUNTIME.md);
                                 default 0 (or >= n): not modelled, every
                                 rank has a core of its own */
+    const double *stream_bw; /* the node's memory: stream_bw[k - 1] is the
+                                aggregate bandwidth of k concurrent streams
+                                (bytes per second, k = 1 .. streams,
+                                non-decreasing, at most k times one
+                                stream's: trd_profile.stream_bw).  A
+                                prediction then charges every stretch of
+                                the plan's timeline where its transfers and
+                                combines stream at once, at most parallelism
+                                of them, k B(1) / B(k) of its length
+                                (docs/RUNTIME.md, "The node's memory").
+                                Must outlive the calls (trd_profile_apply
+                                points it into the profile); default NULL */
+    int32_t streams;         /* entries of stream_bw (0: not modelled) */
     int64_t K;               /* greedy-k-*: the limit (default 2) */
     const trd_costs *costs;  /* heterogeneous costs of this communicator's
                                 ranks (trd_params.costs; default NULL):
@@ -748,6 +761,8 @@ trd_status trd_comm_run_plan(trd_comm *comm, const trd_plan *plan, void *buf, in
  * milliseconds plus a few combines. */
 trd_status trd_comm_calibrate(trd_comm *comm, const trd_op *op, int64_t count,
                               trd_coll_opts *opts);
+/* The most concurrent streams a profile's bandwidth curve holds. */
+#define TRD_STREAMS_MAX 256
 /* A platform's cost profile: what `treduce calibrate` writes.  A transfer
  * of b bytes costs latency + b * per_byte; a combine of m elements with
  * the operator it was measured with costs combine_fixed + m * per_element. */
@@ -761,6 +776,11 @@ typedef struct trd_profile {
                              when many arrive at once */
     double parallelism;   /* trd_coll_opts.parallelism: how many ranks combine
                              at full speed at once (0: not modelled) */
+    int32_t streams;      /* entries of stream_bw (0: not measured) */
+    double stream_bw[TRD_STREAMS_MAX]; /* aggregate bytes per second of k
+                             ranks streaming a[i] += b[i] at once,
+                             stream_bw[k - 1], k = 1 .. min(p, cores):
+                             non-decreasing and at most k stream_bw[0] */
 } trd_profile;
 /* Measures a profile (collective): ping-pongs of 0 B to 8 MiB between
  * ranks 0 and 1 and combines of 1 Ki to 1 Mi elements of op on every rank
