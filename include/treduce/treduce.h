@@ -757,8 +757,11 @@ trd_status trd_comm_run_plan(trd_comm *comm, const trd_plan *plan, void *buf, in
  * a combine's time alone over its time when every rank combines at once,
  * at the ping-pong's probe size), the same on
  * every rank (combine_fixed 0: one size cannot tell the per-call part),
- * and clears opts->measure_model (the model is given).  Takes a few
- * milliseconds plus a few combines. */
+ * opts->stream_bw and streams to the communicator's memory bandwidth
+ * curve (trd_profile.stream_bw, measured on its first calibration and
+ * kept: it lives as long as the communicator), and clears
+ * opts->measure_model (the model is given).  Takes a few milliseconds
+ * plus a few combines (and the curve's streams, the first time). */
 trd_status trd_comm_calibrate(trd_comm *comm, const trd_op *op, int64_t count,
                               trd_coll_opts *opts);
 /* The most concurrent streams a profile's bandwidth curve holds. */
@@ -785,7 +788,11 @@ typedef struct trd_profile {
 /* Measures a profile (collective): ping-pongs of 0 B to 8 MiB between
  * ranks 0 and 1 and combines of 1 Ki to 1 Mi elements of op on every rank
  * (the slowest kept), each fitted by least squares (GSL) to a line, and
- * the parallelism (as trd_comm_calibrate's, with 256 Ki elements);
+ * the parallelism (as trd_comm_calibrate's, with 256 Ki elements), and
+ * the aggregate memory bandwidth of 1 to min(p, cores) ranks streaming
+ * a[i] += b[i] over 8 MiB arrays at once (median of 5 rounds, the
+ * slowest rank's; made non-decreasing and at most k times one stream:
+ * noise, not the node, breaks either), measured once per communicator;
  * every rank gets the same values.  A few tens of milliseconds plus the
  * operator's own time. */
 trd_status trd_comm_profile(trd_comm *comm, const trd_op *op, trd_profile *profile);

@@ -99,3 +99,9 @@ trd_status trd_calibrate_streams(trd_comm *c, double *bw, int32_t *streams)
         *streams = kmax; /* else a clock too coarse for a pass: not modelled */
     return st;
 }
+
+trd_status trd_comm_node_curve(trd_comm *c)
+{
+    trd_comm_profiles *t = &c->profiles;
+    return t->streams > 0 ? TRD_OK : trd_calibrate_streams(c, t->stream_bw, &t->streams);
+}

@@ -7,6 +7,7 @@
  * with trd_comm_calibrate (src/runtime/calibrate.c). */
 #include <gsl/gsl_fit.h>
 #include <math.h>
+#include <string.h>
 
 #include "core/error.h"
 #include "model/node.h"
@@ -52,9 +53,11 @@ trd_status trd_comm_profile(trd_comm *c, const trd_op *op, trd_profile *out)
     if (st == TRD_OK)
         st = trd_calibrate_parallelism(c, op, PARALLEL_PROBE, &out->parallelism);
     if (st == TRD_OK)
-        st = trd_calibrate_streams(c, out->stream_bw, &out->streams);
+        st = trd_comm_node_curve(c);
     if (st != TRD_OK)
         return st;
+    out->streams = c->profiles.streams;
+    memcpy(out->stream_bw, c->profiles.stream_bw, sizeof out->stream_bw);
     for (size_t i = 0; i < NT; i++)
         t[i] = agreed[i];
     for (size_t i = 0; i < NC; i++)
