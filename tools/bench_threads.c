@@ -8,8 +8,8 @@
  * allreduce (p results).  At best those bytes cross memory at the
  * aggregate bandwidth of p concurrent streams, measured here at every
  * point: every rank runs a[i] += b[i] over its own input at once (a
- * stream that reads 2n bytes and writes n), the slowest rank's time per
- * repetition, the best repetition kept, so that A = 3 p n / that time.
+ * stream that reads 2n bytes and writes n), from the first stream's start
+ * to the last one's end, the best repetition kept: A = 3 p n / that time.
  * The bound is the bytes over A: no schedule of any algorithm moves them
  * faster on this machine, whatever its cores (ranks beyond them take
  * turns, and the streams' time shows it).  It is measured for the sum
@@ -38,15 +38,20 @@ static void add_into(double *restrict acc, const double *restrict b, int64_t cou
         acc[i] += b[i];
 }
 
-/* One repetition on every rank at once: the slowest rank's stream. */
-static trd_status stream_all(bench_rank *br, double *acc, const bench_case *c, double *slowest)
+/* One repetition on every rank at once: from the first stream's start to
+ * the last one's end (threads: one clock).  Not each rank's own time:
+ * streams that do not overlap (ranks leaving the barrier apart, or taking
+ * turns on fewer cores) would each show one stream's speed. */
+static trd_status stream_all(bench_rank *br, double *acc, const bench_case *c, double *span)
 {
     trd_status st = trd_comm_barrier(br->comm);
-    double t0 = trd_comm_now(br->comm);
+    double at[2], most[2] = {0, 0};
+    at[0] = -trd_comm_now(br->comm);
     add_into(acc, c->in, c->count);
-    double t = trd_comm_now(br->comm) - t0;
+    at[1] = trd_comm_now(br->comm);
     if (st == TRD_OK)
-        st = trd_comm_agree_max(br->comm, &t, slowest, 1);
+        st = trd_comm_agree_max(br->comm, at, most, 2);
+    *span = most[0] + most[1];
     return st;
 }
 

@@ -790,8 +790,8 @@ typedef struct trd_profile {
  * (the slowest kept), each fitted by least squares (GSL) to a line, and
  * the parallelism (as trd_comm_calibrate's, with 256 Ki elements), and
  * the aggregate memory bandwidth of 1 to min(p, cores) ranks streaming
- * a[i] += b[i] over 8 MiB arrays at once (median of 5 rounds, the
- * slowest rank's; made non-decreasing and at most k times one stream:
+ * a[i] += b[i] over 8 MiB arrays at once (median of 5 rounds, each from
+ * the first start to the last end; made non-decreasing and at most k times one stream:
  * noise, not the node, breaks either), measured once per communicator;
  * every rank gets the same values.  A few tens of milliseconds plus the
  * operator's own time. */

@@ -4,9 +4,12 @@
  *
  * Each of ranks 0 .. k-1 runs a[i] += b[i] over arrays of its own, too
  * large for its share of a cache, from leaving a barrier; the others wait
- * in it.  The slowest of the k ranks sets the round's time, the median of
- * ROUNDS rounds is kept, and B(k) = k x the bytes one pass moves (two
- * arrays read, one written) / that time.  Measured with the ranks
+ * in it.  A round lasts from the first stream's start to the last one's
+ * end (the ranks' clocks agree: one node), the median of ROUNDS rounds is
+ * kept, and B(k) = k x the bytes one pass moves (two arrays read, one
+ * written) / that time.  Not each rank's own time: streams that do not
+ * overlap (ranks leaving the barrier apart, or taking turns on fewer
+ * cores) would each show one stream's speed, and k of them k times it.  Measured with the ranks
  * themselves, the curve is the node's when they share one, and linear
  * when they do not (ranks on several hosts): the right answer in both
  * cases without asking where the ranks run.  Beyond the cores, ranks take
@@ -27,14 +30,16 @@
 #define STREAM_BYTES (8u << 20) /* per array: two per streaming rank */
 #define ROUNDS 5
 
-/* a[i] += b[i] once over count doubles; the seconds it took. */
-static double stream_pass(trd_comm *c, double *restrict a, const double *restrict b,
-                          size_t count)
+/* a[i] += b[i] once over count doubles; its start and end on the clock
+ * of the communicator (at[0] = -start, at[1] = end: the largest of each
+ * over the ranks is the first start and the last end). */
+static void stream_pass(trd_comm *c, double *restrict a, const double *restrict b,
+                        size_t count, double *at)
 {
-    double t0 = trd_comm_now(c);
+    at[0] = -trd_comm_now(c);
     for (size_t i = 0; i < count; i++)
         a[i] += b[i];
-    return trd_comm_now(c) - t0;
+    at[1] = trd_comm_now(c);
 }
 
 /* The streams this node can run at once: min(p, cores here, the most any
@@ -50,8 +55,9 @@ static trd_status stream_count(trd_comm *c, int32_t *kmax)
     return st;
 }
 
-/* Every round of every k on this rank: t[(k - 1) * ROUNDS + r], 0 where
- * this rank did not stream (collective). */
+/* Every round of every k on this rank: -start and end at
+ * t[2 ((k - 1) ROUNDS + r)], -1e300 where this rank did not stream
+ * (collective). */
 static trd_status stream_rounds(trd_comm *c, int32_t kmax, double *t)
 {
     int32_t me = c->wire.rank;
@@ -68,8 +74,11 @@ static trd_status stream_rounds(trd_comm *c, int32_t kmax, double *t)
     trd_status st = TRD_OK;
     for (int32_t k = 1; k <= kmax && st == TRD_OK; k++)
         for (int32_t r = 0; r < ROUNDS && st == TRD_OK; r++) {
+            double *at = t + 2 * ((k - 1) * ROUNDS + r);
             st = trd_comm_barrier(c);
-            t[(k - 1) * ROUNDS + r] = me < k && st == TRD_OK ? stream_pass(c, a, b, count) : 0;
+            at[0] = at[1] = -1e300;
+            if (me < k && st == TRD_OK)
+                stream_pass(c, a, b, count, at);
         }
     if (st == TRD_OK)
         st = trd_comm_barrier(c); /* nobody streams while the next step times */
@@ -83,15 +92,18 @@ trd_status trd_calibrate_streams(trd_comm *c, double *bw, int32_t *streams)
     int32_t kmax = 0;
     *streams = 0;
     trd_status st = stream_count(c, &kmax);
-    double *t = st == TRD_OK ? calloc((size_t)kmax * ROUNDS, sizeof *t) : NULL;
+    double *t = st == TRD_OK ? calloc((size_t)kmax * ROUNDS * 2, sizeof *t) : NULL;
+    double span[ROUNDS];
     if (st == TRD_OK && !t)
         st = trd_fail(TRD_ENOMEM, "calibrate: out of memory");
     if (st == TRD_OK)
         st = stream_rounds(c, kmax, t);
-    if (st == TRD_OK) /* each round's slowest stream */
-        st = trd_comm_agree_max(c, t, t, (int64_t)kmax * ROUNDS);
+    if (st == TRD_OK) /* each round's first start and last end */
+        st = trd_comm_agree_max(c, t, t, (int64_t)kmax * ROUNDS * 2);
     for (int32_t k = 1; k <= kmax && st == TRD_OK; k++) {
-        double s = trd_calibrate_median(t + (k - 1) * ROUNDS, ROUNDS);
+        for (int32_t r = 0; r < ROUNDS; r++)
+            span[r] = t[2 * ((k - 1) * ROUNDS + r)] + t[2 * ((k - 1) * ROUNDS + r) + 1];
+        double s = trd_calibrate_median(span, ROUNDS);
         bw[k - 1] = s > 0 ? 3.0 * STREAM_BYTES * k / s : 0.0;
     }
     free(t);
