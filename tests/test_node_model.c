@@ -95,6 +95,8 @@ static void curve_calibrated(void **state)
     trd_op_free(op);
 }
 
+static trd_op *sum_op; /* contention_charged's */
+
 static double predict(trd_comm *comm, const char *algo, int64_t count, bool allreduce,
                       const trd_coll_opts *base, const double *bw, int32_t streams, double k)
 {
@@ -104,8 +106,8 @@ static double predict(trd_comm *comm, const char *algo, int64_t count, bool allr
     o.streams = streams;
     o.parallelism = k;
     double t = NAN;
-    TU_CHECK(trd_comm_predict(comm, count, rt_op_create(RT_F64_SUM), 0, allreduce, &o, &t) ==
-                 TRD_OK, "predict %s: %s", algo, trd_errmsg());
+    TU_CHECK(trd_comm_predict(comm, count, sum_op, 0, allreduce, &o, &t) == TRD_OK,
+             "predict %s: %s", algo, trd_errmsg());
     return t;
 }
 
@@ -115,6 +117,7 @@ static void contention_charged(void **state)
     trd_comm *comm[RT_MAX_P];
     trd_threads_opts topts = rt_topts(TIMEOUT_S);
     rt_comms_create(comm, 2, &topts);
+    sum_op = rt_op_create(RT_F64_SUM);
     const int64_t count = 1 << 17; /* 1 MiB of doubles: one segment */
     const double bytes = 8.0 * count, b1 = 1e10, shared[2] = {b1, 1.25 * b1};
     trd_coll_opts o;
@@ -143,6 +146,7 @@ static void contention_charged(void **state)
     double over = predict(comm[0], "binomial", count, false, &o, shared, 2, 2.0);
     TU_CHECK(over > own, "8 ranks on 2 cores: %g, not slower than a core each: %g", over, own);
     rt_comms_free(comm, 8);
+    trd_op_free(sum_op);
 }
 
 int main(void)
