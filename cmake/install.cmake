@@ -1,15 +1,17 @@
 # What `cmake --install` and `cpack -G DEB` install: the tool, libtreduce
-# (shared and static), the public headers, libtreduce_mpi.so (MPI builds),
-# treduce.pc for pkg-config and the CMake package (find_package(treduce):
-# the imported targets treduce::treduce and, with MPI, treduce::treduce_mpi).
+# and libtreduce_figures (shared and static), the public headers,
+# libtreduce_mpi.so (MPI builds), treduce.pc and treduce-figures.pc for
+# pkg-config and the CMake package (find_package(treduce): the imported
+# targets treduce::treduce, treduce::treduce_figures and, with MPI,
+# treduce::treduce_mpi).
 # Both files locate the prefix from where they are installed, so a copy
 # installed under any --prefix works.  tests/install_test.sh checks all of it.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 install(TARGETS treduce_tool RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(TARGETS treduce ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
-set(TRD_EXPORTED treduce_shared)
+install(TARGETS treduce treduce_figures ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+set(TRD_EXPORTED treduce_shared treduce_figures_shared)
 if(TARGET treduce_mpi)
   list(APPEND TRD_EXPORTED treduce_mpi)
 endif()
@@ -37,7 +39,10 @@ foreach(lib ${QSOPTEX_LIBRARY} ${GMP_LIBRARY} ${MPI_C_LIBRARIES})
 endforeach()
 string(APPEND TRD_PC_LIBS_PRIVATE " -lpthread -lm")
 configure_file(${CMAKE_CURRENT_LIST_DIR}/treduce.pc.in ${PROJECT_BINARY_DIR}/treduce.pc @ONLY)
-install(FILES ${PROJECT_BINARY_DIR}/treduce.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+configure_file(${CMAKE_CURRENT_LIST_DIR}/treduce-figures.pc.in
+               ${PROJECT_BINARY_DIR}/treduce-figures.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/treduce.pc ${PROJECT_BINARY_DIR}/treduce-figures.pc
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 
 # cpack -G DEB: the same files under /usr.
 set(CPACK_PACKAGE_NAME treduce)

@@ -59,8 +59,8 @@ static trd_status agree_user(tml_comm *c, const tml_run *r, const tml_user_model
     double mine[3] = {0, 0, 0}, all[3]; /* fixed, per element, seen */
     if (tml_user_cost(r->op, &mine[0], &mine[1]))
         mine[2] = 1;
-    const trd_op *max = tml_kernel(TML_MAX, TML_F64);
-    trd_status st = max ? trd_allreduce(c->tc, mine, all, 3, max, NULL) : TRD_ENOMEM;
+    /* the wire's agreement: a collective here would replace the core's memo */
+    trd_status st = trd_comm_agree_max(c->tc, mine, all, 3);
     if (st != TRD_OK || all[2] == 0)
         return st;
     tml_user_model *m = &c->users[c->next_user];

@@ -13,7 +13,7 @@ packages=(
   fonts-dejavu-core                 # a font for the plots' text
   jq                                # JSON checks in tests/cli_test.sh
   libsimgrid-dev g++                # SimGrid baseline of bench/sim (bench/simgrid_binomial.cpp)
-  openmpi-bin libopenmpi-dev        # MPI transport (src/transport/mpi.c) and its tests
+  openmpi-bin libopenmpi-dev        # MPI transport (src/wire/mpi.c) and its tests
   libmpich-dev                      # the same built against MPICH (tests/mpi/build_mpich.sh)
   libqsopt-ex-dev libgmp-dev        # exact rational LP solver and rationals (src/steady)
   libxml2-dev                       # SimGrid platform XML import (src/model/platform_simgrid.c)

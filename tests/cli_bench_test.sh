@@ -80,7 +80,7 @@ expect 2 'invalid --iters 0' -- "$tool" bench --iters 0
 expect 2 'invalid --tune 9' -- "$tool" bench --tune 9
 expect 2 "unknown algorithm 'nope'" -- "$tool" bench --algos binomial,nope
 expect 2 "unknown kind 'scan'" -- "$tool" bench --kinds scan
-expect 2 "unknown transport 'tcp'" -- "$tool" bench --transport tcp
+expect 2 "unknown wire 'tcp'" -- "$tool" bench --transport tcp
 expect 0 'usage: treduce bench' -- "$tool" bench --help
 
 # --- MPI: np 2, MPI's own collectives as the baseline ------------------------

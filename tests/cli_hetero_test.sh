@@ -29,7 +29,10 @@ grep -qx '3 3 3 1' "$out/l2h.txt" && ok || bad "lower-to-higher row 2: $(cat "$o
 expect 0 'hetero-greedy .*--costs' -- "$tool" list
 "$tool" list --format json >"$out/list.json"
 jcheck '[.[] | select(.uses_costs) | .name] == ["hetero-greedy", "hetero-exact"] and
-        ([.[] | select(.commutative_only) | .name] | index("tree-dyn") != null)' "$out/list.json"
+        ([.[] | select(.commutative_only) | .name] | index("tree-dyn") != null) and
+        [.[] | select(.reproducible | not) | .name] == ["tree-dyn", "nc-tree-dyn", "star"] and
+        [.[] | select(.needs_factorial_p) | .name] == ["star", "star-reduce-bcast"]' \
+  "$out/list.json"
 
 # --- plans under the costs ------------------------------------------------
 "$tool" costs generate -n 8 --seed 2 --model nodes --out "$out/c8.txt"

@@ -90,7 +90,7 @@ expect 2 '-p 0' -- "$tool" run --algo binomial -p 0 --count 4
 expect 2 '-p -3' -- "$tool" run --algo binomial -p -3 --count 4
 expect 2 '4097' -- "$tool" run --algo binomial -p 4097 --count 4
 expect 2 'count -1' -- "$tool" run --algo binomial -p 4 --count -1
-expect 2 "transport 'foo'" -- "$tool" run --algo binomial -p 4 --count 4 --transport foo
+expect 2 "wire 'foo'" -- "$tool" run --algo binomial -p 4 --count 4 --transport foo
 expect 2 "unknown algorithm 'nope'.*valid names: .*tree-dyn" -- \
   "$tool" run --algo nope -p 4 --count 4
 expect 2 "band.*float|float.*band" -- "$tool" run -p 4 --count 4 --type float --op band

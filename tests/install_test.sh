@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # install_test.sh BUILD_DIR LIBDIR CC [FLAGS]: treduce as its users get it.
 #   - `cmake --install BUILD_DIR --prefix P` (a temporary P) installs the
-#     tool, libtreduce (shared and static), the public headers, treduce.pc,
-#     the CMake package and, in MPI builds, libtreduce_mpi.so;
+#     tool, libtreduce and libtreduce_figures (shared and static), the
+#     public headers, treduce.pc, treduce-figures.pc, the CMake package
+#     and, in MPI builds, libtreduce_mpi.so;
 #   - a program outside the source tree is built against P three times -
 #     with pkg-config (shared), with pkg-config --static against
 #     libtreduce.a, and with CMake's find_package(treduce) - and each run
-#     prints the greedy plan's makespan;
+#     prints the greedy plan's makespan, without loading PLplot;
+#   - a program that draws a Gantt chart is built with pkg-config
+#     treduce-figures and with treduce::treduce_figures, and each writes it;
 #   - `cpack -G DEB` makes a .deb whose files are exactly those of P.
 # LIBDIR: the build's CMAKE_INSTALL_LIBDIR; CC and FLAGS: its compiler and
 # any flags its objects need at link time (the sanitizers).
@@ -23,7 +26,8 @@ bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
 cmake --install "$build" --prefix "$prefix" >/dev/null
 for f in bin/treduce "$libdir/libtreduce.a" "$libdir/libtreduce.so" include/treduce/treduce.h \
-  include/treduce/steady.h "$libdir/pkgconfig/treduce.pc" \
+  include/treduce/steady.h "$libdir/pkgconfig/treduce.pc" "$libdir/libtreduce_figures.a" \
+  "$libdir/libtreduce_figures.so" include/treduce/figures.h "$libdir/pkgconfig/treduce-figures.pc" \
   "$libdir/cmake/treduce/treduceConfig.cmake"; do
   [ -e "$prefix/$f" ] || bad "not installed: $f"
 done
@@ -52,19 +56,55 @@ int main(void)
     return 0;
 }
 EOF
+cat >"$tmp/app/figs.c" <<'EOF'
+#include <stdio.h>
+#include <treduce/treduce.h>
+
+int main(int argc, char **argv)
+{
+    trd_params p;
+    trd_plan *plan;
+    trd_params_init(&p);
+    p.n = 8;
+    if (argc != 2 || trd_plan_create(&plan, "greedy", &p) != TRD_OK)
+        return 1;
+    trd_status st = trd_plan_write_gantt(plan, argv[1]);
+    trd_plan_free(plan);
+    if (st != TRD_OK) {
+        fprintf(stderr, "%s\n", trd_errmsg());
+        return 1;
+    }
+    printf("greedy makespan 5\n");
+    return 0;
+}
+EOF
 want="greedy makespan 5" # n = 8, d = c = 1 (README)
-check_run() { # check_run WHAT BINARY
+check_run() { # check_run WHAT BINARY [ARG]
   local got
-  got=$(LD_LIBRARY_PATH="$prefix/$libdir" "$2" 2>&1) || true
+  got=$(LD_LIBRARY_PATH="$prefix/$libdir" "$2" "${@:3}" 2>&1) || true
   [ "$got" = "$want" ] || bad "$1: printed '$got', not '$want'"
+}
+check_gantt() { # check_gantt WHAT BINARY: it draws the chart
+  rm -f "$tmp/gantt.svg"
+  check_run "$1" "$2" "$tmp/gantt.svg"
+  grep -q '<svg' "$tmp/gantt.svg" 2>/dev/null || bad "$1: no SVG Gantt chart written"
 }
 
 export PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig"
 # shellcheck disable=SC2046,SC2086
 if $cc $flags -o "$tmp/app/app_pc" "$tmp/app/app.c" $(pkg-config --cflags --libs treduce); then
   check_run "pkg-config" "$tmp/app/app_pc"
+  if LD_LIBRARY_PATH="$prefix/$libdir" ldd "$tmp/app/app_pc" | grep -q plplot; then
+    bad "pkg-config: a program that draws nothing loads PLplot"
+  fi
 else
   bad "pkg-config: the program does not build"
+fi
+# shellcheck disable=SC2046,SC2086
+if $cc $flags -o "$tmp/app/figs_pc" "$tmp/app/figs.c" $(pkg-config --cflags --libs treduce-figures); then
+  check_gantt "pkg-config treduce-figures" "$tmp/app/figs_pc"
+else
+  bad "pkg-config treduce-figures: the program does not build"
 fi
 # shellcheck disable=SC2046,SC2086
 if $cc $flags -o "$tmp/app/app_static" "$tmp/app/app.c" $(pkg-config --cflags treduce) \
@@ -83,11 +123,14 @@ project(app C)
 find_package(treduce 0.1 REQUIRED)
 add_executable(app app.c)
 target_link_libraries(app PRIVATE treduce::treduce)
+add_executable(figs figs.c)
+target_link_libraries(figs PRIVATE treduce::treduce_figures)
 EOF
 if cmake -S "$tmp/app" -B "$tmp/app/build" -DCMAKE_PREFIX_PATH="$prefix" \
   -DCMAKE_C_COMPILER="$cc" -DCMAKE_C_FLAGS="$flags" >"$tmp/cmake.log" 2>&1 &&
   cmake --build "$tmp/app/build" >>"$tmp/cmake.log" 2>&1; then
   check_run "find_package" "$tmp/app/build/app"
+  check_gantt "find_package treduce::treduce_figures" "$tmp/app/build/figs"
 else
   bad "find_package(treduce): the program does not build: $(tail -5 "$tmp/cmake.log")"
 fi

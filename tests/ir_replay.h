@@ -81,11 +81,13 @@ static inline ir_sym *ir_at(const ir_replay *rp, int32_t r, int32_t slot, int32_
 /* Checks that step i of rank r is well formed. */
 static inline void ir_check_step(const ir_replay *rp, int32_t r, size_t i, const trd_step *s)
 {
-    bool xfer = s->kind == TRD_STEP_SEND || s->kind == TRD_STEP_RECV;
-    bool calc = s->kind == TRD_STEP_COMBINE || s->kind == TRD_STEP_COPY;
+    bool fused = s->kind == TRD_STEP_RECV_COMBINE; /* a transfer, then a combine */
+    bool sends = s->kind == TRD_STEP_SEND || s->kind == TRD_STEP_SEND_INPUT;
+    bool xfer = sends || s->kind == TRD_STEP_RECV || fused;
+    bool calc = s->kind == TRD_STEP_COMBINE || s->kind == TRD_STEP_COPY || fused;
     TU_CHECK(xfer || calc, "%s rank %d step %zu: kind %d", ir_where, r, i, s->kind);
-    TU_CHECK(xfer ? s->peer >= 0 && s->peer < rp->p && s->peer != r && s->src == -1
-                  : s->src >= 0 && s->src < IR_SLOTS && s->src != s->buf,
+    TU_CHECK((!xfer || (s->peer >= 0 && s->peer < rp->p && s->peer != r)) &&
+                 (calc ? s->src >= 0 && s->src < IR_SLOTS && s->src != s->buf : s->src == -1),
              "%s rank %d step %zu: peer %d src %d", ir_where, r, i, s->peer, s->src);
     TU_CHECK(s->buf >= 0 && s->buf < IR_SLOTS && s->block >= 0 && s->blocks >= 0 &&
                  (int64_t)s->block + ir_width(s) <= rp->B,
@@ -115,7 +117,8 @@ static inline void ir_load(ir_replay *rp, const trd_plan *plan, bool nc)
             const trd_step *s = rp->step[g] = trd_plan_step(plan, r, i);
             rp->rank[g] = r;
             ir_check_step(rp, r, i, s);
-            size_t sent = s->kind == TRD_STEP_SEND ? (size_t)ir_width(s) : 0;
+            bool sends = s->kind == TRD_STEP_SEND || s->kind == TRD_STEP_SEND_INPUT;
+            size_t sent = sends ? (size_t)ir_width(s) : 0;
             rp->snap_at[g + 1] = rp->snap_at[g] + sent;
         }
     rp->snap = tu_alloc(rp->snap_at[rp->total], sizeof *rp->snap);
@@ -168,9 +171,9 @@ static inline void ir_match(ir_replay *rp)
     size_t ns = 0, nr = 0;
     for (size_t g = 0; g < rp->total; g++) {
         const trd_step *s = rp->step[g];
-        if (s->kind == TRD_STEP_SEND)
+        if (s->kind == TRD_STEP_SEND || s->kind == TRD_STEP_SEND_INPUT)
             sends[ns++] = (ir_end){rp->rank[g], s->peer, s->block, g};
-        else if (s->kind == TRD_STEP_RECV)
+        else if (s->kind == TRD_STEP_RECV || s->kind == TRD_STEP_RECV_COMBINE)
             recvs[nr++] = (ir_end){s->peer, rp->rank[g], s->block, g};
     }
     TU_CHECK(ns == nr, "%s: %zu SENDs, %zu RECVs", ir_where, ns, nr);
@@ -190,11 +193,19 @@ static inline void ir_match(ir_replay *rp)
     free(recvs);
 }
 
-/* The slot ranges step s touches: up to two (slot, write). */
+/* The slot ranges step s touches: up to two (slot, write).  A
+ * RECV_COMBINE may land its message in src before it combines it. */
 static inline int ir_accesses(const trd_step *s, int32_t slot[2], bool write[2])
 {
+    if (s->kind == TRD_STEP_SEND_INPUT) /* reads the input, kept apart */
+        return 0;
     slot[0] = s->buf;
     write[0] = s->kind != TRD_STEP_SEND;
+    if (s->kind == TRD_STEP_RECV_COMBINE) {
+        slot[1] = s->src;
+        write[1] = true;
+        return 2;
+    }
     if (s->kind != TRD_STEP_COMBINE && s->kind != TRD_STEP_COPY)
         return 1;
     slot[1] = s->src;
@@ -221,8 +232,11 @@ static inline bool ir_conflict(const trd_step *a, const trd_step *b)
  * non-overtaking rule). */
 static inline bool ir_same_channel(const trd_step *a, const trd_step *b)
 {
-    return a->kind == b->kind && (a->kind == TRD_STEP_SEND || a->kind == TRD_STEP_RECV) &&
-           a->peer == b->peer && a->block == b->block;
+    bool ra = a->kind == TRD_STEP_RECV || a->kind == TRD_STEP_RECV_COMBINE;
+    bool rb = b->kind == TRD_STEP_RECV || b->kind == TRD_STEP_RECV_COMBINE;
+    bool sa = a->kind == TRD_STEP_SEND || a->kind == TRD_STEP_SEND_INPUT;
+    bool sends = sa && (b->kind == TRD_STEP_SEND || b->kind == TRD_STEP_SEND_INPUT);
+    return (sends || (ra && rb)) && a->peer == b->peer && a->block == b->block;
 }
 
 /* Every conflicting pair of rank r's steps is ordered by its deps; and the
@@ -335,13 +349,23 @@ static inline bool ir_advance(ir_replay *rp, size_t g)
         }
         rp->state[g] = IR_POSTED; /* DONE when its RECV completes */
         return posting;
+    case TRD_STEP_SEND_INPUT: /* the rank's own input, whatever slot 0 holds now */
+        for (int32_t b = 0; posting && b < ir_width(s); b++) {
+            snap[b] = (ir_sym){.lo = r, .hi = r, .valid = true};
+            snap[b].mask[r / 64] = (uint64_t)1 << (r % 64);
+        }
+        rp->state[g] = IR_POSTED;
+        return posting;
     case TRD_STEP_RECV:
+    case TRD_STEP_RECV_COMBINE: /* lands in src, then combines into buf */
         rp->state[g] = IR_POSTED;
         if (rp->state[rp->match[g]] == IR_WAITING)
             return posting;
         snap = rp->snap + rp->snap_at[rp->match[g]];
         for (int32_t b = 0; b < ir_width(s); b++)
-            *ir_at(rp, r, s->buf, s->block + b) = snap[b];
+            *ir_at(rp, r, s->kind == TRD_STEP_RECV ? s->buf : s->src, s->block + b) = snap[b];
+        if (s->kind == TRD_STEP_RECV_COMBINE)
+            ir_combine(rp, r, s);
         rp->state[g] = rp->state[rp->match[g]] = IR_DONE;
         return true;
     default:

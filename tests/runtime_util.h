@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "testutil.h"
+#include "runtime/test_hooks.h" /* injected delays, a dead rank */
 
 #define RT_MAX_P 128
 #define RT_MSG 512
@@ -174,14 +175,59 @@ static inline void rt_comms_free(trd_comm **comm, int32_t p)
     }
 }
 
-/* Creates p communicators, runs fn on p threads, frees them. */
+/* rt_run's part of every rank under trd_comm_threads_run: fn's status and
+ * message recorded per rank (the run itself then succeeds). */
+typedef struct rt_launch {
+    rt_rank_fn fn;
+    void *ctx;
+    rt_result *res;
+} rt_launch;
+
+static inline trd_status rt_launched(trd_comm *comm, void *arg)
+{
+    rt_launch *l = arg;
+    int32_t r = trd_comm_rank(comm);
+    rt_job job = {.comm = comm, .rank = r, .fn = l->fn, .ctx = l->ctx, .res = l->res};
+    rt_rank_main(&job);
+    return TRD_OK;
+}
+
+/* Runs fn on p threads over p fresh communicators (trd_comm_threads_run). */
 static inline void rt_run(int32_t p, const trd_threads_opts *opts, rt_rank_fn fn, void *ctx,
                           rt_result *res)
 {
+    assert_true(p >= 1 && p <= RT_MAX_P);
+    memset(res, 0, sizeof *res);
+    res->p = p;
+    rt_launch l = {.fn = fn, .ctx = ctx, .res = res};
+    double t0 = rt_now();
+    trd_status st = trd_comm_threads_run(p, opts, rt_launched, &l);
+    TU_CHECK(st == TRD_OK, "trd_comm_threads_run(p = %d): %s", (int)p, trd_errmsg());
+    res->wall = rt_now() - t0;
+}
+
+/* rt_run with the library's test hooks set on every rank (hooks NULL:
+ * none). */
+static inline void rt_run_hooked(int32_t p, const trd_threads_opts *opts,
+                                 const trd_test_hooks *hooks, rt_rank_fn fn, void *ctx,
+                                 rt_result *res)
+{
     trd_comm *comm[RT_MAX_P];
     rt_comms_create(comm, p, opts);
+    trd_status st = hooks ? trd_test_hooks_set_all(comm, p, hooks) : TRD_OK;
+    TU_CHECK(st == TRD_OK, "trd_test_hooks_set_all: %s", trd_errmsg());
     rt_run_on(comm, p, fn, ctx, res);
     rt_comms_free(comm, p);
+}
+
+/* Test hooks of random send delays below delay_us, drawn from seed. */
+static inline trd_test_hooks rt_delays(double delay_us, uint64_t seed)
+{
+    trd_test_hooks h;
+    trd_test_hooks_init(&h);
+    h.delay_max_us = delay_us;
+    h.delay_seed = seed;
+    return h;
 }
 
 /* Threads options with a test deadline (short, so a broken runtime fails

@@ -240,11 +240,11 @@ static void open_world(world *w)
     trd_threads_opts o = rt_topts(w->f == F_MISMATCH ? MISMATCH_DEADLINE
                                   : w->f == F_DELAY  ? 5.0
                                                      : DEADLINE);
-    if (w->f == F_DELAY)
-        o.delay_max_us = 2000;
+    trd_test_hooks hooks = rt_delays(w->f == F_DELAY ? 2000 : 0, 1);
     if (w->f == F_DEAD)
-        o.dead_rank = ODD;
+        hooks.dead_rank = ODD;
     rt_comms_create(w->comm, w->p, &o);
+    assert_int_equal(trd_test_hooks_set_all(w->comm, w->p, &hooks), TRD_OK);
 }
 
 static void close_world(world *w)

@@ -79,7 +79,8 @@ static double oracle_time(const trd_plan *plan, const double *d, const double *c
         count[r] = 0;
         order[r] = kids[r];
         for (size_t i = 0; i < trd_plan_step_count(plan, r); i++)
-            if (trd_plan_step(plan, r, i)->kind == TRD_STEP_RECV)
+            if (trd_plan_step(plan, r, i)->kind == TRD_STEP_RECV ||
+                trd_plan_step(plan, r, i)->kind == TRD_STEP_RECV_COMBINE)
                 kids[r][count[r]++] = trd_plan_step(plan, r, i)->peer;
     }
     return trd_oracle_hetero_makespan(n, trd_plan_result_rank(plan), order, count, d, c);
@@ -266,7 +267,8 @@ static void fixed_orders_chain_receives(void **state)
         assert_int_equal(trd_plan_simulate_makespan(plan, &got), TRD_OK);
         const trd_step *first = trd_plan_step(plan, 0, 0);
         TU_CHECK(tu_close(trd_plan_makespan(plan), 201.5) && tu_close(got, 201.5) &&
-                     first->kind == TRD_STEP_RECV && first->peer == 2,
+                     (first->kind == TRD_STEP_RECV || first->kind == TRD_STEP_RECV_COMBINE) &&
+                     first->peer == 2,
                  "%s: makespan %.17g, simulated %.17g (want 201.5), the root first receives "
                  "from %d (want 2)", algo, trd_plan_makespan(plan), got, first->peer);
         trd_plan_free(plan);
@@ -280,7 +282,7 @@ static void fixed_orders_chain_receives(void **state)
         int32_t last = -1;
         for (size_t i = 0; i < trd_plan_step_count(plan, r); i++) {
             const trd_step *s = trd_plan_step(plan, r, i);
-            if (s->kind != TRD_STEP_RECV)
+            if (s->kind != TRD_STEP_RECV && s->kind != TRD_STEP_RECV_COMBINE)
                 continue;
             TU_CHECK(s->dep[0] == last && s->dep[1] == -1, "rank %d step %zu: RECV deps %d %d, "
                      "the previous RECV is %d", r, i, s->dep[0], s->dep[1], last);

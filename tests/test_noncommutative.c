@@ -47,21 +47,25 @@ static size_t advance(replay *rp, int32_t r)
         const trd_step *s = trd_plan_step(rp->plan, r, rp->pc[r]);
         TU_CHECK(s->buf >= 0 && s->buf < rp->nslots, "%s rank %d step %zu: slot %d",
                  context, r, rp->pc[r], s->buf);
-        if (s->kind == TRD_STEP_RECV) {
+        bool fused = s->kind == TRD_STEP_RECV_COMBINE; /* a RECV into src, then a COMBINE */
+        if (s->kind == TRD_STEP_RECV || fused) {
             int32_t p = s->peer;
             TU_CHECK(p >= 0 && p < rp->n && p != r, "%s rank %d RECV peer %d", context, r, p);
             if (rp->sent_to[p] < 0)
                 break; /* the sender is not done yet */
             TU_CHECK(rp->sent_to[p] == r, "%s rank %d receives from %d, which sent to %d",
                      context, r, p, rp->sent_to[p]);
-            slot[s->buf] = rp->sent[p];
+            slot[fused ? s->src : s->buf] = rp->sent[p];
             rp->taken[p]++;
-        } else if (s->kind == TRD_STEP_SEND) {
+        }
+        if (s->kind == TRD_STEP_RECV) {
+        } else if (s->kind == TRD_STEP_SEND || s->kind == TRD_STEP_SEND_INPUT) {
             TU_CHECK(slot[s->buf].lo >= 0, "%s rank %d sends an empty slot", context, r);
             TU_CHECK(rp->sent_to[r] < 0, "%s rank %d sends twice", context, r);
-            rp->sent[r] = slot[s->buf];
+            /* the input: [r, r] */
+            rp->sent[r] = s->kind == TRD_STEP_SEND ? slot[s->buf] : (ival){r, r};
             rp->sent_to[r] = s->peer;
-        } else if (s->kind == TRD_STEP_COMBINE || s->kind == TRD_STEP_COPY) {
+        } else if (s->kind == TRD_STEP_COMBINE || s->kind == TRD_STEP_COPY || fused) {
             TU_CHECK(s->src >= 0 && s->src < rp->nslots && slot[s->src].lo >= 0,
                      "%s rank %d step %zu reads slot %d", context, r, rp->pc[r], s->src);
             ival in = slot[s->src], *acc = &slot[s->buf];

@@ -3,25 +3,25 @@
  * Inputs are doubles with no exact sum (so a different combine order
  * gives different bits); sends are delayed at random so arrival orders
  * vary from run to run.  For every static algorithm (those for
- * heterogeneous costs with random ones), reduce and
- * allreduce: the result is bitwise the same on every run and, for an
- * allreduce, on every rank.  Dynamic algorithms are refused in this mode,
- * and so is star (every rank adds the partial sums in its own order), and
- * `auto` picks an algorithm that can.  The expected bits are the first run's:
+ * heterogeneous costs with random ones) whose registry row says it is
+ * order-deterministic (trd_algo_reproducible), reduce and allreduce: the
+ * result is bitwise the same on every run and, for an allreduce, on every
+ * rank.  Every other row (the dynamic ones; star, where every rank adds
+ * the partial sums in its own order) is refused in this mode, and `auto`
+ * picks an algorithm that can.  The expected bits are the first run's:
  * the point is that nothing changes, not what the value is (the value
  * itself is checked against a sequential fold to within rounding). */
-#include <pthread.h>
-
 #include "testutil.h"
+#include "runtime/test_hooks.h" /* random send delays */
 
 #define P 6
 #define COUNT 257
 #define RUNS 8
 
 typedef struct rank_ctx {
-    trd_comm *comm;
     const char *algo;
     bool allreduce;
+    uint64_t seed; /* of the random send delays (test hooks) */
     double out[COUNT];
     trd_status st;
 } rank_ctx;
@@ -32,10 +32,17 @@ static double value(int r, int i)
     return 1.0 / (1.0 + r * 7.0 + i * 0.013) + (r % 3 ? 1e8 : 1e-8);
 }
 
-static void *rank_main(void *arg)
+static trd_status rank_main(trd_comm *comm, void *arg)
 {
-    rank_ctx *c = arg;
-    int r = trd_comm_rank(c->comm);
+    int r = trd_comm_rank(comm);
+    rank_ctx *c = (rank_ctx *)arg + r;
+    trd_test_hooks hooks;
+    trd_test_hooks_init(&hooks);
+    hooks.delay_max_us = 300;
+    hooks.delay_seed = c->seed;
+    trd_status st = trd_test_hooks_set(comm, &hooks);
+    if (st != TRD_OK)
+        return st;
     double in[COUNT];
     for (int i = 0; i < COUNT; i++)
         in[i] = value(r, i);
@@ -50,10 +57,10 @@ static void *rank_main(void *arg)
     o.reproducible = true;
     o.segment_bytes = 512; /* several blocks, so segments interleave too */
     memset(c->out, 0, sizeof c->out);
-    c->st = c->allreduce ? trd_allreduce(c->comm, in, c->out, COUNT, sum, &o)
-                         : trd_reduce(c->comm, in, c->out, COUNT, sum, 0, &o);
+    c->st = c->allreduce ? trd_allreduce(comm, in, c->out, COUNT, sum, &o)
+                         : trd_reduce(comm, in, c->out, COUNT, sum, 0, &o);
     trd_op_free(sum);
-    return NULL;
+    return TRD_OK; /* c->st: checked by the caller, refusals included */
 }
 
 /* One call on P threads with random send delays (seed); ctx[r].out. */
@@ -61,20 +68,10 @@ static void run_once(const char *algo, bool allreduce, uint64_t seed, rank_ctx *
 {
     trd_threads_opts opts;
     trd_threads_opts_init(&opts);
-    opts.delay_max_us = 300;
-    opts.delay_seed = seed;
     opts.timeout_s = 20;
-    trd_comm *comm[P];
-    assert_int_equal(trd_comm_threads_create(comm, P, &opts), TRD_OK);
-    pthread_t tid[P];
-    for (int r = 0; r < P; r++) {
-        ctx[r] = (rank_ctx){.comm = comm[r], .algo = algo, .allreduce = allreduce};
-        pthread_create(&tid[r], NULL, rank_main, &ctx[r]);
-    }
-    for (int r = 0; r < P; r++) {
-        pthread_join(tid[r], NULL);
-        trd_comm_free(comm[r]);
-    }
+    for (int r = 0; r < P; r++)
+        ctx[r] = (rank_ctx){.algo = algo, .allreduce = allreduce, .seed = seed};
+    assert_int_equal(trd_comm_threads_run(P, &opts, rank_main, ctx), TRD_OK);
 }
 
 static void check_algo(const char *algo, bool allreduce)
@@ -109,7 +106,7 @@ static void test_static_algorithms(void **state)
     (void)state;
     for (size_t i = 0; i < trd_algo_count(); i++) {
         trd_algo_kind kind = trd_algo_kind_of(i);
-        if (kind == TRD_KIND_DYNAMIC || strcmp(trd_algo_name(i), "star") == 0)
+        if (!trd_algo_reproducible(i))
             continue; /* refused: test_refused */
         if (kind != TRD_KIND_EXCHANGE)
             check_algo(trd_algo_name(i), false);
@@ -122,15 +119,19 @@ static void test_static_algorithms(void **state)
 static void test_refused(void **state)
 {
     (void)state;
-    static rank_ctx ctx[P];
-    run_once("tree-dyn", false, 3, ctx);
-    for (int r = 0; r < P; r++)
-        TU_CHECK(ctx[r].st == TRD_EUNSUPPORTED, "tree-dyn rank %d: %s", r,
-                 trd_strerror(ctx[r].st));
-    run_once("star", true, 3, ctx); /* P = 6 = 3!: star could run it */
-    for (int r = 0; r < P; r++)
-        TU_CHECK(ctx[r].st == TRD_EUNSUPPORTED, "star rank %d: %s", r,
-                 trd_strerror(ctx[r].st));
+    static rank_ctx ctx[P]; /* P = 6 = 3!: the stars could run it */
+    size_t refused = 0;
+    for (size_t i = 0; i < trd_algo_count(); i++) {
+        if (trd_algo_reproducible(i))
+            continue;
+        run_once(trd_algo_name(i), trd_algo_kind_of(i) == TRD_KIND_EXCHANGE, 3, ctx);
+        for (int r = 0; r < P; r++)
+            TU_CHECK(ctx[r].st == TRD_EUNSUPPORTED, "%s rank %d: %s", trd_algo_name(i), r,
+                     trd_strerror(ctx[r].st));
+        refused++;
+    }
+    TU_CHECK(refused >= 3, "only %zu rows are not order-deterministic: tree-dyn, nc-tree-dyn "
+             "and star are not", refused);
 }
 
 int main(void)

@@ -36,7 +36,7 @@
 #include "runtime/comm.h"      /* a communicator's wire: the claims it made */
 #include "runtime/op.h"        /* trd_op_serial: the operators of kept profiles */
 #include "runtime/tune.h"      /* the tuning rounds, driven by hand */
-#include "transport/threads.h" /* the wire itself, for its matching order */
+#include "wire/threads.h" /* the wire itself, for its matching order */
 
 static const int32_t ps[] = {1, 2, 3, 4, 5, 7, 8, 9};
 #define NPS (sizeof ps / sizeof ps[0])
@@ -80,18 +80,15 @@ static void push_case(case_list *l, rt_case k)
     l->v[l->len++] = k;
 }
 
-/* What the runtime must answer: OK, EUNSUPPORTED, or (ring with a
- * non-commutative operator on p <= 2, where its rotated order IS the rank
- * order) either OK with the right result or EUNSUPPORTED.  Called before
- * the call (its plan probe sets the thread's error message). */
-enum { WANT_OK, WANT_REFUSE, WANT_EITHER };
+/* What the runtime must answer: OK or EUNSUPPORTED.  Called before the
+ * call (its plan probe sets the thread's error message). */
+enum { WANT_OK, WANT_REFUSE };
 
 static int expected_outcome(const rt_case *k, int32_t p)
 {
     if (k->name) /* "auto" picks an algorithm that can run the call */
         return WANT_OK;
     trd_algo_kind kind = trd_algo_kind_of(k->algo);
-    const char *name = trd_algo_name(k->algo);
     if (kind == TRD_KIND_DYNAMIC && k->opts.reproducible)
         return WANT_REFUSE;
     if (kind == TRD_KIND_DYNAMIC && k->allreduce)
@@ -99,11 +96,9 @@ static int expected_outcome(const rt_case *k, int32_t p)
     if (kind == TRD_KIND_EXCHANGE && !k->allreduce)
         return WANT_REFUSE;
     if (rt_op_nc(k->op) && trd_algo_commutative_only(k->algo))
-        return WANT_REFUSE; /* tree-dyn, hetero-greedy, hetero-exact */
-    if (rt_op_nc(k->op) && strcmp(name, "ring") == 0)
-        return p > 2 ? WANT_REFUSE : WANT_EITHER;
-    if (k->opts.reproducible && strcmp(name, "star") == 0)
-        return WANT_REFUSE;
+        return WANT_REFUSE; /* tree-dyn, hetero-greedy, hetero-exact, ring, the stars */
+    if (k->opts.reproducible && !trd_algo_reproducible(k->algo))
+        return WANT_REFUSE; /* the dynamic ones, star */
     if (k->allreduce && rt_plan_refuses(k->algo, p, rt_op_nc(k->op)))
         return WANT_REFUSE;
     return WANT_OK;
@@ -257,9 +252,9 @@ static trd_status rank_main(trd_comm *comm, int32_t rank, void *arg)
 }
 
 /* Runs the cases on p ranks (comm: existing communicators, or NULL for
- * fresh ones with topts) and fails the test on any problem. */
+ * fresh ones with hooks, NULL: none) and fails the test on any problem. */
 static void run_cases(const case_list *l, int32_t p, trd_comm **comm,
-                      const trd_threads_opts *topts, const char *what)
+                      const trd_test_hooks *hooks, const char *what)
 {
     run_ctx *x = calloc(1, sizeof *x);
     assert_non_null(x);
@@ -274,7 +269,7 @@ static void run_cases(const case_list *l, int32_t p, trd_comm **comm,
     if (comm)
         rt_run_on(comm, p, rank_main, x, &res);
     else
-        rt_run(p, topts ? topts : &def, rank_main, x, &res);
+        rt_run_hooked(p, &def, hooks, rank_main, x, &res);
     for (int32_t r = 0; r < p; r++)
         TU_CHECK(res.status[r] == TRD_OK, "%s p=%d rank %d: %s", what, (int)p, (int)r,
                  res.msg[r]);
@@ -828,9 +823,7 @@ static void test_random_delays(void **state)
     const int32_t sp[] = {7, 5, 8};
     for (int a = 0; a < 3; a++)
         for (uint64_t seed = 1; seed <= 3; seed++) {
-            trd_threads_opts topts = rt_topts(TIMEOUT_S);
-            topts.delay_max_us = 200;
-            topts.delay_seed = seed * 7919 + (uint64_t)a;
+            trd_test_hooks hooks = rt_delays(200, seed * 7919 + (uint64_t)a);
             int32_t p = sp[seed - 1];
             case_list l = {0};
             for (int n = 0; n < 10; n++) {
@@ -850,7 +843,7 @@ static void test_random_delays(void **state)
                              .seed = 99 * seed + (uint64_t)n, .opts = o};
                 push_case(&l, k);
             }
-            run_cases(&l, p, NULL, &topts, names[a]);
+            run_cases(&l, p, NULL, &hooks, names[a]);
             free(l.v);
         }
 }
@@ -1320,9 +1313,9 @@ static trd_status calibrated_rank(trd_comm *comm, int32_t rank, void *arg)
 static void run_all_ok(int32_t p, rt_rank_fn fn, void *ctx, const char *what, double delay_us)
 {
     trd_threads_opts topts = rt_topts(TIMEOUT_S);
-    topts.delay_max_us = delay_us;
+    trd_test_hooks hooks = rt_delays(delay_us, 1);
     rt_result res;
-    rt_run(p, &topts, fn, ctx, &res);
+    rt_run_hooked(p, &topts, &hooks, fn, ctx, &res);
     for (int32_t r = 0; r < p; r++)
         TU_CHECK(res.status[r] == TRD_OK, "%s: rank %d: %s", what, (int)r, res.msg[r]);
 }

@@ -49,23 +49,38 @@ static void test_threads_create_bad_opts(void **state)
 {
     (void)state;
     trd_comm *comm[2] = {NULL, NULL};
-    struct {
-        double timeout, delay;
-        const char *key;
-    } bad[] = {{0, 0, "timeout"},   {-1, 0, "timeout"},  {NAN, 0, "timeout"},
-               {INFINITY, 0, "timeout"}, {1, -1, "delay"}, {1, NAN, "delay"}};
+    const double bad[] = {0, -1, NAN, INFINITY};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         trd_threads_opts o;
         trd_threads_opts_init(&o);
-        o.timeout_s = bad[i].timeout;
-        o.delay_max_us = bad[i].delay;
+        o.timeout_s = bad[i];
         trd_status st = trd_comm_threads_create(comm, 2, &o);
-        TU_CHECK(st == TRD_EINVAL && strstr(trd_errmsg(), bad[i].key),
-                 "timeout %g delay %g: status %d, message '%s'", bad[i].timeout, bad[i].delay,
-                 (int)st, trd_errmsg());
-        TU_CHECK(!comm[0] && !comm[1], "timeout %g delay %g: a communicator was handed out",
-                 bad[i].timeout, bad[i].delay);
+        TU_CHECK(st == TRD_EINVAL && strstr(trd_errmsg(), "timeout"),
+                 "timeout %g: status %d, message '%s'", bad[i], (int)st, trd_errmsg());
+        TU_CHECK(!comm[0] && !comm[1], "timeout %g: a communicator was handed out", bad[i]);
     }
+}
+
+/* The test hooks (runtime/test_hooks.h) refuse a delay out of range,
+ * naming it, and a NULL argument. */
+static void test_hooks_bad_delay(void **state)
+{
+    (void)state;
+    trd_comm *comm[2];
+    rt_comms_create(comm, 2, NULL);
+    const double bad[] = {-1, NAN, INFINITY, 2e6};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        trd_test_hooks h = rt_delays(bad[i], 1);
+        trd_status st = trd_test_hooks_set_all(comm, 2, &h);
+        TU_CHECK(st == TRD_EINVAL && strstr(trd_errmsg(), "delay"),
+                 "delay %g: status %d, message '%s'", bad[i], (int)st, trd_errmsg());
+    }
+    trd_test_hooks h = rt_delays(10, 1);
+    TU_CHECK(trd_test_hooks_set(NULL, &h) == TRD_EINVAL, "NULL comm accepted");
+    TU_CHECK(trd_test_hooks_set(comm[0], NULL) == TRD_EINVAL, "NULL hooks accepted");
+    TU_CHECK(trd_test_hooks_set_all(comm, 2, &h) == TRD_OK, "delay 10 us refused: %s",
+             trd_errmsg());
+    rt_comms_free(comm, 2);
 }
 
 /* ---- Bad collective calls, run on rank threads ---- */
@@ -394,9 +409,10 @@ static void test_dead_rank(void **state)
         dead_ctx x = {.algo = cases[i].algo, .allreduce = cases[i].allreduce,
                       .opid = cases[i].op, .op = rt_op_create(cases[i].op)};
         trd_threads_opts topts = rt_topts(0.5);
-        topts.dead_rank = 2;
+        trd_test_hooks hooks = rt_delays(0, 1);
+        hooks.dead_rank = 2;
         rt_result res;
-        rt_run(5, &topts, dead_rank_main, &x, &res);
+        rt_run_hooked(5, &topts, &hooks, dead_rank_main, &x, &res);
         printf("  %-20s", cases[i].algo);
         for (int32_t r = 0; r < 5; r++)
             printf(" %d:%s/%.2fs", (int)r, res.status[r] == TRD_OK ? "ok" : res.status[r] ==
@@ -445,7 +461,7 @@ int main(void)
         cmocka_unit_test(test_bad_algo),
         cmocka_unit_test(test_band_on_double),
         cmocka_unit_test(test_bad_buffers),
-        cmocka_unit_test(test_dead_rank),
+        cmocka_unit_test(test_dead_rank), cmocka_unit_test(test_hooks_bad_delay),
         /* last: a crash here (there was one: comm.c freed uninitialised
          * handles when the transport refused its options) must not hide
          * the others */

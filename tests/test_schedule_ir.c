@@ -1,5 +1,7 @@
 /* test_schedule_ir.c: consistency of the compiled schedule IR (DESIGN.md,
- * "The schedule (IR)") with the plan's tree and the one-port model.
+ * "The schedule (IR)") with the plan's tree and the one-port model, as
+ * schedule.c compiles it (trd_plan_create_unfused: the fusion pass is
+ * checked against these programs by test_fuse).
  *
  * For every registered planner (K in {1, 2, 5} for the K-limited ones),
  * n in {1, 2, 3, 5, 8, 13, 16, 31, 64, 100, 257}, (d, c) in {(1,1), (1,0),
@@ -18,6 +20,7 @@
  *   - trd_plan_scratch_slots(r) equals r's number of RECVs, which equals
  *     its number of children in the parent array.
  * Expected values come from the parent array and the model's definition. */
+#include "plan/plan_internal.h"
 #include "testutil.h"
 
 static const int32_t sizes[] = {1, 2, 3, 5, 8, 13, 16, 31, 64, 100, 257};
@@ -158,7 +161,8 @@ static void planner_ir(void **state)
                     p.noncommutative = layout == 2;
                     snprintf(where, sizeof where, "%s n=%d d=%g c=%g K=%lld root=%lld nc=%d:",
                              algo, n, p.d, p.c, (long long)p.K, (long long)p.root, layout == 2);
-                    trd_plan *plan = tu_plan(algo, &p);
+                    trd_plan *plan = NULL;
+                    assert_int_equal(trd_plan_create_unfused(&plan, algo, &p), TRD_OK);
                     check_plan(plan);
                     trd_plan_free(plan);
                 }

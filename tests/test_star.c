@@ -217,7 +217,7 @@ static void check_plan(const char *algo, int32_t n, int32_t m)
     for (int32_t r = 0; strcmp(algo, "star") == 0 && r < rp.p; r++) {
         int64_t sends = 0; /* one message a round */
         for (size_t g = rp.first[r]; g < rp.first[r + 1]; g++)
-            sends += rp.step[g]->kind == TRD_STEP_SEND;
+            sends += rp.step[g]->kind == TRD_STEP_SEND || rp.step[g]->kind == TRD_STEP_SEND_INPUT;
         TU_CHECK(sends == steps * m, "%s rank %d: %lld messages", ir_where, r, (long long)sends);
     }
     double t = trd_plan_makespan(plan); /* one-port full duplex, d = 1, c = 0 */

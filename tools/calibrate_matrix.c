@@ -84,7 +84,8 @@ static void gather_names(trd_comm *comm, char (*names)[NAME_MAX_LEN])
     }
 }
 
-static void measure(trd_comm *comm, void *arg)
+/* Errors stay in the context (reported by rank 0, MPI or threads alike). */
+static trd_status measure(trd_comm *comm, void *arg)
 {
     matrix_ctx *c = arg;
     c->status = trd_comm_profile_pairs(comm, c->op, &c->profile);
@@ -94,6 +95,7 @@ static void measure(trd_comm *comm, void *arg)
         c->names = calloc((size_t)trd_comm_size(comm), NAME_MAX_LEN);
     if (c->status == TRD_OK && c->names)
         gather_names(comm, c->names);
+    return TRD_OK;
 }
 
 /* d[i][j] for a message of `bytes`. */
@@ -103,7 +105,7 @@ static double transfer(const trd_pair_profile *pr, int32_t i, int32_t j, double 
     return i == j ? 0.0 : pr->latency[k] + bytes * pr->per_byte[k];
 }
 
-static int write_costs(const trd_run_args *a, const cli_matrix_args *m, const matrix_ctx *c,
+static int write_costs(const cli_run_args *a, const cli_matrix_args *m, const matrix_ctx *c,
                        size_t elem)
 {
     const trd_pair_profile *pr = &c->profile;
@@ -137,7 +139,7 @@ static json_t *decimal(double seconds)
     return json_string(buf);
 }
 
-static int write_platform(const trd_run_args *a, const cli_matrix_args *m, const matrix_ctx *c,
+static int write_platform(const cli_run_args *a, const cli_matrix_args *m, const matrix_ctx *c,
                           size_t elem)
 {
     const trd_pair_profile *pr = &c->profile;
@@ -194,7 +196,7 @@ static json_t *vector(const double *v, int32_t p)
     return a;
 }
 
-static void print_json(const trd_run_args *a, const matrix_ctx *c)
+static void print_json(const cli_run_args *a, const matrix_ctx *c)
 {
     const trd_pair_profile *pr = &c->profile;
     json_t *names = json_array();
@@ -212,7 +214,7 @@ static void print_json(const trd_run_args *a, const matrix_ctx *c)
     json_decref(j);
 }
 
-static void print_text(const trd_run_args *a, const matrix_ctx *c)
+static void print_text(const cli_run_args *a, const matrix_ctx *c)
 {
     const trd_pair_profile *pr = &c->profile;
     printf("%d ranks over %s, one ordered pair at a time; %s on %s\n", (int)pr->p, a->transport,
@@ -237,7 +239,7 @@ static void print_text(const trd_run_args *a, const matrix_ctx *c)
     putchar('\n');
 }
 
-static int report(const trd_run_args *a, const cli_matrix_args *m, const matrix_ctx *c,
+static int report(const cli_run_args *a, const cli_matrix_args *m, const matrix_ctx *c,
                   size_t elem)
 {
     int rc = m->costs_out ? write_costs(a, m, c, elem) : CLI_OK;
@@ -263,17 +265,18 @@ static void release(void *ctx)
     free(c->names);
 }
 
-int cli_calibrate_matrix(const trd_run_args *a, const cli_matrix_args *m)
+int cli_calibrate_matrix(const cli_run_args *a, const cli_matrix_args *m)
 {
     if (m->count < 1)
         return cli_usage_error(cmd, "invalid --count %lld: must be >= 1", (long long)m->count);
     trd_op *op = NULL;
-    trd_status st = trd_run_make_op(a, &op);
+    trd_status st = cli_run_make_op(a, &op);
     if (st != TRD_OK)
         return cli_lib_error(cmd, st);
     matrix_ctx ctx = {.op = op};
     int rank = 0, rc = CLI_OK;
-    st = trd_ranks_run(a->transport, a->p, a->timeout, measure, &ctx, sizeof ctx, release, &rank);
+    st = cli_ranks_run(a->transport, (int32_t)a->p, a->timeout, measure, &ctx, sizeof ctx,
+                       release, &rank);
     size_t elem = trd_op_elem_size(op);
     trd_op_free(op);
     if (st == TRD_EUNSUPPORTED && !trd_mpi_available()) {

@@ -19,6 +19,6 @@ typedef struct cli_matrix_args {
 void cli_matrix_args_init(cli_matrix_args *m);
 /* The measurement on the transport of a (threads: a->p ranks; mpi: the
  * job's) and the report on rank 0: an exit status. */
-int cli_calibrate_matrix(const trd_run_args *a, const cli_matrix_args *m);
+int cli_calibrate_matrix(const cli_run_args *a, const cli_matrix_args *m);
 
 #endif

@@ -43,6 +43,11 @@ struct json_t *cli_json_real(cli_finite *f, const char *name, double v);
  * CLI_OK. */
 int cli_finite_end(const char *cmd, const cli_finite *f, struct json_t *obj);
 
+/* The wire called name (--wire / --transport, tools/cli_wire.c) in *out,
+ * else a usage error listing the wires. */
+int cli_wire(const char *cmd, const char *name, const trd_wire_info **out);
+/* For a wire that is not launched, 1 <= p <= its most; else a usage error. */
+int cli_wire_ranks(const char *cmd, const trd_wire_info *wire, int64_t p);
 /* Prints "treduce <cmd>: <message>" and a hint to --help; returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -81,22 +86,10 @@ bool cli_make_dir(const char *cmd, const char *dir);
 /* Progress bar on stderr, only when stderr is a terminal. */
 void cli_progress(const char *label, int64_t done, int64_t total);
 
-/* Sub-commands. */
-int cmd_plan(int argc, char **argv);
-int cmd_list(int argc, char **argv);
-int cmd_ratios(int argc, char **argv);
-int cmd_demo(int argc, char **argv);
-int cmd_simulate(int argc, char **argv);
-int cmd_markov(int argc, char **argv);
-int cmd_sweep(int argc, char **argv);
-int cmd_run(int argc, char **argv);
-int cmd_calibrate(int argc, char **argv);
-int cmd_bench(int argc, char **argv);
-int cmd_star(int argc, char **argv);
-int cmd_platform(int argc, char **argv);
-int cmd_steady(int argc, char **argv);
-int cmd_testbed(int argc, char **argv);
-int cmd_costs(int argc, char **argv);
+/* Sub-commands (commands.def). */
+#define CLI_COMMAND(name, summary) int cmd_##name(int argc, char **argv);
+#include "commands.def"
+#undef CLI_COMMAND
 
 /* An MPI communicator's shared-memory rings (tools/shm_report.c): their
  * limit (trd_comm_shm_max, 0: none) and the creation's probe that chose it

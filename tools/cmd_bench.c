@@ -7,7 +7,7 @@
  * the start (trd_comm_profile), and every point carries the model's
  * prediction, so the run also says how well the model predicts.  Results
  * are checked against the rank-order fold of the inputs (bench_data.c). */
-#include "bench_tool.h"
+#include "bench_harness.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -15,7 +15,7 @@
 
 static void help(void)
 {
-    printf("usage: treduce bench [--transport threads|mpi] [-p P] [--sizes LIST]\n"
+    printf("usage: treduce bench [--wire threads|mpi] [-p P] [--sizes LIST]\n"
            "         [--ops LIST] [--kinds reduce,allreduce] [--algos LIST|all] [--iters I]\n"
            "         [--op-cost US] [--tune N] [--out DIR] [--timeout S]\n"
            "         [--format text|json]\n"
@@ -31,7 +31,8 @@ static void help(void)
            "repetitions of barrier, time, call, time; a repetition's time is the\n"
            "slowest rank's; the median is reported.  Every result is checked against\n"
            "the rank-order fold of the inputs.\n\n"
-           "  --transport T   threads (default: P threads) or mpi (P is the MPI size)\n"
+           "  --wire W        threads (default: P threads) or mpi (P is the MPI size)\n"
+           "                  (--transport W: the same)\n"
            "  -p P            ranks for threads (default 2)\n"
            "  --sizes LIST    bytes per rank, multiples of 8, with optional K, M, G\n"
            "                  (x1024) suffixes, e.g. 8,1K,64K,1M,16M (default: 8 B x 4^k\n"
@@ -110,11 +111,13 @@ static int by_size(const void *x, const void *y)
 static int check_args(bench_args *a)
 {
     const char *cmd = "bench";
-    if (strcmp(a->transport, "threads") && strcmp(a->transport, "mpi"))
-        return cli_usage_error(cmd, "unknown transport '%s': threads or mpi", a->transport);
-    if (!strcmp(a->transport, "threads") && (a->p < 1 || a->p > 4096))
-        return cli_usage_error(cmd, "invalid -p %lld: need 1 <= p <= 4096 for threads",
-                               (long long)a->p);
+    const trd_wire_info *wire;
+    int st = cli_wire(cmd, a->transport, &wire);
+    if (st == CLI_OK)
+        st = cli_wire_ranks(cmd, wire, a->p);
+    if (st != CLI_OK)
+        return st;
+    a->transport = wire->name;
     if (!(a->op_cost_us >= 0) || a->op_cost_us > 1e7)
         return cli_usage_error(cmd, "invalid --op-cost %g: need 0 to 1e7 microseconds",
                                a->op_cost_us);
@@ -128,7 +131,7 @@ static int check_args(bench_args *a)
         if (n == 0 || a->sizes[i] != a->sizes[n - 1])
             a->sizes[n++] = a->sizes[i];
     a->nsizes = n;
-    if (!strcmp(a->transport, "threads"))
+    if (!wire->launched)
         bench_drop_unfit(a, true); /* MPI: once the size is known (bench_mpi.c) */
     return CLI_OK;
 }
@@ -154,7 +157,8 @@ static void defaults(bench_args *a, int argc, char **argv)
 static int parse_args(int argc, char **argv, bench_args *a)
 {
     static const struct option opts[] = {
-        {"transport", required_argument, 0, 'T'}, {"sizes", required_argument, 0, 's'},
+        {"wire", required_argument, 0, 'T'},      {"transport", required_argument, 0, 'T'},
+        {"sizes", required_argument, 0, 's'},
         {"ops", required_argument, 0, 'o'},       {"kinds", required_argument, 0, 'k'},
         {"algos", required_argument, 0, 'a'},     {"iters", required_argument, 0, 'i'},
         {"op-cost", required_argument, 0, 'C'},   {"out", required_argument, 0, 'O'},
@@ -166,6 +170,14 @@ static int parse_args(int argc, char **argv, bench_args *a)
     return st != CLI_OK ? st : check_args(a);
 }
 
+/* Under a launched wire (MPI) the baseline is the MPI library's own. */
+static int bench_on_wire(bench_args *a)
+{
+    const trd_wire_info *wire;
+    trd_wire_find(a->transport, &wire); /* checked by check_args */
+    return wire->launched ? bench_mpi(a) : bench_threads(a);
+}
+
 int cmd_bench(int argc, char **argv)
 {
     bench_args *a = malloc(sizeof *a);
@@ -173,7 +185,7 @@ int cmd_bench(int argc, char **argv)
         return CLI_FAILED;
     int st = parse_args(argc, argv, a);
     if (st == CLI_OK)
-        st = !strcmp(a->transport, "mpi") ? bench_mpi(a) : bench_threads(a);
+        st = bench_on_wire(a);
     else if (st < 0)
         st = CLI_OK;
     free(a);

@@ -14,7 +14,7 @@
 
 static void help(void)
 {
-    printf("usage: treduce calibrate [--transport threads|mpi] [-p P] [--op OP] [--type T]\n"
+    printf("usage: treduce calibrate [--wire threads|mpi] [-p P] [--op OP] [--type T]\n"
            "                         [--out FILE] [--format text|json]\n"
            "       treduce calibrate --matrix [--count N] [--costs-out FILE]\n"
            "                         [--platform-out FILE] [--unit-bytes B] [same options]\n\n"
@@ -35,7 +35,8 @@ static void help(void)
            "share a node, messages of at most 16 KiB go through shared memory\n"
            "(TRD_MPI_SHM_MAX sets the limit, 0: none) and the profile's line is\n"
            "fitted through both regimes.\n\n"
-           "  --transport T  threads (default) or mpi\n"
+           "  --wire W       threads (default) or mpi\n"
+           "                 (--transport W: the same)\n"
            "  -p P           ranks for threads (default 2)\n"
            "  --op OP        operator (default sum; matrix, interval, sleep-sum and\n"
            "                 spin-sum too, the last two with --op-cost US per call)\n"
@@ -61,7 +62,8 @@ typedef struct calib_ctx {
     char error[512];
 } calib_ctx;
 
-static void measure(trd_comm *comm, void *arg)
+/* Errors stay in the context (reported by rank 0, MPI or threads alike). */
+static trd_status measure(trd_comm *comm, void *arg)
 {
     calib_ctx *c = arg;
     c->p = trd_comm_size(comm);
@@ -69,11 +71,12 @@ static void measure(trd_comm *comm, void *arg)
     c->status = trd_comm_profile(comm, c->op, &c->profile);
     if (c->status != TRD_OK)
         snprintf(c->error, sizeof c->error, "%s", trd_errmsg());
+    return TRD_OK;
 }
 
 /* The profile's file (trd_profile_save) and, on stdout, the same keys
  * and the shared-memory probe. */
-static json_t *profile_json(const trd_run_args *a, const calib_ctx *c, cli_finite *f)
+static json_t *profile_json(const cli_run_args *a, const calib_ctx *c, cli_finite *f)
 {
     const trd_profile *pr = &c->profile;
     json_t *curve = json_array();
@@ -96,7 +99,7 @@ static json_t *profile_json(const trd_run_args *a, const calib_ctx *c, cli_finit
                      cli_shm_probe_json(&c->shm));
 }
 
-static int save(const trd_run_args *a, const calib_ctx *c, const char *out)
+static int save(const cli_run_args *a, const calib_ctx *c, const char *out)
 {
     trd_profile_meta m = {.p = (int32_t)c->p, .elem_size = c->elem_size, .shm_max = c->shm.max};
     snprintf(m.transport, sizeof m.transport, "%s", a->transport);
@@ -106,7 +109,7 @@ static int save(const trd_run_args *a, const calib_ctx *c, const char *out)
     return st == TRD_OK ? CLI_OK : cli_lib_error("calibrate", st);
 }
 
-static int report(const trd_run_args *a, const calib_ctx *c, const char *out)
+static int report(const cli_run_args *a, const calib_ctx *c, const char *out)
 {
     const trd_profile *pr = &c->profile;
     int64_t p = c->p;
@@ -154,7 +157,8 @@ static int report(const trd_run_args *a, const calib_ctx *c, const char *out)
 int cmd_calibrate(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"transport", required_argument, 0, 'T'}, {"op", required_argument, 0, 'o'},
+        {"transport", required_argument, 0, 'T'},
+        {"wire", required_argument, 0, 'T'}, {"op", required_argument, 0, 'o'},
         {"type", required_argument, 0, 't'},      {"out", required_argument, 0, 'O'},
         {"format", required_argument, 0, 'f'},    {"help", no_argument, 0, 'h'},
         {"op-cost", required_argument, 0, 'C'},
@@ -164,8 +168,8 @@ int cmd_calibrate(int argc, char **argv)
         {0, 0, 0, 0}};
     cli_matrix_args mx;
     cli_matrix_args_init(&mx);
-    trd_run_args a;
-    trd_run_args_init(&a);
+    cli_run_args a;
+    cli_run_args_init(&a);
     a.p = 2;
     const char *out = NULL;
     int opt;
@@ -206,10 +210,11 @@ int cmd_calibrate(int argc, char **argv)
     }
     if (optind < argc)
         return cli_usage_error("calibrate", "unexpected argument '%s'", argv[optind]);
-    if (strcmp(a.transport, "threads") && strcmp(a.transport, "mpi"))
-        return cli_usage_error("calibrate", "unknown transport '%s': threads or mpi",
-                               a.transport);
-    if (!strcmp(a.transport, "threads") && (a.p < 2 || a.p > 4096))
+    const trd_wire_info *wire;
+    int bad = cli_wire("calibrate", a.transport, &wire);
+    if (bad != CLI_OK)
+        return bad;
+    if (!wire->launched && (a.p < 2 || a.p > wire->p_max))
         return cli_usage_error("calibrate", "invalid -p %lld: need 2 <= p <= 4096 (the "
                                "ping-pong takes two ranks)", (long long)a.p);
     if (!mx.matrix && (mx.costs_out || mx.platform_out))
@@ -217,12 +222,13 @@ int cmd_calibrate(int argc, char **argv)
     if (mx.matrix)
         return cli_calibrate_matrix(&a, &mx);
     trd_op *op = NULL;
-    trd_status st = trd_run_make_op(&a, &op);
+    trd_status st = cli_run_make_op(&a, &op);
     if (st != TRD_OK)
         return cli_lib_error("calibrate", st);
     calib_ctx ctx = {.op = op, .elem_size = trd_op_elem_size(op)};
     int rank = 0;
-    st = trd_ranks_run(a.transport, a.p, a.timeout, measure, &ctx, sizeof ctx, NULL, &rank);
+    st = cli_ranks_run(a.transport, (int32_t)a.p, a.timeout, measure, &ctx, sizeof ctx, NULL,
+                       &rank);
     trd_op_free(op);
     if (st == TRD_EUNSUPPORTED && !trd_mpi_available()) {
         fprintf(stderr, "treduce calibrate: this treduce was built without MPI\n");

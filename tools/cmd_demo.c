@@ -127,8 +127,8 @@ static int print_real_runs(void)
            "a reduce.  Times in ms (median of 5).\n%-14s %10s %10s %9s\n", "algorithm",
            "predicted", "measured", "verified");
     for (size_t i = 0; i < sizeof algos / sizeof algos[0]; i++) {
-        trd_run_args a;
-        trd_run_args_init(&a);
+        cli_run_args a;
+        cli_run_args_init(&a);
         a.algo = algos[i];
         a.p = 4;
         a.count = 1 << 20;
@@ -137,8 +137,8 @@ static int print_real_runs(void)
         trd_algo_find(a.algo, &index);
         a.allreduce = trd_algo_kind_of(index) == TRD_KIND_EXCHANGE;
         double times[5];
-        trd_run_result res = {.times = times};
-        trd_status st = trd_run_threads_collect(&a, &res);
+        cli_run_result res = {.times = times};
+        trd_status st = cli_run_threads_collect(&a, &res);
         if (st == TRD_OK && res.status != TRD_OK)
             st = res.status;
         if (st != TRD_OK) {

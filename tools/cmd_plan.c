@@ -49,7 +49,7 @@ static json_t *json_time(cli_finite *f, const char *name, double t)
 
 static json_t *steps_json(const trd_plan *plan, int32_t rank, cli_finite *f)
 {
-    static const char *kinds[] = {"send", "recv", "combine", "copy"};
+    static const char *kinds[] = {"send", "recv", "combine", "copy", "recv-combine", "send-input"};
     json_t *list = json_array();
     for (size_t i = 0; i < trd_plan_step_count(plan, rank); i++) {
         const trd_step *s = trd_plan_step(plan, rank, i);
@@ -57,9 +57,9 @@ static json_t *steps_json(const trd_plan *plan, int32_t rank, cli_finite *f)
                               "peer", s->peer, "buf", s->buf, "src", s->src, "dep", s->dep[0],
                               s->dep[1], "start", cli_json_real(f, "a step's start", s->start),
                               "end", cli_json_real(f, "a step's end", s->end));
-        if (s->kind == TRD_STEP_COMBINE)
+        if (s->kind == TRD_STEP_COMBINE || s->kind == TRD_STEP_RECV_COMBINE)
             json_object_set_new(o, "side", json_string(s->side == TRD_SIDE_LEFT ? "left" : "right"));
-        if (s->kind == TRD_STEP_SEND && s->release > 0)
+        if ((s->kind == TRD_STEP_SEND || s->kind == TRD_STEP_SEND_INPUT) && s->release > 0)
             json_object_set_new(o, "release", cli_json_real(f, "a release time", s->release));
         json_array_append_new(list, o);
     }
@@ -137,7 +137,8 @@ static void print_text(const trd_plan *plan)
             snprintf(start, sizeof start, "%g", t);
         printf("%8ld %8ld %12s ", (long)r, (long)trd_plan_parent(plan, r), start);
         for (size_t i = 0; i < trd_plan_step_count(plan, r); i++)
-            if (trd_plan_step(plan, r, i)->kind == TRD_STEP_RECV)
+            if (trd_plan_step(plan, r, i)->kind == TRD_STEP_RECV ||
+                trd_plan_step(plan, r, i)->kind == TRD_STEP_RECV_COMBINE)
                 printf(" %ld", (long)trd_plan_step(plan, r, i)->peer);
         putchar('\n');
     }

@@ -19,7 +19,7 @@
 
 static void help(void)
 {
-    printf("usage: treduce run --algo NAME [--transport threads|mpi] -p P --count M\n"
+    printf("usage: treduce run --algo NAME [--wire threads|mpi] -p P --count M\n"
            "         [--type T] [--op OP] [--root R] [--allreduce] [--segment BYTES]\n"
            "         [--iters I] [--warmup W]\n"
            "         [--d D --c C [--latency L [--flight F]] [--parallelism K]\n"
@@ -39,7 +39,8 @@ static void help(void)
            "                    (the slowest rank's median); --explain adds their times\n"
            "  --reproducible    bitwise the same result on every run and rank (static\n"
            "                    algorithms only: dynamic ones are refused, auto skips them)\n"
-           "  --transport T     threads (default: P threads, no launcher) or mpi\n"
+           "  --wire W          threads (default: P threads, no launcher) or mpi\n"
+           "                    (--transport W: the same)\n"
            "  -p P              number of ranks (threads transport)\n"
            "  --count M         elements per rank (>= 0)\n"
            "  --type T          int32, int64, uint64, float, double (default double)\n"
@@ -87,7 +88,7 @@ static void help(void)
 /* One option (cli_parse_options' take). */
 static int take_option(int opt, void *ctx)
 {
-    trd_run_args *a = ctx;
+    cli_run_args *a = ctx;
     const char *cmd = "run";
     switch (opt) {
     case 'a': a->algo = optarg; return CLI_OK;
@@ -133,12 +134,12 @@ static int take_option(int opt, void *ctx)
 
 /* A profile describes one transport and one operator on one type: applied
  * to another it predicts another machine.  (Another rank count only
- * warns, trd_run_report: latency and bandwidth are still this machine's.) */
-static int check_profile(const trd_run_args *a)
+ * warns, cli_run_report: latency and bandwidth are still this machine's.) */
+static int check_profile(const cli_run_args *a)
 {
     const trd_profile_meta *m = &a->profile_meta;
     bool typed = strcmp(a->op, "matrix") && strcmp(a->op, "interval") &&
-                 !trd_costly_name(a->op); /* these ignore --type */
+                 !cli_costly_name(a->op); /* these ignore --type */
     if (!a->profile_path)
         return CLI_OK;
     if (a->model_set)
@@ -160,14 +161,16 @@ static int check_profile(const trd_run_args *a)
  * bad input; one that does not fit in this machine's memory is refused
  * before any allocation (Linux overcommits: malloc alone would not fail,
  * the OOM killer would end the run). */
-static int check_memory(const trd_run_args *a)
+static int check_memory(const cli_run_args *a)
 {
     trd_op *op = NULL;
-    if (trd_run_make_op(a, &op) != TRD_OK)
+    if (cli_run_make_op(a, &op) != TRD_OK)
         return CLI_OK; /* the run says why (under MPI on rank 0 only) */
     size_t elem = trd_op_elem_size(op), bytes;
     trd_op_free(op);
-    int64_t ranks = strcmp(a->transport, "threads") ? 1 : a->p;
+    const trd_wire_info *wire;
+    trd_wire_find(a->transport, &wire); /* checked by check_args */
+    int64_t ranks = wire->launched ? 1 : a->p;
     if (__builtin_mul_overflow((uint64_t)a->count, (uint64_t)elem, &bytes) ||
         bytes > SIZE_MAX / 4 / (size_t)(ranks + 1))
         return cli_usage_error("run", "invalid --count %lld: %lld elements of %zu bytes are "
@@ -185,18 +188,19 @@ static int check_memory(const trd_run_args *a)
     return CLI_OK;
 }
 
-static int check_args(const trd_run_args *a)
+static int check_args(const cli_run_args *a)
 {
     const char *cmd = "run";
-    if (strcmp(a->transport, "threads") && strcmp(a->transport, "mpi"))
-        return cli_usage_error(cmd, "unknown transport '%s': threads or mpi", a->transport);
+    const trd_wire_info *wire;
+    int st = cli_wire(cmd, a->transport, &wire);
+    if (st != CLI_OK)
+        return st;
     if (!a->count_set)
         return cli_usage_error(cmd, "--count is required");
     if (a->count < 0)
         return cli_usage_error(cmd, "invalid --count %lld: must be >= 0", (long long)a->count);
-    if (!strcmp(a->transport, "threads") && (a->p < 1 || a->p > 4096))
-        return cli_usage_error(cmd, "invalid -p %lld: need 1 <= p <= 4096 for threads (-p is "
-                               "required)", (long long)a->p);
+    if ((st = cli_wire_ranks(cmd, wire, a->p)) != CLI_OK)
+        return st;
     if (a->iters < 1 || a->iters > RUN_ITERS_MAX || a->warmup < 0 || a->warmup > RUN_ITERS_MAX)
         return cli_usage_error(cmd, "invalid --iters %lld or --warmup %lld: need 1 <= iters "
                                "<= %d and 0 <= warmup <= %d", (long long)a->iters,
@@ -215,28 +219,29 @@ static int check_args(const trd_run_args *a)
                                a->op_cost_us);
     if (!(a->timeout > 0))
         return cli_usage_error(cmd, "invalid --timeout %g: must be > 0", a->timeout);
-    if (a->dead_rank < -1 || (!strcmp(a->transport, "threads") && a->dead_rank >= a->p))
+    if (a->dead_rank < -1 || (!wire->launched && a->dead_rank >= a->p))
         return cli_usage_error(cmd, "invalid --dead-rank %lld: not a rank of -p %lld (0 to "
                                "%lld)", (long long)a->dead_rank, (long long)a->p,
                                (long long)a->p - 1);
     if (a->costs_path && (a->model_set || a->profile_path))
         return cli_usage_error(cmd, "--costs is the cost model: it excludes --d, --c and "
                                "--profile");
-    int st = check_profile(a);
+    st = check_profile(a);
     return st == CLI_OK ? check_memory(a) : st;
 }
 
-void trd_run_args_init(trd_run_args *a)
+void cli_run_args_init(cli_run_args *a)
 {
-    *a = (trd_run_args){.algo = "binomial", .transport = "threads", .type = "double",
+    *a = (cli_run_args){.algo = "binomial", .transport = "threads", .type = "double",
                         .op = "sum", .iters = 10, .warmup = 1, .d = 1, .c = 1, .K = 2,
                         .timeout = 30, .dead_rank = -1};
 }
 
-static int parse_args(int argc, char **argv, trd_run_args *a)
+static int parse_args(int argc, char **argv, cli_run_args *a)
 {
     static const struct option opts[] = {
         {"algo", required_argument, 0, 'a'},      {"transport", required_argument, 0, 'T'},
+        {"wire", required_argument, 0, 'T'},
         {"count", required_argument, 0, 'm'},     {"type", required_argument, 0, 't'},
         {"op", required_argument, 0, 'o'},        {"root", required_argument, 0, 'r'},
         {"allreduce", no_argument, 0, 'A'},       {"segment", required_argument, 0, 's'},
@@ -251,21 +256,23 @@ static int parse_args(int argc, char **argv, trd_run_args *a)
         {"tune", required_argument, 0, 'u'},      {"costs", required_argument, 0, 'H'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
-    trd_run_args_init(a);
+    cli_run_args_init(a);
     int st = cli_parse_options("run", argc, argv, opts, help, take_option, a);
     return st != CLI_OK ? st : check_args(a);
 }
 
 int cmd_run(int argc, char **argv)
 {
-    trd_run_args a;
+    cli_run_args a;
     int st = parse_args(argc, argv, &a);
     if (st != CLI_OK)
         return st < 0 ? CLI_OK : st;
     trd_status ts = a.costs_path ? trd_costs_read(&a.costs, a.costs_path) : TRD_OK;
     if (ts != TRD_OK)
         return cli_lib_error("run", ts);
-    st = !strcmp(a.transport, "mpi") ? trd_run_mpi(&a) : trd_run_threads(&a);
+    const trd_wire_info *wire;
+    trd_wire_find(a.transport, &wire); /* checked by parse_args */
+    st = wire->launched ? cli_run_mpi(&a) : cli_run_threads(&a);
     trd_costs_free(a.costs);
     return st;
 }

@@ -21,7 +21,7 @@ static void help(void)
            "         [--participants A,B,...]                   (gossip; or --targets)\n"
            "         [--target NAME] [--participants A,B,...]   (reduce)\n"
            "         [--sizes FILE] [--fixed-period T] [--format text|json|dot]\n"
-           "         [--simulate OPS] [--run OPS [--transport threads|mpi]\n"
+           "         [--simulate OPS] [--run OPS [--wire threads|mpi]\n"
            "         [--unit-bytes B] [--time-unit S]]           (reduce)\n\n"
            "Solves the steady-state linear program of a series of collectives exactly\n"
            "(rational arithmetic) and prints the throughput (operations per time unit,\n"
@@ -50,7 +50,8 @@ static void help(void)
            "  --run OPS            reduce: run OPS reductions for real on threads (one\n"
            "                       thread per node) along the trees, check every result\n"
            "                       and print operations per second (OPS <= 65536)\n"
-           "  --transport T        --run on threads (default) or mpi: one rank per node\n"
+           "  --wire W             --run on threads (default) or mpi: one rank per node\n"
+           "                       (--transport W: the same)\n"
            "                       (treduce testbed run --all-nodes), each operation's\n"
            "                       message B bytes, compared with TP / S per second\n"
            "  --unit-bytes B       bytes per unit of message size (mpi; default the\n"
@@ -99,10 +100,12 @@ static int take_option(int opt, void *ctx)
                          : cli_usage_error(cmd, "invalid %s %s: must be >= 1", name, optarg);
     }
     case 'X':
-        if (strcmp(optarg, "threads") && strcmp(optarg, "mpi"))
-            return cli_usage_error(cmd, "invalid --transport '%s': threads or mpi", optarg);
-        a->mpi = !strcmp(optarg, "mpi");
-        return CLI_OK;
+    {
+        const trd_wire_info *wire;
+        int st = cli_wire(cmd, optarg, &wire);
+        a->mpi = st == CLI_OK && wire->launched; /* one rank per node: a process each */
+        return st;
+    }
     case 'u':
     case 'U': {
         double *v = opt == 'u' ? &a->units.unit_bytes : &a->units.time_unit;
@@ -145,7 +148,7 @@ static int check_args(steady_args *a, trd_steady_problem *problem)
         return cli_usage_error(cmd, "--simulate and --run follow reduction trees: they apply "
                                "to --problem reduce only");
     if (a->mpi && !a->run)
-        return cli_usage_error(cmd, "--transport applies to --run");
+        return cli_usage_error(cmd, "--wire applies to --run");
     switch (*problem) {
     case TRD_STEADY_SCATTER:
         if (!a->source)
@@ -389,8 +392,9 @@ int cmd_steady(int argc, char **argv)
         {"sizes", required_argument, 0, 'z'},        {"fixed-period", required_argument, 0, 'F'},
         {"format", required_argument, 0, 'f'},       {"simulate", required_argument, 0, 'S'},
         {"run", required_argument, 0, 'R'},          {"help", no_argument, 0, 'h'},
-        {"transport", required_argument, 0, 'X'},    {"unit-bytes", required_argument, 0, 'u'},
-        {"time-unit", required_argument, 0, 'U'},    {0, 0, 0, 0}};
+        {"transport", required_argument, 0, 'X'},    {"wire", required_argument, 0, 'X'},
+        {"unit-bytes", required_argument, 0, 'u'},   {"time-unit", required_argument, 0, 'U'},
+        {0, 0, 0, 0}};
     steady_args a = {.format = TRD_STEADY_TEXT};
     steady_mpi_units_init(&a.units);
     trd_steady_spec spec;

@@ -21,7 +21,7 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-void trd_costly_wait(double seconds, bool sleep)
+void cli_costly_wait(double seconds, bool sleep)
 {
     static _Thread_local bool slack_set;
     if (seconds <= 0)
@@ -47,10 +47,10 @@ static void costly_sum(const void *in, void *inout, int64_t count, void *ctx)
     double *b = inout;
     for (int64_t i = 0; i < count; i++)
         b[i] = a[i] + b[i];
-    trd_costly_wait(c->seconds, c->sleep);
+    cli_costly_wait(c->seconds, c->sleep);
 }
 
-bool trd_costly_name(const char *name)
+bool cli_costly_name(const char *name)
 {
     return !strcmp(name, "sleep-sum") || !strcmp(name, "spin-sum");
 }
@@ -59,9 +59,9 @@ bool trd_costly_name(const char *name)
  * one per distinct setting is enough. */
 static costly settings[2];
 
-trd_status trd_costly_op(const char *name, double cost_us, trd_op **op)
+trd_status cli_costly_op(const char *name, double cost_us, trd_op **op)
 {
-    if (!trd_costly_name(name) || !(cost_us >= 0) || cost_us > 1e7)
+    if (!cli_costly_name(name) || !(cost_us >= 0) || cost_us > 1e7)
         return TRD_EINVAL;
     bool sleep = !strcmp(name, "sleep-sum");
     costly *c = &settings[sleep];

@@ -9,7 +9,7 @@
 /* The most timed (and untimed) iterations: p * iters times are kept. */
 #define RUN_ITERS_MAX 1000000
 
-typedef struct trd_run_args {
+typedef struct cli_run_args {
     const char *algo, *transport, *type, *op, *profile_path, *costs_path;
     trd_profile profile;
     trd_profile_meta profile_meta; /* what the profile was measured on */
@@ -18,11 +18,11 @@ typedef struct trd_run_args {
     int64_t p, count, root, segment, iters, warmup, K, dead_rank, tune;
     double d, c, latency, flight, parallelism, timeout, delay_us, op_cost_us;
     bool count_set, allreduce, model_set, json;
-} trd_run_args;
+} cli_run_args;
 
 /* What one rank found; rank 0's copy is reported, with the times of every
  * iteration made the slowest rank's. */
-typedef struct trd_run_result {
+typedef struct cli_run_result {
     trd_status status;
     char error[512];
     double *times;        /* iters entries, seconds */
@@ -34,28 +34,28 @@ typedef struct trd_run_result {
     size_t ncandidates;
     size_t shm_max;       /* trd_comm_shm_max after the timed calls: the rings'
                              limit they ran with (tuned auto may change it) */
-} trd_run_result;
+} cli_run_result;
 
 /* Rank r's input at element i for operator op: small integers, so that
  * sums and products are exact in float and double whatever the combine
  * order (docs/RUNTIME.md).  `treduce bench` reduces the same data. */
-int64_t trd_run_value(const char *op, int64_t r, int64_t i);
+int64_t cli_run_value(const char *op, int64_t r, int64_t i);
 /* An operator for a->op and a->type (checker operators ignore the type). */
-trd_status trd_run_make_op(const trd_run_args *a, trd_op **op);
+trd_status cli_run_make_op(const cli_run_args *a, trd_op **op);
 /* Rank `rank` of comm: everything but the report.  res->times must hold
  * a->iters entries. */
-void trd_run_rank(const trd_run_args *a, trd_comm *comm, const trd_op *op,
-                  trd_run_result *res);
+void cli_run_rank(const cli_run_args *a, trd_comm *comm, const trd_op *op,
+                  cli_run_result *res);
 /* Prints rank 0's result (text or JSON); returns the exit status. */
-int trd_run_report(const trd_run_args *a, int64_t p, const trd_run_result *res);
+int cli_run_report(const cli_run_args *a, int64_t p, const cli_run_result *res);
 
-int trd_run_threads(const trd_run_args *a);
+int cli_run_threads(const cli_run_args *a);
 /* The threads run without the report: out->times (a->iters entries,
  * allocated by the caller) and the rest of rank 0's merged result.  The
  * status is the set-up's; the run's own is out->status. */
-trd_status trd_run_threads_collect(const trd_run_args *a, trd_run_result *out);
+trd_status cli_run_threads_collect(const cli_run_args *a, cli_run_result *out);
 /* The defaults of `treduce run`. */
-void trd_run_args_init(trd_run_args *a);
-int trd_run_mpi(const trd_run_args *a);
+void cli_run_args_init(cli_run_args *a);
+int cli_run_mpi(const cli_run_args *a);
 
 #endif

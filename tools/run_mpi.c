@@ -40,7 +40,7 @@ static void bound_finalize(double seconds, int code)
  * communicator is failed, or its arguments were refused on every rank);
  * the agreement of the others then ends with the failure that reached
  * them, within the deadline. */
-static void gather(const trd_run_args *a, trd_comm *comm, trd_run_result *res)
+static void gather(const cli_run_args *a, trd_comm *comm, cli_run_result *res)
 {
     size_t n = (size_t)a->iters + 1;
     double *v = comm && res->status == TRD_OK ? malloc(n * sizeof *v) : NULL;
@@ -59,7 +59,7 @@ static void gather(const trd_run_args *a, trd_comm *comm, trd_run_result *res)
     free(v);
 }
 
-int trd_run_mpi(const trd_run_args *a)
+int cli_run_mpi(const cli_run_args *a)
 {
     int rank = 0, size = 1, rc = CLI_FAILED;
     MPI_Init(NULL, NULL);
@@ -67,14 +67,14 @@ int trd_run_mpi(const trd_run_args *a)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     trd_comm *comm = NULL;
     trd_op *op = NULL;
-    trd_run_result res = {.times = calloc((size_t)a->iters, sizeof(double))};
-    trd_status st = trd_run_make_op(a, &op);
+    cli_run_result res = {.times = calloc((size_t)a->iters, sizeof(double))};
+    trd_status st = cli_run_make_op(a, &op);
     if (st == TRD_OK)
         st = trd_comm_mpi_create(&comm, NULL, a->timeout);
     if (st == TRD_OK && res.times)
-        trd_run_rank(a, comm, op, &res);
+        cli_run_rank(a, comm, op, &res);
     else {
-        res = (trd_run_result){.status = st ? st : TRD_ENOMEM, .times = res.times};
+        res = (cli_run_result){.status = st ? st : TRD_ENOMEM, .times = res.times};
         snprintf(res.error, sizeof res.error, "%s", st ? trd_errmsg() : "out of memory");
     }
     gather(a, comm, &res);
@@ -83,7 +83,7 @@ int trd_run_mpi(const trd_run_args *a)
     if (res.status != TRD_OK && rank != 0 && !usage)
         fprintf(stderr, "treduce run: rank %d: %s\n", rank, res.error[0] ? res.error : trd_errmsg());
     if (rank == 0)
-        rc = trd_run_report(a, size, &res);
+        rc = cli_run_report(a, size, &res);
     trd_comm_free(comm);
     trd_op_free(op);
     free(res.times);
@@ -95,7 +95,7 @@ int trd_run_mpi(const trd_run_args *a)
     return rc;
 }
 #else
-int trd_run_mpi(const trd_run_args *a)
+int cli_run_mpi(const cli_run_args *a)
 {
     (void)a;
     fprintf(stderr, "treduce run: this treduce was built without MPI (install libopenmpi-dev "

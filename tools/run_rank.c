@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-trd_status trd_run_make_op(const trd_run_args *a, trd_op **op)
+trd_status cli_run_make_op(const cli_run_args *a, trd_op **op)
 {
     trd_type type;
     trd_op_kind kind;
@@ -16,18 +16,18 @@ trd_status trd_run_make_op(const trd_run_args *a, trd_op **op)
         return trd_op_matrix2x2(op);
     if (!strcmp(a->op, "interval"))
         return trd_op_interval(op);
-    if (trd_costly_name(a->op))
-        return trd_costly_op(a->op, a->op_cost_us, op);
+    if (cli_costly_name(a->op))
+        return cli_costly_op(a->op, a->op_cost_us, op);
     if ((st = trd_type_parse(a->type, &type)) != TRD_OK || (st = trd_op_parse(a->op, &kind)) != TRD_OK)
         return st;
     return trd_op_builtin(op, kind, type);
 }
 
-int64_t trd_run_value(const char *op, int64_t r, int64_t i)
+int64_t cli_run_value(const char *op, int64_t r, int64_t i)
 {
     uint64_t h = (uint64_t)(r * 1000003 + i) * 0x9E3779B97F4A7C15ULL;
     h ^= h >> 29;
-    if (!strcmp(op, "sum") || trd_costly_name(op))
+    if (!strcmp(op, "sum") || cli_costly_name(op))
         return (int64_t)(h % 17) - 8;
     if (!strcmp(op, "prod"))
         return h % 5 == 0 ? -2 : h % 3 == 0 ? 2 : 1;
@@ -36,7 +36,7 @@ int64_t trd_run_value(const char *op, int64_t r, int64_t i)
     return (int64_t)(h % 2001) - 1000;
 }
 
-static void fill(const trd_run_args *a, const trd_op *op, int64_t r, void *buf)
+static void fill(const cli_run_args *a, const trd_op *op, int64_t r, void *buf)
 {
     trd_type type = TRD_DOUBLE;
     if (!strcmp(a->op, "matrix")) {
@@ -47,11 +47,11 @@ static void fill(const trd_run_args *a, const trd_op *op, int64_t r, void *buf)
         trd_interval_fill(buf, a->count, r);
         return;
     }
-    if (!trd_costly_name(a->op))
+    if (!cli_costly_name(a->op))
         trd_type_parse(a->type, &type);
     (void)op;
     for (int64_t i = 0; i < a->count; i++) {
-        int64_t v = trd_run_value(a->op, r, i);
+        int64_t v = cli_run_value(a->op, r, i);
         switch (type) {
         case TRD_INT32: ((int32_t *)buf)[i] = (int32_t)v; break;
         case TRD_INT64: ((int64_t *)buf)[i] = v; break;
@@ -63,7 +63,7 @@ static void fill(const trd_run_args *a, const trd_op *op, int64_t r, void *buf)
 }
 
 /* Whether got equals the fold v0 (+) v1 (+) ... (+) v_{p-1}. */
-static bool check(const trd_run_args *a, const trd_op *op, int64_t p, const void *got)
+static bool check(const cli_run_args *a, const trd_op *op, int64_t p, const void *got)
 {
     size_t bytes = (size_t)a->count * trd_op_elem_size(op);
     unsigned char *acc = malloc(bytes + 1), *in = malloc(bytes + 1);
@@ -81,7 +81,7 @@ static bool check(const trd_run_args *a, const trd_op *op, int64_t p, const void
     return ok;
 }
 
-static trd_status fail(trd_run_result *res, trd_status st)
+static trd_status fail(cli_run_result *res, trd_status st)
 {
     res->status = st;
     snprintf(res->error, sizeof res->error, "%s", cli_errmsg(st));
@@ -89,22 +89,22 @@ static trd_status fail(trd_run_result *res, trd_status st)
 }
 
 /* A failure of this tool's own (no library message to copy). */
-static void refuse(trd_run_result *res, trd_status st, const char *why, long long value)
+static void refuse(cli_run_result *res, trd_status st, const char *why, long long value)
 {
     res->status = st;
     snprintf(res->error, sizeof res->error, why, value);
 }
 
 /* Whether auto times its candidates in the first calls (--tune). */
-static bool tuning(const trd_run_args *a)
+static bool tuning(const cli_run_args *a)
 {
     return a->tune > 0 && !a->reproducible && !strcmp(a->algo, "auto");
 }
 
 /* auto's choice (the same on every rank) and its candidates: the model's
  * ranking, or after the tuning calls the timed choice first. */
-static trd_status choose(const trd_run_args *a, trd_comm *comm, const trd_op *op,
-                         trd_run_result *res)
+static trd_status choose(const cli_run_args *a, trd_comm *comm, const trd_op *op,
+                         cli_run_result *res)
 {
     trd_coll_opts *o = &res->model;
     o->algo = "auto";
@@ -117,8 +117,8 @@ static trd_status choose(const trd_run_args *a, trd_comm *comm, const trd_op *op
 
 /* The cost model (measured unless given) and the prediction; with
  * --tune, auto's choice and its prediction come after the tuning calls. */
-static trd_status prepare(const trd_run_args *a, trd_comm *comm, const trd_op *op,
-                          trd_run_result *res)
+static trd_status prepare(const cli_run_args *a, trd_comm *comm, const trd_op *op,
+                          cli_run_result *res)
 {
     trd_coll_opts *o = &res->model;
     trd_coll_opts_init(o);
@@ -152,7 +152,7 @@ static trd_status prepare(const trd_run_args *a, trd_comm *comm, const trd_op *o
     return st;
 }
 
-static trd_status call(const trd_run_args *a, trd_comm *comm, const trd_op *op,
+static trd_status call(const cli_run_args *a, trd_comm *comm, const trd_op *op,
                        const void *in, void *out, const trd_coll_opts *o)
 {
     if (a->allreduce)
@@ -160,7 +160,7 @@ static trd_status call(const trd_run_args *a, trd_comm *comm, const trd_op *op,
     return trd_reduce(comm, in, out, a->count, op, (int32_t)a->root, o);
 }
 
-void trd_run_rank(const trd_run_args *a, trd_comm *comm, const trd_op *op, trd_run_result *res)
+void cli_run_rank(const cli_run_args *a, trd_comm *comm, const trd_op *op, cli_run_result *res)
 {
     int64_t p = trd_comm_size(comm), r = trd_comm_rank(comm);
     size_t bytes = (size_t)a->count * trd_op_elem_size(op); /* checked by cmd_run.c */

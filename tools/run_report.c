@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void print_text(const trd_run_args *a, int64_t p, size_t bytes, double med, double min,
-                       const trd_run_result *res)
+static void print_text(const cli_run_args *a, int64_t p, size_t bytes, double med, double min,
+                       const cli_run_result *res)
 {
     printf("%s of %lld x %s (%zu bytes) with %s over %lld %s ranks, algorithm %s%s\n",
            a->allreduce ? "allreduce" : "reduce", (long long)a->count, a->type, bytes, a->op,
@@ -43,7 +43,7 @@ static void print_text(const trd_run_args *a, int64_t p, size_t bytes, double me
 }
 
 /* auto's candidates that can run the call, fastest first. */
-static json_t *candidates_json(const trd_run_result *res, cli_finite *f)
+static json_t *candidates_json(const cli_run_result *res, cli_finite *f)
 {
     json_t *all = json_array();
     for (size_t i = 0; i < res->ncandidates; i++) {
@@ -62,8 +62,8 @@ static json_t *candidates_json(const trd_run_result *res, cli_finite *f)
 }
 
 /* The report's numbers (microseconds; NaN predicted: not simulated). */
-static json_t *report_json(const trd_run_args *a, int64_t p, size_t bytes, double med,
-                           double min, const trd_run_result *res, cli_finite *f)
+static json_t *report_json(const cli_run_args *a, int64_t p, size_t bytes, double med,
+                           double min, const cli_run_result *res, cli_finite *f)
 {
     const trd_coll_opts *m = &res->model;
     json_t *o = json_pack(
@@ -91,7 +91,7 @@ static json_t *report_json(const trd_run_args *a, int64_t p, size_t bytes, doubl
 /* A profile measured on another rank count: its latency and bandwidth are
  * still this machine's, its parallelism may not be (cmd_run.c refuses
  * other mismatches). */
-static void warn_profile(const trd_run_args *a, int64_t p)
+static void warn_profile(const cli_run_args *a, int64_t p)
 {
     if (a->profile_path && a->profile_meta.p != p)
         fprintf(stderr, "treduce run: warning: profile %s was measured on %ld ranks, this run "
@@ -100,7 +100,7 @@ static void warn_profile(const trd_run_args *a, int64_t p)
                 (long long)p, a->profile.parallelism, (long long)p);
 }
 
-int trd_run_report(const trd_run_args *a, int64_t p, const trd_run_result *res)
+int cli_run_report(const cli_run_args *a, int64_t p, const cli_run_result *res)
 {
     if (res->status != TRD_OK) {
         fprintf(stderr, "treduce run: %s\n", res->error[0] ? res->error
@@ -121,7 +121,7 @@ int trd_run_report(const trd_run_args *a, int64_t p, const trd_run_result *res)
     double med = t[a->iters / 2], min = t[0];
     free(t);
     trd_op *op = NULL;
-    size_t bytes = trd_run_make_op(a, &op) == TRD_OK ? (size_t)a->count * trd_op_elem_size(op) : 0;
+    size_t bytes = cli_run_make_op(a, &op) == TRD_OK ? (size_t)a->count * trd_op_elem_size(op) : 0;
     trd_op_free(op);
     cli_finite f = {0};
     json_t *o = report_json(a, p, bytes, med, min, res, &f);

@@ -1,30 +1,45 @@
 /* run_threads.c: `treduce run --transport threads`: one thread per rank. */
-#include "ranks.h"
 #include "run.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "runtime/test_hooks.h"
+
 typedef struct rank_job {
-    const trd_run_args *args;
+    const cli_run_args *args;
     const trd_op *op;
-    trd_run_result res;
+    cli_run_result res;
 } rank_job;
 
-static void rank_main(trd_comm *comm, void *arg)
+/* Errors stay in the rank's result (merge reports the first).
+ * --inject-delay and --dead-rank go through the library's test hooks,
+ * which each rank sets on its own handle before its first call. */
+static trd_status rank_main(trd_comm *comm, void *arg)
 {
-    rank_job *j = arg;
-    trd_run_rank(j->args, comm, j->op, &j->res);
+    rank_job *j = (rank_job *)arg + trd_comm_rank(comm);
+    trd_test_hooks hooks;
+    trd_test_hooks_init(&hooks);
+    hooks.delay_max_us = j->args->delay_us;
+    hooks.dead_rank = (int32_t)j->args->dead_rank;
+    trd_status st = trd_test_hooks_set(comm, &hooks);
+    if (st == TRD_OK) {
+        cli_run_rank(j->args, comm, j->op, &j->res);
+        return TRD_OK;
+    }
+    j->res.status = st;
+    snprintf(j->res.error, sizeof j->res.error, "%s", cli_errmsg(st));
+    return TRD_OK;
 }
 
 /* Rank 0's result with each iteration's time made the slowest rank's, the
  * check made every rank's, and the first failure's message. */
-static void merge(const trd_run_args *a, rank_job *jobs, int64_t p)
+static void merge(const cli_run_args *a, rank_job *jobs, int64_t p)
 {
-    trd_run_result *res = &jobs[0].res;
+    cli_run_result *res = &jobs[0].res;
     for (int64_t r = 1; r < p; r++) {
-        const trd_run_result *o = &jobs[r].res;
+        const cli_run_result *o = &jobs[r].res;
         for (int64_t k = 0; k < a->iters; k++)
             if (o->times[k] > res->times[k])
                 res->times[k] = o->times[k];
@@ -40,26 +55,24 @@ static void merge(const trd_run_args *a, rank_job *jobs, int64_t p)
     }
 }
 
-trd_status trd_run_threads_collect(const trd_run_args *a, trd_run_result *out)
+trd_status cli_run_threads_collect(const cli_run_args *a, cli_run_result *out)
 {
     trd_threads_opts topts;
     trd_threads_opts_init(&topts);
     topts.timeout_s = a->timeout;
-    topts.delay_max_us = a->delay_us;
-    topts.dead_rank = (int32_t)a->dead_rank;
     int64_t p = a->p;
     trd_op *op = NULL;
     rank_job *jobs = calloc((size_t)p, sizeof *jobs);
     double *times = calloc((size_t)(p * a->iters), sizeof *times);
     trd_status st = jobs && times ? TRD_OK : TRD_ENOMEM;
     if (st == TRD_OK)
-        st = trd_run_make_op(a, &op);
+        st = cli_run_make_op(a, &op);
     for (int64_t r = 0; st == TRD_OK && r < p; r++) {
         jobs[r] = (rank_job){.args = a, .op = op};
         jobs[r].res.times = times + r * a->iters;
     }
     if (st == TRD_OK)
-        st = trd_ranks_threads(p, &topts, rank_main, jobs, sizeof *jobs);
+        st = trd_comm_threads_run((int32_t)p, &topts, rank_main, jobs);
     if (st == TRD_OK) {
         merge(a, jobs, p);
         double *keep = out->times;
@@ -74,11 +87,11 @@ trd_status trd_run_threads_collect(const trd_run_args *a, trd_run_result *out)
     return st;
 }
 
-int trd_run_threads(const trd_run_args *a)
+int cli_run_threads(const cli_run_args *a)
 {
-    trd_run_result res = {.times = calloc((size_t)a->iters, sizeof(double))};
-    trd_status st = res.times ? trd_run_threads_collect(a, &res) : TRD_ENOMEM;
-    int rc = st == TRD_OK ? trd_run_report(a, a->p, &res) : cli_lib_error("run", st);
+    cli_run_result res = {.times = calloc((size_t)a->iters, sizeof(double))};
+    trd_status st = res.times ? cli_run_threads_collect(a, &res) : TRD_ENOMEM;
+    int rc = st == TRD_OK ? cli_run_report(a, a->p, &res) : cli_lib_error("run", st);
     free(res.times);
     return rc;
 }

@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "cli.h"
-#include "ranks.h"
 #include "steady_series.h"
 
 static const char *const cmd = "steady";
@@ -76,9 +75,10 @@ typedef struct series_rank {
     double seconds;
 } series_rank;
 
-static void run_rank(trd_comm *comm, void *ctx)
+/* Errors stay in the rank's record (collect reports them). */
+static trd_status run_rank(trd_comm *comm, void *ctx)
 {
-    series_rank *r = ctx;
+    series_rank *r = (series_rank *)ctx + trd_comm_rank(comm);
     r->status = trd_comm_barrier(comm);
     double t0 = trd_comm_now(comm);
     if (r->status == TRD_OK)
@@ -86,6 +86,7 @@ static void run_rank(trd_comm *comm, void *ctx)
     r->seconds = trd_comm_now(comm) - t0;
     if (r->status != TRD_OK)
         snprintf(r->error, sizeof r->error, "%s", trd_errmsg());
+    return TRD_OK;
 }
 
 trd_matrix2x2 *steady_series_inputs(const trd_steady *st, int32_t node, int64_t count)
@@ -182,7 +183,7 @@ int steady_series_run(const trd_platform *pf, const trd_steady *st, int64_t ops,
                                                                                   : no_memory();
     for (int32_t i = 0; rc == CLI_OK && i < n; i++)
         ranks[i] = (series_rank){.plan = plan, .op = op, .buf = ranks[i].buf, .count = ops};
-    if (rc == CLI_OK && (r = trd_ranks_threads(n, NULL, run_rank, ranks, sizeof *ranks)) != TRD_OK)
+    if (rc == CLI_OK && (r = trd_comm_threads_run(n, NULL, run_rank, ranks)) != TRD_OK)
         rc = cli_lib_error(cmd, r);
     double seconds = 0;
     if (rc == CLI_OK)

@@ -9,21 +9,9 @@ static const struct {
     int (*run)(int, char **);
     const char *summary;
 } commands[] = {
-    {"plan", cmd_plan, "build a reduction plan and print its schedule and makespan"},
-    {"list", cmd_list, "list the planning algorithms"},
-    {"ratios", cmd_ratios, "reproduce Figure 2 of canon-antoniu (strategy / optimum)"},
-    {"simulate", cmd_simulate, "Monte-Carlo simulation under random or heterogeneous costs"},
-    {"markov", cmd_markov, "expected makespan and variance of Tree-dyn (Markov chain)"},
-    {"sweep", cmd_sweep, "reproduce Figures 4-6 of Benoit et al. (Monte-Carlo study)"},
-    {"run", cmd_run, "run a real reduce or allreduce over threads or MPI and check it"},
-    {"calibrate", cmd_calibrate, "measure this platform's cost profile (latency, bandwidth, combine)"},
-    {"bench", cmd_bench, "benchmark every algorithm and auto against MPI or the memory bound"},
-    {"star", cmd_star, "all-reduce on the n-star graph (Oh-Choi-Primeaux): verify, count, simulate"},
-    {"demo", cmd_demo, "compare every planner on 64 ranks and draw a Gantt chart"},
-    {"platform", cmd_platform, "generate, check and print platform graphs (JSON, SimGrid XML)"},
-    {"steady", cmd_steady, "best steady-state throughput of series of scatters, gossips, reduces"},
-    {"testbed", cmd_testbed, "an emulated cluster of network namespaces from a platform; MPI jobs on it"},
-    {"costs", cmd_costs, "write heterogeneous cost files: random (links, nodes) or a preset"},
+#define CLI_COMMAND(name, summary) {#name, cmd_##name, summary},
+#include "commands.def"
+#undef CLI_COMMAND
 };
 
 static void usage(FILE *out)

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "treduce/treduce.h"
+#include "treduce/status.h"
 
 #ifdef __cplusplus
 extern "C" {

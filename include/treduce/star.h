@@ -29,7 +29,10 @@
 #ifndef TREDUCE_STAR_H
 #define TREDUCE_STAR_H
 
-#include "treduce/treduce.h"
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "treduce/status.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -31,7 +31,7 @@
 #include <stdio.h>
 
 #include "treduce/platform.h"
-#include "treduce/treduce.h"
+#include "treduce/status.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -22,9 +22,9 @@
 
 #include <stdint.h>
 
+#include "treduce/plan.h"
 #include "treduce/platform.h"
 #include "treduce/steady.h"
-#include "treduce/treduce.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,6 +1,6 @@
 /* fifo.h: a growing FIFO of completions (step id, sender), the queue both
  * the runtime's local steps (src/runtime/exec.c) and the threads wire's
- * mailboxes (src/transport/threads.c) hand finished steps through.
+ * mailboxes (src/wire/threads.c) hand finished steps through.
  * Header-only: two small functions, inlined where they are used. */
 #ifndef TRD_CORE_FIFO_H
 #define TRD_CORE_FIFO_H

@@ -174,7 +174,8 @@ static trd_status compile_partners(trd_engine *e)
         for (int32_t g = e->first[r]; g < e->first[r + 1]; g++) {
             const trd_step *s = &e->steps[g].s;
             e->partner[g] = -1;
-            bool send = s->kind == TRD_STEP_SEND, recv = s->kind == TRD_STEP_RECV;
+            bool send = s->kind == TRD_STEP_SEND || s->kind == TRD_STEP_SEND_INPUT;
+            bool recv = s->kind == TRD_STEP_RECV || s->kind == TRD_STEP_RECV_COMBINE;
             if (recv && s->peer == TRD_ANY_RANK)
                 any[r] = 1;
             else if ((send || recv) && s->peer >= 0 && s->peer < e->n)
@@ -223,8 +224,10 @@ static trd_status load_plan(trd_engine *e, const trd_plan *plan)
         for (int32_t g = e->first[r]; g < e->first[r + 1]; g++) {
             const trd_step *s = &e->steps[g].s;
             e->steps[g].s = *trd_plan_step(plan, r, (size_t)(g - e->first[r]));
-            e->sends += s->kind == TRD_STEP_SEND;
-            bool recv = s->kind == TRD_STEP_RECV, ends = recv || s->kind == TRD_STEP_SEND;
+            bool send = s->kind == TRD_STEP_SEND || s->kind == TRD_STEP_SEND_INPUT;
+            bool recv = s->kind == TRD_STEP_RECV || s->kind == TRD_STEP_RECV_COMBINE;
+            bool ends = recv || send;
+            e->sends += send;
             if (ends && (s->peer < 0 || s->peer >= e->n) && !(recv && s->peer == TRD_ANY_RANK))
                 return trd_fail(TRD_EINVAL, "engine: rank %ld step %ld names rank %ld, not one "
                                 "of the %ld ranks", (long)r, (long)(g - e->first[r]),

@@ -27,8 +27,7 @@ typedef struct trd_policy {
     void (*destroy)(void *state);
 } trd_policy;
 
-/* The dynamic algorithms (src/plan/tree_dyn.c, src/plan/nc_tree_dyn.c). */
-trd_status trd_policy_tree_dyn(int32_t n, trd_policy *out);
-trd_status trd_policy_nc_tree_dyn(int32_t n, trd_policy *out);
+/* The dynamic algorithms' policies are declared from registry.def
+ * (plan/algorithms.h): the engine names no algorithm. */
 
 #endif

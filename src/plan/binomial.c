@@ -5,7 +5,7 @@
  * subtree covers a contiguous position range, so with position order it
  * honours non-commutative operators.  Makespan ceil(log2 n) (d + c) at most
  * (Prop. 13: exactly k(d + c) on 2^k ranks). */
-#include "plan/tree.h"
+#include "plan/algorithms.h"
 
 trd_status trd_build_binomial(const trd_params *params, trd_tree *tree)
 {

@@ -3,7 +3,7 @@
  * whenever n is a power of two (Theorem 14), then evaluated with the true
  * costs.  Theorem 18: a (1 + min(d,c)/max(d,c))-approximation; makespan
  * <= ceil(log2 n) (d + c). */
-#include "plan/tree.h"
+#include "plan/algorithms.h"
 
 trd_status trd_build_binomial_strategy(const trd_params *params, trd_tree *tree)
 {

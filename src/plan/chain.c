@@ -3,7 +3,7 @@
  * soon as it is ready.  Makespan exactly (n - 1)(d + c): no overlap is
  * possible since every node has one input.  It is the shape that the
  * segmented pipeline of reduce-parallel-pattern Sec. 3 cuts into blocks. */
-#include "plan/tree.h"
+#include "plan/algorithms.h"
 
 trd_status trd_build_chain(const trd_params *params, trd_tree *tree)
 {

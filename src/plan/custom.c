@@ -15,8 +15,10 @@
 /* Step i of rank r's program (n ranks, B blocks) is well formed. */
 static trd_status check_step(const trd_step *s, int32_t r, size_t i, int64_t n, int64_t B)
 {
-    bool transfer = s->kind == TRD_STEP_SEND || s->kind == TRD_STEP_RECV;
-    bool local = s->kind == TRD_STEP_COMBINE || s->kind == TRD_STEP_COPY;
+    bool fused = s->kind == TRD_STEP_RECV_COMBINE; /* both a transfer and a local step */
+    bool transfer = s->kind == TRD_STEP_SEND || s->kind == TRD_STEP_RECV || fused ||
+                    s->kind == TRD_STEP_SEND_INPUT;
+    bool local = s->kind == TRD_STEP_COMBINE || s->kind == TRD_STEP_COPY || fused;
     int64_t covered = s->blocks > 1 ? s->blocks : 1;
     const char *bad = NULL;
     if (!transfer && !local)
@@ -25,7 +27,7 @@ static trd_status check_step(const trd_step *s, int32_t r, size_t i, int64_t n, 
         bad = "a peer that is not another rank";
     else if (s->buf < 0 || (local && (s->src < 0 || s->src == s->buf)))
         bad = "a bad slot";
-    else if (s->kind == TRD_STEP_COMBINE && s->side != TRD_SIDE_LEFT &&
+    else if ((s->kind == TRD_STEP_COMBINE || fused) && s->side != TRD_SIDE_LEFT &&
              s->side != TRD_SIDE_RIGHT)
         bad = "a bad side";
     else if (s->block < 0 || s->blocks < 0 || s->block + covered > B)
@@ -34,8 +36,10 @@ static trd_status check_step(const trd_step *s, int32_t r, size_t i, int64_t n, 
              s->dep[1] >= (int64_t)i)
         bad = "a dependency that is not an earlier step";
     else if (!isfinite(s->release) || s->release < 0 ||
-             (s->release > 0 && s->kind != TRD_STEP_SEND))
+             (s->release > 0 && s->kind != TRD_STEP_SEND && s->kind != TRD_STEP_SEND_INPUT))
         bad = "a bad release time";
+    else if (s->ship != 0) /* the fusion pass's (plan/fuse.c), checked there */
+        bad = "a ship (only the fusion pass sets it)";
     if (bad)
         return trd_fail(TRD_EINVAL, "custom plan: rank %ld step %zu has %s", (long)r, i, bad);
     return TRD_OK;

@@ -6,7 +6,7 @@
  * positions are kept.  The shape is the Fibonacci tree of canon-antoniu
  * Def. 15; makespan d + (k-1) max(d, c) + c at most (Prop. 16), exact when
  * n = F(k+2).  O(n log n) (each position walks down k orders). */
-#include "plan/tree.h"
+#include "plan/algorithms.h"
 
 /* F(0) = 0, F(1) = 1, ... ; F(46) > 2^31 bounds every order we need. */
 static int64_t fib(int k)

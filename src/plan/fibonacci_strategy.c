@@ -2,7 +2,7 @@
  * Algorithm 1 run as if d = c, so it builds a Fibonacci tree whenever n is
  * a Fibonacci number (Theorem 17), then evaluated with the true costs.
  * Theorem 19: a 2-approximation; makespan <= 2 ceil(log2 n) max(d, c). */
-#include "plan/tree.h"
+#include "plan/algorithms.h"
 
 trd_status trd_build_fibonacci_strategy(const trd_params *params, trd_tree *tree)
 {

@@ -2,7 +2,7 @@
  * receives one input at a time (one-port) while combining the previous one
  * (canon-antoniu Sec. 3.1).  Makespan exactly d + (n - 2) max(d, c) + c
  * for n >= 2: good only when n is tiny or d is negligible. */
-#include "plan/tree.h"
+#include "plan/algorithms.h"
 
 trd_status trd_build_flat(const trd_params *params, trd_tree *tree)
 {

@@ -16,7 +16,7 @@
 
 #include "core/error.h"
 #include "plan/greedy_queue.h"
-#include "plan/tree.h"
+#include "plan/algorithms.h"
 
 static double max2(double a, double b) { return a > b ? a : b; }
 

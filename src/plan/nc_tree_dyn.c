@@ -12,7 +12,7 @@
 #include <stdlib.h>
 
 #include "core/error.h"
-#include "engine/policy.h"
+#include "plan/algorithms.h"
 
 typedef struct nc_tree_dyn {
     int32_t n, active;

@@ -10,7 +10,7 @@
  * (d - latency) + (c - combine_fixed). */
 #include <math.h>
 
-#include "plan/tree.h"
+#include "plan/algorithms.h"
 
 int64_t trd_segments_clamp(double m)
 {

@@ -13,7 +13,7 @@
  * (exactly T_{k-1} and T_{k-2} when p = F(k+2) - 1). */
 #include <math.h>
 
-#include "plan/tree.h"
+#include "plan/algorithms.h"
 
 /* Positions base .. base+size-1 form one subtree rooted at base (pre-order:
  * root, left subtree, right subtree); the parent of its root is `up`.  The

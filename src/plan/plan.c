@@ -14,10 +14,10 @@
 #include "core/error.h"
 #include "core/memory.h"
 #include "model/hetero_bound.h"
+#include "plan/fuse.h"
 #include "plan/number.h"
 #include "plan/plan_internal.h"
 #include "sim/costs.h"
-#include "sim/sim.h"
 
 /* Rough peak memory of a plan per rank (tree, timing, numbering, steps). */
 #define BYTES_PER_RANK 256.0
@@ -99,13 +99,13 @@ static trd_status check_params(const trd_algo *algo, const trd_params *p)
         return trd_fail(TRD_EINVAL, "segments = %lld is out of range: need 0 (the "
                         "algorithm's choice) to %d", (long long)p->segments,
                         TRD_SEGMENTS_MAX);
-    if (algo->schedule && !p->allreduce)
-        return trd_fail(TRD_EUNSUPPORTED, "%s is an allreduce algorithm: ask for an "
-                        "allreduce (--allreduce)", algo->name);
+    if ((st = trd_algo_check_collective(algo, p->allreduce)) != TRD_OK)
+        return st;
     double blocks = p->segments ? (double)p->segments : 1.0;
     if ((st = trd_check_memory(p->n, BYTES_PER_RANK * blocks, "a plan")) != TRD_OK ||
         (st = trd_algo_check_operator(algo, p->noncommutative)) != TRD_OK ||
-        (st = trd_algo_check_costs(algo, p->costs != NULL)) != TRD_OK)
+        (st = trd_algo_check_costs(algo, p->costs != NULL)) != TRD_OK ||
+        (st = trd_algo_check_ranks(algo, p->n)) != TRD_OK)
         return st;
     return check_costs(p);
 }
@@ -238,7 +238,7 @@ static trd_status build_exchange_plan(trd_plan *plan)
  * reduce without flight (under params.costs when there are some, unless a
  * non-commutative numbering keeps them out of the evaluator), the
  * simulator's (same engine, constant costs) otherwise. */
-static trd_status build_plan(trd_plan *plan, bool makespan_only)
+static trd_status build_plan(trd_plan *plan, bool makespan_only, bool fuse)
 {
     trd_params *p = &plan->params;
     const trd_algo *a = plan->algo;
@@ -251,15 +251,16 @@ static trd_status build_plan(trd_plan *plan, bool makespan_only)
     plan->timed = a->build && plan->blocks == 1 && !p->allreduce &&
                   (!p->costs || evaluated_under_costs(a, p));
     st = a->build ? build_tree_plan(plan, makespan_only) : build_exchange_plan(plan);
-    if (st != TRD_OK || (plan->timed && p->flight == 0))
-        return st;
-    plan->makespan = NAN; /* simulated on first demand: the runtime never asks */
-    return makespan_only ? trd_plan_simulate_makespan(plan, &plan->makespan) : TRD_OK;
+    if (st == TRD_OK && fuse && plan->steps) /* every plan seen runs fused (plan/fuse.c) */
+        st = trd_fuse_plan((size_t)p->n, plan->step_first, &plan->steps, plan->blocks);
+    if (st == TRD_OK && !(plan->timed && p->flight == 0))
+        plan->makespan = NAN; /* the simulator's (src/sim/plan_makespan.c) */
+    return st;
 }
 
-/* The checked path shared by trd_plan_create and trd_makespan. */
+/* The checked path shared by trd_plan_build and trd_plan_create_unfused. */
 static trd_status new_plan(trd_plan **out, const char *algo_name,
-                           const trd_params *params, bool makespan_only)
+                           const trd_params *params, bool makespan_only, bool fuse)
 {
     size_t index;
     trd_status st;
@@ -270,7 +271,7 @@ static trd_status new_plan(trd_plan **out, const char *algo_name,
     if ((st = trd_algo_find(algo_name, &index)) != TRD_OK)
         return st;
     const trd_algo *algo = trd_algo_entry(index);
-    if (algo->policy)
+    if (algo->kind == TRD_KIND_DYNAMIC)
         return trd_fail(TRD_EUNSUPPORTED, "%s is a dynamic algorithm: it pairs ranks at run "
                         "time and has no static plan (simulate or run it instead)", algo->name);
     if ((st = check_params(algo, params)) != TRD_OK)
@@ -280,7 +281,7 @@ static trd_status new_plan(trd_plan **out, const char *algo_name,
         return trd_fail(TRD_ENOMEM, "treduce: out of memory");
     plan->algo = algo;
     plan->params = *params;
-    if ((st = build_plan(plan, makespan_only)) != TRD_OK) {
+    if ((st = build_plan(plan, makespan_only, fuse)) != TRD_OK) {
         trd_plan_free(plan);
         return st;
     }
@@ -290,19 +291,19 @@ static trd_status new_plan(trd_plan **out, const char *algo_name,
 
 trd_status trd_plan_create(trd_plan **out, const char *algo_name, const trd_params *params)
 {
-    return new_plan(out, algo_name, params, false);
+    return new_plan(out, algo_name, params, false, true);
 }
 
-trd_status trd_makespan(const char *algo_name, const trd_params *params, double *makespan)
+trd_status trd_plan_build(trd_plan **out, const char *algo_name, const trd_params *params,
+                          bool makespan_only)
 {
-    trd_plan *plan;
-    if (!makespan)
-        return trd_fail(TRD_EINVAL, "treduce: NULL argument (makespan)");
-    trd_status st = new_plan(&plan, algo_name, params, true);
-    if (st == TRD_OK)
-        *makespan = plan->makespan;
-    trd_plan_free(plan);
-    return st;
+    return new_plan(out, algo_name, params, makespan_only, true);
+}
+
+trd_status trd_plan_create_unfused(trd_plan **out, const char *algo_name,
+                                   const trd_params *params)
+{
+    return new_plan(out, algo_name, params, false, false);
 }
 
 void trd_plan_free(trd_plan *plan)
@@ -339,17 +340,6 @@ double trd_lower_bound(const trd_params *params)
 
 const char *trd_plan_algo(const trd_plan *plan) { return plan->algo->name; }
 const trd_params *trd_plan_params(const trd_plan *plan) { return &plan->params; }
-/* A plan the evaluator does not cover is simulated the first time its
- * makespan is asked for (a large segmented plan takes a while, and running
- * it needs no makespan).  The cached value is the only thing a plan ever
- * changes after creation: not safe to ask from two threads at once. */
-double trd_plan_makespan(const trd_plan *plan)
-{
-    trd_plan *p = (trd_plan *)plan;
-    if (isnan(p->makespan) && trd_plan_simulate_makespan(p, &p->makespan) != TRD_OK)
-        p->makespan = NAN;
-    return p->makespan;
-}
 /* Of a transfer's flight, the part its copy outlasts counts too: a
  * receiver that waited a whole segment's copy has lost its core and must
  * be woken (8 ranks on 2 cores: a pipeline's per-segment hops cost more
@@ -372,9 +362,9 @@ static double step_work(const trd_params *p, int32_t r, const trd_step *s, int32
 {
     double share = (double)(s->blocks > 1 ? s->blocks : 1) / (double)blocks;
     const trd_costs *k = p->costs; /* then latency, combine_fixed, flight are 0 */
-    if (s->kind == TRD_STEP_SEND)
+    if (s->kind == TRD_STEP_SEND || s->kind == TRD_STEP_SEND_INPUT)
         return k ? trd_costs_transfer_base(k, r, s->peer) * share : trd_transfer_work(p, share);
-    if (s->kind == TRD_STEP_COMBINE)
+    if (s->kind == TRD_STEP_COMBINE || s->kind == TRD_STEP_RECV_COMBINE) /* its SEND: the move */
         return k ? trd_costs_combine_base(k, r) * share : trd_combine_work(p, share);
     return 0.0;
 }
@@ -451,6 +441,7 @@ bool trd_plan_same_programs(const trd_plan *x, const trd_plan *y)
         for (size_t i = 0; i < k; i++) {
             const trd_step *a = trd_plan_step(x, r, i), *b = trd_plan_step(y, r, i);
             if (a->kind != b->kind || a->peer != b->peer || a->buf != b->buf ||
+                a->ship != b->ship ||
                 a->src != b->src || a->side != b->side || a->block != b->block ||
                 a->blocks != b->blocks || a->dep[0] != b->dep[0] || a->dep[1] != b->dep[1])
                 return false;

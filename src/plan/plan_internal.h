@@ -8,7 +8,8 @@
 struct trd_plan {
     const trd_algo *algo;
     trd_params params;
-    double makespan;
+    double makespan;     /* the tree evaluator's; NaN where it does not
+                            cover the plan (src/sim/plan_makespan.c) */
     double lower_bound;
     double upper_bound;
     int32_t *parent;     /* per rank; -1 at the root */
@@ -20,6 +21,12 @@ struct trd_plan {
                             unsegmented tree reduce); otherwise 0 and the
                             makespan comes from the simulator */
 };
+
+/* The checked path of trd_plan_create (makespan_only false) and of
+ * trd_makespan (true: a tree the evaluator times gets no programs).  A
+ * plan is never written after it returns. */
+trd_status trd_plan_build(trd_plan **out, const char *algo_name, const trd_params *params,
+                          bool makespan_only);
 
 /* An exchange algorithm (recursive-doubling, ring, rabenseifner): writes
  * plan->blocks, plan->step_first and plan->steps (malloc'd, step_first[n]
@@ -54,6 +61,11 @@ trd_status trd_schedule_build(trd_plan *plan, const trd_timing *timing,
  * no tree, no bounds (NaN). */
 trd_status trd_plan_custom(trd_plan **out, const trd_algo *algo, const trd_params *params,
                            size_t *step_first, trd_step *steps, double makespan);
+
+/* As trd_plan_create, without the fusion pass (plan/fuse.c): the
+ * programs as the algorithm wrote them (tests of the pass). */
+trd_status trd_plan_create_unfused(trd_plan **out, const char *algo_name,
+                                   const trd_params *params);
 
 /* The costs a plan of p is timed under: p->costs over positions rotated
  * by p->root (a commutative numbering), else the homogeneous d, c. */

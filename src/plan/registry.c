@@ -2,16 +2,34 @@
 #include "plan/registry.h"
 
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "core/error.h"
 
+/* Each row macro sets its kind, its entry point and the collectives the
+ * kind runs; the flags are the row's own. */
+#define BOTH (TRD_CAP_REDUCE | TRD_CAP_ALLREDUCE)
 static const trd_algo algos[] = {
-#define TRD_ALGO(name, build, schedule, segments, policy, bound, source, caps, text) \
-    {name, build, schedule, segments, policy, bound, source, caps, text},
+#define TRD_TREE(n, build_fn, bound, source, flags, text)                                 \
+    {.name = n, .kind = TRD_KIND_TREE, .build = build_fn, .upper_bound = bound,            \
+     .bound_source = source, .caps = (flags) | BOTH, .description = text},
+#define TRD_PIPELINED(n, build_fn, segments_fn, flags, text)                              \
+    {.name = n, .kind = TRD_KIND_PIPELINED, .build = build_fn, .segments = segments_fn,    \
+     .bound_source = "none (segmented)", .caps = (flags) | BOTH, .description = text},
+#define TRD_EXCHANGE(n, schedule_fn, flags, text)                                         \
+    {.name = n, .kind = TRD_KIND_EXCHANGE, .schedule = schedule_fn,                        \
+     .bound_source = "none (exchange)", .caps = (flags) | TRD_CAP_ALLREDUCE,               \
+     .description = text},
+#define TRD_DYNAMIC(n, policy_fn, bound, source, flags, text)                             \
+    {.name = n, .kind = TRD_KIND_DYNAMIC, .policy = policy_fn, .upper_bound = bound,       \
+     .bound_source = source, .caps = (flags) | TRD_CAP_REDUCE, .description = text},
 #include "plan/registry.def"
-#undef TRD_ALGO
+#undef TRD_TREE
+#undef TRD_PIPELINED
+#undef TRD_EXCHANGE
+#undef TRD_DYNAMIC
 };
 
 #define ALGO_COUNT (sizeof algos / sizeof algos[0])
@@ -45,6 +63,55 @@ trd_status trd_algo_check_operator(const trd_algo *a, bool noncommutative)
                     "that keeps rank order (nc-tree-dyn, binomial, greedy, ...)", a->name);
 }
 
+trd_status trd_algo_check_reproducible(const trd_algo *a, bool reproducible)
+{
+    if (!reproducible || (a->caps & TRD_CAP_REPRODUCIBLE))
+        return TRD_OK;
+    return trd_fail(TRD_EUNSUPPORTED, "%s does not combine in one fixed order (%s), so a "
+                    "floating-point result may change from run to run or rank to rank "
+                    "(reproducible mode takes order-deterministic algorithms only)", a->name,
+                    a->kind == TRD_KIND_DYNAMIC ? "it pairs ranks in arrival order"
+                                                : "each rank adds in its own order");
+}
+
+trd_status trd_algo_check_collective(const trd_algo *a, bool allreduce)
+{
+    if (allreduce && !(a->caps & TRD_CAP_ALLREDUCE))
+        return trd_fail(TRD_EUNSUPPORTED, "%s is a reduce: the rank that ends with the result "
+                        "is known only at the end (use a tree or exchange algorithm for an "
+                        "allreduce)", a->name);
+    if (!allreduce && !(a->caps & TRD_CAP_REDUCE))
+        return trd_fail(TRD_EUNSUPPORTED, "%s is an allreduce algorithm: ask for an "
+                        "allreduce (--allreduce)", a->name);
+    return TRD_OK;
+}
+
+/* Whether p is n! for some n >= 1. */
+static bool is_factorial(int64_t p)
+{
+    int64_t f = 1;
+    for (int64_t n = 2; f < p && f <= INT64_MAX / n; n++)
+        f *= n;
+    return f == p;
+}
+
+trd_status trd_algo_check_ranks(const trd_algo *a, int64_t p)
+{
+    if (!(a->caps & TRD_CAP_FACTORIAL_P) || is_factorial(p))
+        return TRD_OK;
+    return trd_fail(TRD_EUNSUPPORTED, "%s runs on the n-star graph S_n: it needs p = n! ranks "
+                    "(1, 2, 6, 24, 120, 720, 5040, ...); p = %lld", a->name, (long long)p);
+}
+
+bool trd_algo_fits(const trd_algo *a, bool allreduce, bool noncommutative, bool reproducible,
+                   int64_t p)
+{
+    unsigned need = (allreduce ? TRD_CAP_ALLREDUCE : TRD_CAP_REDUCE) |
+                    (reproducible ? TRD_CAP_REPRODUCIBLE : 0);
+    return (a->caps & need) == need && !(noncommutative && (a->caps & TRD_CAP_COMMUTATIVE)) &&
+           (!(a->caps & TRD_CAP_FACTORIAL_P) || is_factorial(p));
+}
+
 trd_status trd_algo_check_costs(const trd_algo *a, bool has_costs)
 {
     if (has_costs || !(a->caps & TRD_CAP_COSTS))
@@ -54,17 +121,21 @@ trd_status trd_algo_check_costs(const trd_algo *a, bool has_costs)
                     "--preset NAME)", a->name);
 }
 
-bool trd_algo_is_dynamic(size_t i) { return i < ALGO_COUNT && algos[i].policy; }
-
-trd_algo_kind trd_algo_kind_of(size_t i)
+bool trd_algo_is_dynamic(size_t i)
 {
-    if (i >= ALGO_COUNT)
-        return TRD_KIND_TREE;
-    if (algos[i].policy)
-        return TRD_KIND_DYNAMIC;
-    if (algos[i].schedule)
-        return TRD_KIND_EXCHANGE;
-    return algos[i].segments ? TRD_KIND_PIPELINED : TRD_KIND_TREE;
+    return i < ALGO_COUNT && algos[i].kind == TRD_KIND_DYNAMIC;
+}
+
+trd_algo_kind trd_algo_kind_of(size_t i) { return i < ALGO_COUNT ? algos[i].kind : TRD_KIND_TREE; }
+
+bool trd_algo_reproducible(size_t i)
+{
+    return i < ALGO_COUNT && (algos[i].caps & TRD_CAP_REPRODUCIBLE);
+}
+
+bool trd_algo_needs_factorial_p(size_t i)
+{
+    return i < ALGO_COUNT && (algos[i].caps & TRD_CAP_FACTORIAL_P);
 }
 
 /* The index found last: every collective call looks its algorithm up by

@@ -2,30 +2,29 @@
 #ifndef TRD_PLAN_REGISTRY_H
 #define TRD_PLAN_REGISTRY_H
 
-#include "engine/policy.h"
 #include "model/bounds.h"
-#include "plan/tree.h"
+#include "plan/algorithms.h"
 
-typedef struct trd_plan trd_plan;
 typedef trd_status (*trd_schedule_fn)(trd_plan *plan);
-trd_status trd_schedule_recursive_doubling(trd_plan *plan);
-trd_status trd_schedule_ring(trd_plan *plan);
-trd_status trd_schedule_rabenseifner(trd_plan *plan);
-trd_status trd_schedule_star(trd_plan *plan);
-trd_status trd_schedule_star_reduce_bcast(trd_plan *plan);
 /* Segment count chosen by a pipelined algorithm from params (d, c,
  * latency, n): reduce-parallel-pattern Sec. 3 and 4. */
 typedef int64_t (*trd_segments_fn)(const trd_params *params);
 
-/* What an algorithm can do (registry.def's capabilities column). */
+/* What an algorithm can do: its row's flags (registry.def says what each
+ * means), and the collectives its kind runs (set by the row macro). */
 enum {
-    TRD_CAP_K = 1,           /* reads params.K */
-    TRD_CAP_COSTS = 2,       /* reads params.costs; refuses to plan without them */
-    TRD_CAP_COMMUTATIVE = 4  /* commutative operators only */
+    TRD_CAP_K = 1,             /* reads params.K */
+    TRD_CAP_COSTS = 2,         /* reads params.costs; refuses to plan without them */
+    TRD_CAP_COMMUTATIVE = 4,   /* commutative operators only */
+    TRD_CAP_REPRODUCIBLE = 8,  /* order-deterministic: reproducible mode may run it */
+    TRD_CAP_FACTORIAL_P = 16,  /* p = n! ranks only */
+    TRD_CAP_REDUCE = 32,       /* runs a reduce (kinds tree, pipelined, dynamic) */
+    TRD_CAP_ALLREDUCE = 64     /* runs an allreduce (kinds tree, pipelined, exchange) */
 };
 
 typedef struct trd_algo {
     const char *name;
+    trd_algo_kind kind;
     trd_build_fn build;   /* tree planners; NULL otherwise */
     trd_schedule_fn schedule; /* exchange algorithms; NULL otherwise */
     trd_segments_fn segments; /* pipelined trees: their segment count; NULL: 1 */
@@ -39,10 +38,19 @@ typedef struct trd_algo {
 /* The entry of algorithm i < trd_algo_count(). */
 const trd_algo *trd_algo_entry(size_t i);
 
-/* TRD_EUNSUPPORTED, naming algorithm a and why, when its capabilities
- * refuse a non-commutative operator (TRD_CAP_COMMUTATIVE) or a plan
- * without heterogeneous costs (TRD_CAP_COSTS); else TRD_OK. */
+/* TRD_EUNSUPPORTED, naming algorithm a and why, when its flags refuse a
+ * non-commutative operator (TRD_CAP_COMMUTATIVE), a plan without
+ * heterogeneous costs (TRD_CAP_COSTS), reproducible mode (no
+ * TRD_CAP_REPRODUCIBLE), the collective (TRD_CAP_REDUCE,
+ * TRD_CAP_ALLREDUCE) or p ranks (TRD_CAP_FACTORIAL_P); else TRD_OK. */
 trd_status trd_algo_check_operator(const trd_algo *a, bool noncommutative);
 trd_status trd_algo_check_costs(const trd_algo *a, bool has_costs);
+trd_status trd_algo_check_reproducible(const trd_algo *a, bool reproducible);
+trd_status trd_algo_check_collective(const trd_algo *a, bool allreduce);
+trd_status trd_algo_check_ranks(const trd_algo *a, int64_t p);
+/* Whether a runs this call: every check above but costs, without a
+ * message (auto's candidates). */
+bool trd_algo_fits(const trd_algo *a, bool allreduce, bool noncommutative, bool reproducible,
+                   int64_t p);
 
 #endif

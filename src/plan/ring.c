@@ -28,11 +28,10 @@
  * chunk (step s; it was combined into at step s - 1, before that SEND).
  *
  * Commutativity: chunk c is reduced in the rotated order c, c+1, ..., p-1,
- * 0, ..., c-1, so a non-commutative operator is refused for p >= 3.  The
- * side of each COMBINE is still that of the rank range it receives (LEFT
- * when it lies below r, RIGHT when it wrapped past p - 1), which is the
- * exact rank order for p <= 2, the cases accepted. */
-#include "core/error.h"
+ * 0, ..., c-1, so ring is commutative-only (TRD_CAP_COMMUTATIVE in its
+ * registry row).  The side of each COMBINE is still that of the rank range
+ * it receives (LEFT when it lies below r, RIGHT when it wrapped past
+ * p - 1). */
 #include "plan/exchange.h"
 
 /* Chunk c (mod p) of segment j. */
@@ -83,10 +82,6 @@ trd_status trd_schedule_ring(trd_plan *plan)
 {
     const trd_params *prm = &plan->params;
     int32_t p = (int32_t)prm->n, m = (int32_t)prm->segments;
-    if (prm->noncommutative && p > 2)
-        return trd_fail(TRD_EUNSUPPORTED, "ring combines blocks in rotated order: it cannot "
-                        "honour a non-commutative operator (use recursive-doubling or "
-                        "rabenseifner)");
     trd_xbuild x;
     trd_status st = trd_xb_begin(&x, plan, (double)p * m, 5.0 * p * (p - 1.0) * m);
     if (st != TRD_OK)

@@ -125,29 +125,13 @@ static void emit_rank(trd_xbuild *x, const trd_star_sched *s, const int32_t *to,
     }
 }
 
-/* Refuses what the star algorithms cannot run; sets *n. */
-static trd_status check(const trd_plan *plan, int32_t *n)
-{
-    const trd_params *prm = &plan->params;
-    const char *name = plan->algo->name;
-    *n = trd_star_dimension(prm->n);
-    if (*n == 0)
-        return trd_fail(TRD_EUNSUPPORTED, "%s runs on the n-star graph S_n: it needs p = n! "
-                        "ranks (1, 2, 6, 24, 120, 720, 5040, ...); p = %lld", name,
-                        (long long)prm->n);
-    if (prm->noncommutative)
-        return trd_fail(TRD_EUNSUPPORTED, "%s adds partial sums in the order the star's links "
-                        "bring them: it needs a commutative operator (use recursive-doubling "
-                        "or rabenseifner)", name);
-    return TRD_OK;
-}
-
+/* p = n! and a commutative operator: their registry rows' flags
+ * (TRD_CAP_FACTORIAL_P, TRD_CAP_COMMUTATIVE), checked before planning. */
 trd_status trd_star_plan(trd_plan *plan, trd_star_gen_fn gen)
 {
-    int32_t n, m = (int32_t)plan->params.segments, *to = NULL, *from = NULL;
-    trd_status st = check(plan, &n);
-    if (st != TRD_OK)
-        return st;
+    int32_t n = trd_star_dimension(plan->params.n), m = (int32_t)plan->params.segments;
+    int32_t *to = NULL, *from = NULL;
+    trd_status st;
     trd_star_sched s;
     trd_star_sched_init(&s, n, false); /* the size first: at most 3 steps a rank a round */
     if ((st = gen(&s)) != TRD_OK)

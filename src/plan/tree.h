@@ -36,24 +36,8 @@ trd_status trd_tree_add_seq(trd_tree *tree);
 trd_status trd_greedy_tree(int32_t n, double d, double c, int64_t reducers,
                            int32_t *parent);
 
-#define TRD_PLANNER(fn) trd_status fn(const trd_params *params, trd_tree *tree);
-TRD_PLANNER(trd_build_greedy)
-TRD_PLANNER(trd_build_greedy_k_transfers)
-TRD_PLANNER(trd_build_greedy_k_reducers)
-TRD_PLANNER(trd_build_binomial_strategy)
-TRD_PLANNER(trd_build_fibonacci_strategy)
-TRD_PLANNER(trd_build_binomial)
-TRD_PLANNER(trd_build_fibonacci)
-TRD_PLANNER(trd_build_chain)
-TRD_PLANNER(trd_build_flat)
-TRD_PLANNER(trd_build_fibonacci_binary)
-TRD_PLANNER(trd_build_hetero_greedy)
-TRD_PLANNER(trd_build_hetero_exact)
-#undef TRD_PLANNER
-
-/* Segment choosers of the pipelined algorithms (registry.def). */
-int64_t trd_segments_pipeline(const trd_params *params);
-int64_t trd_segments_fibonacci(const trd_params *params);
+/* The planners and the pipelined algorithms' segment choosers are declared
+ * from registry.def (plan/algorithms.h). */
 /* What one pipeline step pays whatever its size (T_start: latency +
  * combine_fixed) and the size-dependent work of a step on the whole buffer
  * (n T_byte: (d - latency) + (c - combine_fixed)), reduce-parallel-pattern

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 #include "core/error.h"
-#include "engine/policy.h"
+#include "plan/algorithms.h"
 
 typedef struct tree_dyn {
     int32_t n, slot, active; /* active: ranks that have not sent yet */

@@ -33,25 +33,16 @@ static trd_status check_buffers(const trd_comm *c, const void *sendbuf, const vo
     return TRD_OK;
 }
 
+/* What the algorithm's registry flags refuse. */
 static trd_status check_algo(const trd_algo *a, const trd_op *op, bool allreduce,
                              bool reproducible)
 {
-    if (a->policy && reproducible)
-        return trd_fail(TRD_EUNSUPPORTED, "%s pairs ranks in arrival order: its combine order, "
-                        "so a floating-point result, changes from run to run (reproducible "
-                        "mode takes static algorithms only)", a->name);
-    if (a->policy && allreduce)
-        return trd_fail(TRD_EUNSUPPORTED, "%s is a reduce: the rank that ends with the result "
-                        "is known only at the end (use a tree or exchange algorithm for an "
-                        "allreduce)", a->name);
-    trd_status st = trd_algo_check_operator(a, !trd_op_is_commutative(op));
-    if (st != TRD_OK)
-        return st;
-    if (a->schedule == trd_schedule_star && reproducible)
-        return trd_fail(TRD_EUNSUPPORTED, "star adds the partial sums in a different order on "
-                        "every rank, so a floating-point result differs between ranks "
-                        "(reproducible mode: use star-reduce-bcast)");
-    return TRD_OK;
+    trd_status st = trd_algo_check_reproducible(a, reproducible);
+    if (st == TRD_OK)
+        st = trd_algo_check_collective(a, allreduce);
+    if (st == TRD_OK)
+        st = trd_algo_check_operator(a, !trd_op_is_commutative(op));
+    return st;
 }
 
 /* Segments of about segment_bytes, at least one element each.  Without a
@@ -62,7 +53,7 @@ static trd_status check_algo(const trd_algo *a, const trd_op *op, bool allreduce
 static int64_t segments_for(const trd_algo *a, const trd_coll_opts *o, int64_t count,
                             size_t elem)
 {
-    if (count == 0 || a->policy)
+    if (count == 0 || a->kind == TRD_KIND_DYNAMIC)
         return 1;
     if (o->segment_bytes == 0 && a->segments)
         return 0; /* the algorithm's choice (comm.c keeps it <= count) */
@@ -115,15 +106,13 @@ static trd_status check_model(const trd_coll_opts *o)
     return TRD_OK;
 }
 
-trd_status trd_comm_check(const trd_comm *c, const void *sendbuf, void *recvbuf, int64_t count,
-                          const trd_op *op, int32_t root, bool allreduce,
-                          const trd_coll_opts *opts, trd_comm_key *key, void **acc)
+/* The checks that do not depend on the algorithm: "auto" is checked by
+ * them before anything is measured or ranked, a named algorithm before its
+ * own checks (trd_comm_key_for). */
+trd_status trd_comm_check_args(const trd_comm *c, const void *sendbuf, const void *recvbuf,
+                               int64_t count, const trd_op *op, int32_t root, bool allreduce,
+                               const trd_coll_opts *o)
 {
-    trd_coll_opts defaults;
-    if (!opts)
-        trd_coll_opts_init(&defaults);
-    const trd_coll_opts *o = opts ? opts : &defaults;
-    size_t index;
     trd_status st;
     if (!c || !op)
         return trd_fail(TRD_EINVAL, "treduce: NULL %s", c ? "operator" : "communicator");
@@ -131,9 +120,20 @@ trd_status trd_comm_check(const trd_comm *c, const void *sendbuf, void *recvbuf,
         return trd_fail(TRD_EINVAL, "root = %ld is not a rank: need 0 <= root < p = %ld",
                         (long)root, (long)c->wire.size);
     size_t elem = trd_op_elem_size(op);
+    if ((st = check_sizes(c, count, elem, o)) != TRD_OK || (st = check_model(o)) != TRD_OK)
+        return st;
+    bool gets_result = allreduce || c->wire.rank == root;
+    return check_buffers(c, sendbuf, recvbuf, (size_t)count * elem, gets_result);
+}
+
+trd_status trd_comm_key_for(const trd_comm *c, int64_t count, const trd_op *op, int32_t root,
+                            bool allreduce, const trd_coll_opts *o, trd_comm_key *key)
+{
+    size_t index;
+    trd_status st;
+    size_t elem = trd_op_elem_size(op);
     if ((st = trd_algo_find(o->algo, &index)) != TRD_OK ||
-        (st = check_algo(trd_algo_entry(index), op, allreduce, o->reproducible)) != TRD_OK ||
-        (st = check_sizes(c, count, elem, o)) != TRD_OK || (st = check_model(o)) != TRD_OK)
+        (st = check_algo(trd_algo_entry(index), op, allreduce, o->reproducible)) != TRD_OK)
         return st;
     trd_params p;
     trd_params_init(&p);
@@ -152,7 +152,23 @@ trd_status trd_comm_check(const trd_comm *c, const void *sendbuf, void *recvbuf,
     *key = (trd_comm_key){.algo = index, .params = p, .parallelism = o->parallelism,
                           .count = count, .elem = elem, .reproducible = o->reproducible,
                           .costs_version = trd_costs_version(o->costs)};
-    return trd_comm_check_buffers(c, sendbuf, recvbuf, key, acc);
+    return TRD_OK;
+}
+
+trd_status trd_comm_check(const trd_comm *c, const void *sendbuf, void *recvbuf, int64_t count,
+                          const trd_op *op, int32_t root, bool allreduce,
+                          const trd_coll_opts *opts, trd_comm_key *key, void **acc)
+{
+    trd_coll_opts defaults;
+    if (!opts)
+        trd_coll_opts_init(&defaults);
+    const trd_coll_opts *o = opts ? opts : &defaults;
+    trd_status st = trd_comm_check_args(c, sendbuf, recvbuf, count, op, root, allreduce, o);
+    if (st == TRD_OK)
+        st = trd_comm_key_for(c, count, op, root, allreduce, o, key);
+    if (st == TRD_OK)
+        *acc = allreduce || c->wire.rank == root ? recvbuf : NULL;
+    return st;
 }
 
 trd_status trd_comm_check_buffers(const trd_comm *c, const void *sendbuf, void *recvbuf,

@@ -19,6 +19,7 @@
 #include "core/error.h"
 #include "plan/plan_internal.h"
 #include "plan/registry.h"
+#include "wire/threads.h"
 
 /* Tag of the message carrying a dynamic algorithm's result to the root:
  * above every block tag a plan can use. */
@@ -58,9 +59,7 @@ trd_status trd_comm_threads_create(trd_comm **comm, int32_t p, const trd_threads
     int32_t made = st == TRD_OK ? p : 0; /* on failure it made none */
     for (int32_t r = 0; st == TRD_OK && r < p; r++) {
         comm[r] = trd_comm_new(wires[r], o.timeout_s);
-        if (comm[r])
-            comm[r]->dead = o.dead_rank == r;
-        else
+        if (!comm[r])
             st = trd_fail(TRD_ENOMEM, "threads transport: out of memory");
     }
     if (st != TRD_OK) /* undo: the world goes with its last wire */
@@ -81,7 +80,8 @@ static void drop_cache(trd_comm_cache *k)
         k->policy.destroy(k->policy.state);
     free(k->slots);
     free(k->fresh);
-    trd_fusion_free(&k->fusion);
+    free(k->run);
+    free(k->input_copy);
     *k = (trd_comm_cache){0};
 }
 
@@ -127,6 +127,26 @@ trd_status trd_comm_plan(const trd_comm_key *key, trd_plan **out)
     return trd_plan_create(out, a->name, &p);
 }
 
+/* The run state of rank's steps of plan (zeroed: nothing landed or
+ * claimed), and whether an in-place call must keep its input apart: the
+ * program sends from it (SEND_INPUT, plan/fuse.c) and writes slot 0. */
+static trd_status prepare_steps(trd_comm_cache *k, const trd_plan *plan, int32_t rank)
+{
+    size_t n = trd_plan_step_count(plan, rank);
+    bool sends = false, writes = false;
+    k->run = calloc(n + 1, sizeof *k->run);
+    if (!k->run)
+        return trd_fail(TRD_ENOMEM, "runtime: out of memory");
+    for (size_t i = 0; i < n; i++) {
+        const trd_step *s = trd_plan_step(plan, rank, i);
+        sends |= s->kind == TRD_STEP_SEND_INPUT;
+        writes |= s->kind != TRD_STEP_SEND && s->kind != TRD_STEP_SEND_INPUT &&
+                  (s->buf == 0 || (s->kind == TRD_STEP_COMBINE && s->src == 0));
+    }
+    k->keep_input = sends && writes;
+    return TRD_OK;
+}
+
 /* Builds the plan (or the policy) and the engine for key. */
 static trd_status build_cache(trd_comm *c, const trd_comm_key *key)
 {
@@ -149,7 +169,7 @@ static trd_status build_cache(trd_comm *c, const trd_comm_key *key)
         k->nslots = trd_plan_scratch_slots(k->plan, c->wire.rank) + 1;
         st = trd_engine_create(&k->engine, k->plan, c->wire.size, NULL);
         if (st == TRD_OK)
-            st = trd_fusion_init(&k->fusion, k->plan, c->wire.rank);
+            st = prepare_steps(k, k->plan, c->wire.rank);
     }
     k->slots = st == TRD_OK ? calloc((size_t)k->nslots, sizeof *k->slots) : NULL;
     k->fresh = k->slots ? malloc(k->plan ? (size_t)trd_plan_blocks(k->plan) : 1) : NULL;
@@ -223,18 +243,24 @@ static trd_status execute(trd_comm *c, const trd_op *op, const trd_comm_key *key
                           const void *input)
 {
     trd_comm_cache *k = &c->cache;
+    size_t bytes = (size_t)key->count * key->elem;
+    if (!input && k->plan && k->keep_input) { /* in place: SEND_INPUT needs it apart */
+        if (!k->input_copy && !(k->input_copy = malloc(bytes + 1)))
+            return trd_fail(TRD_ENOMEM, "runtime: out of memory for a copy of the input");
+        memcpy(k->input_copy, k->slots[0], bytes);
+        input = k->input_copy;
+    }
     c->exec = (trd_exec){.wire = &c->wire, .op = op, .slot = k->slots, .nslots = k->nslots,
                          .count = key->count, .elem = key->elem,
                          .blocks = k->plan ? trd_plan_blocks(k->plan) : 1,
                          .timeout_s = c->timeout_s, .input = input, .fresh = k->fresh,
-                         .local = c->exec.local};
+                         .local = c->exec.local, .log = c->log};
     if (input && c->exec.blocks == 1)
         k->fresh[0] = 1; /* a call of memset costs more */
     else if (input)
         memset(k->fresh, 1, (size_t)c->exec.blocks);
-    if (k->fusion.consumer) {
-        memset(k->fusion.state, 0, (size_t)k->fusion.steps);
-        c->exec.fusion = &k->fusion;
+    if (k->plan) {
+        c->exec.run = k->run;
         c->exec.plan = k->plan;
         c->exec.rank = c->wire.rank;
         c->exec.base = trd_engine_first_id(k->engine, c->wire.rank);
@@ -243,8 +269,6 @@ static trd_status execute(trd_comm *c, const trd_op *op, const trd_comm_key *key
     bool holds = false;
     c->status = TRD_OK;
     trd_status st = trd_engine_run_rank(k->engine, &t, c->wire.rank, &holds);
-    if (st == TRD_OK)
-        st = trd_exec_drain(&c->exec);
     if (st != TRD_OK && c->status != TRD_OK)
         st = c->status; /* the wire's own code for a failed decision */
     if (st == TRD_OK && (holds || key->params.allreduce))
@@ -257,116 +281,11 @@ static trd_status execute(trd_comm *c, const trd_op *op, const trd_comm_key *key
     return st;
 }
 
-/* trd_comm_explain's ranking, in a buffer of trd_algo_count() (freed by
- * the caller). */
-static trd_status ranking(trd_comm *c, int64_t count, const trd_op *op, int32_t root,
-                          bool allreduce, const trd_coll_opts *opts, trd_candidate **all)
-{
-    size_t n;
-    *all = malloc(trd_algo_count() * sizeof **all);
-    if (!*all)
-        return trd_fail(TRD_ENOMEM, "runtime: out of memory");
-    return trd_comm_explain(c, count, op, root, allreduce, opts, *all, &n);
-}
-
-/* Drops from the ranking (in place; returns what is left) the candidates
- * whose programs repeat those of a better-ranked one, until opts->tune
- * runnable ones are kept: at p = 4 several planners build one binomial
- * tree, and timing it several times left the tuner no other tree to fall
- * back on when that one ran at half speed here (docs/RUNTIME.md, "Tuned
- * auto"). */
-static size_t distinct_plans(trd_comm *c, const trd_tune_key *args, const trd_coll_opts *opts,
-                             trd_candidate *all, size_t n)
-{
-    trd_plan *kept[TRD_TUNE_MAX];
-    int32_t nkept = 0, runnable = 0;
-    size_t out = 0;
-    for (size_t i = 0; i < n; i++) {
-        trd_plan *plan = NULL;
-        bool dup = false;
-        if (runnable < opts->tune && all[i].status == TRD_OK && isfinite(all[i].predicted)) {
-            trd_coll_opts o = *opts;
-            trd_comm_key key;
-            o.algo = all[i].algo;
-            if (trd_comm_plan_call(c, args->count, args->op, args->root, args->allreduce, &o,
-                                   &key, &plan) != TRD_OK)
-                continue; /* cannot run after all: not a candidate */
-            for (int32_t k = 0; plan && k < nkept && !dup; k++)
-                dup = trd_plan_same_programs(kept[k], plan);
-            runnable += !dup;
-        }
-        if (dup)
-            trd_plan_free(plan);
-        else if (plan)
-            kept[nkept++] = plan;
-        if (!dup)
-            all[out++] = all[i];
-    }
-    for (int32_t k = 0; k < nkept; k++)
-        trd_plan_free(kept[k]);
-    trd_clear_error();
-    return out;
-}
-
-/* "auto" with opts->tune: the candidate this call times, or the one kept
- * (src/runtime/tune.c), and *other whether its long messages take the
- * other path.  *timed: the entry to record this call's time in. */
-static trd_status resolve_tuned(trd_comm *c, const trd_tune_key *args, trd_coll_opts *opts,
-                                trd_tune_entry **timed, bool *other)
-{
-    trd_tune_entry *e = trd_tune_find(&c->tune, args);
-    trd_status st = TRD_OK;
-    if (!e) {
-        trd_candidate *all;
-        size_t bytes = (size_t)args->count * trd_op_elem_size(args->op);
-        if ((st = ranking(c, args->count, args->op, args->root, args->allreduce, opts,
-                          &all)) == TRD_OK)
-            e = trd_tune_start(&c->tune, args, all,
-                               distinct_plans(c, args, opts, all, trd_algo_count()),
-                               trd_comm_long_choice(c, bytes));
-        free(all);
-    }
-    bool timing = false;
-    if (e)
-        opts->algo = trd_tune_next(e, &timing, other);
-    *timed = timing ? e : NULL;
-    return st;
-}
-
-/* "auto": the algorithm trd_comm_explain puts first, or with opts->tune
- * the one timed fastest; *opts then names it.  Either is a pure function
- * of the arguments (the same on every rank), so trd_comm_collective
- * remembers it with them once it is final (trd_comm_memo). */
-static trd_status resolve_auto(trd_comm *c, const void *sendbuf, void *recvbuf,
-                               const trd_tune_key *args, trd_coll_opts *opts,
-                               trd_tune_entry **timed, bool *other)
-{
-    trd_comm_key key;
-    void *acc;
-    *timed = NULL;
-    opts->algo = "binomial"; /* any name: the arguments are checked before ranking */
-    trd_status st = trd_comm_check(c, sendbuf, recvbuf, args->count, args->op, args->root,
-                                   args->allreduce, opts, &key, &acc);
-    if (st == TRD_OK) /* the chosen algorithm's plan too is built under it */
-        st = trd_comm_measured_model(c, args->op, args->count, opts);
-    if (st != TRD_OK)
-        return st;
-    if (opts->tune > 0 && !opts->reproducible) {
-        st = resolve_tuned(c, args, opts, timed, other);
-    } else {
-        trd_candidate *all;
-        if ((st = ranking(c, args->count, args->op, args->root, args->allreduce, opts,
-                          &all)) == TRD_OK)
-            opts->algo = all[0].algo;
-        free(all);
-    }
-    return st;
-}
-
 /* The key of a call whose arguments (buffers aside) are not the last
- * call's: "auto" resolved (and *other, the path of its long messages),
- * everything checked, and remembered unless this call times a tuning
- * candidate (*timed). */
+ * call's: checked without the algorithm, "auto" resolved by the selection
+ * layer (src/runtime/select.c; *other, the path of its long messages),
+ * the algorithm's own checks, and remembered unless this call times a
+ * tuning candidate (*timed). */
 static trd_status key_of_call(trd_comm *c, const void *sendbuf, void *recvbuf,
                               const trd_tune_key *args, const trd_coll_opts *opts,
                               trd_comm_key *key, void **acc, trd_tune_entry **timed,
@@ -374,24 +293,28 @@ static trd_status key_of_call(trd_comm *c, const void *sendbuf, void *recvbuf,
 {
     trd_coll_opts chosen = *opts;
     bool is_auto = !strcmp(opts->algo, "auto");
-    trd_status st = TRD_OK;
-    if (is_auto &&
-        (st = resolve_auto(c, sendbuf, recvbuf, args, &chosen, timed, other)) != TRD_OK)
-        return st;
-    st = trd_comm_check(c, sendbuf, recvbuf, args->count, args->op, args->root,
-                        args->allreduce, &chosen, key, acc);
+    trd_status st = trd_comm_check_args(c, sendbuf, recvbuf, args->count, args->op, args->root,
+                                        args->allreduce, opts);
+    if (st == TRD_OK && is_auto)
+        st = trd_comm_select(c, args, &chosen, timed, other);
     if (st == TRD_OK)
-        trd_comm_sign(trd_algo_entry(key->algo)->name, key, args->op, &c->sig);
-    if (st == TRD_OK && !*timed)
+        st = trd_comm_key_for(c, args->count, args->op, args->root, args->allreduce, &chosen,
+                              key);
+    if (st != TRD_OK)
+        return st;
+    *acc = args->allreduce || c->wire.rank == args->root ? recvbuf : NULL;
+    trd_comm_sign(trd_algo_entry(key->algo)->name, key, args->op, &c->sig);
+    if (!*timed)
         c->memo = (trd_comm_memo){.valid = true, .args = *args, .key = *key,
                                   .algo = is_auto ? "auto" : trd_algo_entry(key->algo)->name,
                                   .other = *other, .sig = c->sig};
-    return st;
+    return TRD_OK;
 }
 
-trd_status trd_comm_collective(trd_comm *c, const void *sendbuf, void *recvbuf, int64_t count,
-                               const trd_op *op, int32_t root, bool allreduce,
-                               const trd_coll_opts *opts)
+/* The collective core under trd_comm_collective's guard. */
+static trd_status collective(trd_comm *c, const void *sendbuf, void *recvbuf, int64_t count,
+                             const trd_op *op, int32_t root, bool allreduce,
+                             const trd_coll_opts *opts)
 {
     trd_comm_key key;
     const trd_comm_key *k = &key;
@@ -459,6 +382,28 @@ trd_status trd_comm_collective(trd_comm *c, const void *sendbuf, void *recvbuf, 
     return st;
 }
 
+/* A collective inside a collective on one communicator: refused. */
+static trd_status reentered(const trd_comm *c, const char *what)
+{
+    return trd_fail(TRD_EINVAL, "rank %ld: %s called while a collective call runs on the same "
+                    "communicator (from an operator, or a layer that re-enters the core)",
+                    (long)c->wire.rank, what);
+}
+
+trd_status trd_comm_collective(trd_comm *c, const void *sendbuf, void *recvbuf, int64_t count,
+                               const trd_op *op, int32_t root, bool allreduce,
+                               const trd_coll_opts *opts)
+{
+    if (c && c->in_call)
+        return reentered(c, allreduce ? "trd_allreduce" : "trd_reduce");
+    if (c)
+        c->in_call = true;
+    trd_status st = collective(c, sendbuf, recvbuf, count, op, root, allreduce, opts);
+    if (c)
+        c->in_call = false;
+    return st;
+}
+
 trd_status trd_reduce(trd_comm *comm, const void *sendbuf, void *recvbuf, int64_t count,
                       const trd_op *op, int32_t root, const trd_coll_opts *opts)
 {
@@ -498,8 +443,8 @@ static trd_status check_run_plan(const trd_comm *c, const trd_plan *plan, const 
 
 /* The caller's plan goes through execute() as a cached one would, but
  * borrowed: it is taken out of the cache before anything frees it. */
-trd_status trd_comm_run_plan(trd_comm *c, const trd_plan *plan, void *buf, int64_t count,
-                             const trd_op *op)
+static trd_status run_plan(trd_comm *c, const trd_plan *plan, void *buf, int64_t count,
+                           const trd_op *op)
 {
     trd_status st = check_run_plan(c, plan, buf, count, op);
     if (st == TRD_OK)
@@ -515,8 +460,11 @@ trd_status trd_comm_run_plan(trd_comm *c, const trd_plan *plan, void *buf, int64
     k->nslots = trd_plan_scratch_slots(plan, c->wire.rank) + 1;
     st = trd_engine_create(&k->engine, plan, c->wire.size, NULL);
     k->slots = st == TRD_OK ? calloc((size_t)k->nslots, sizeof *k->slots) : NULL;
-    if (st == TRD_OK && !k->slots)
+    k->fresh = k->slots ? malloc((size_t)trd_plan_blocks(plan)) : NULL; /* keep_input */
+    if (st == TRD_OK && (!k->slots || !k->fresh))
         st = trd_fail(TRD_ENOMEM, "runtime: out of memory");
+    if (st == TRD_OK)
+        st = prepare_steps(k, plan, c->wire.rank);
     if (st == TRD_OK)
         st = lay_out_slots(c, buf, (size_t)count * key.elem);
     if (st == TRD_OK)
@@ -527,5 +475,18 @@ trd_status trd_comm_run_plan(trd_comm *c, const trd_plan *plan, void *buf, int64
         k->plan = NULL;
     }
     drop_cache(k);
+    return st;
+}
+
+trd_status trd_comm_run_plan(trd_comm *c, const trd_plan *plan, void *buf, int64_t count,
+                             const trd_op *op)
+{
+    if (c && c->in_call)
+        return reentered(c, "trd_comm_run_plan");
+    if (c)
+        c->in_call = true;
+    trd_status st = run_plan(c, plan, buf, count, op);
+    if (c)
+        c->in_call = false;
     return st;
 }

@@ -6,7 +6,7 @@
 #include "engine/engine.h"
 #include "runtime/exec.h"
 #include "runtime/tune.h"
-#include "transport/threads.h"
+#include "wire/wire.h"
 
 /* What a plan depends on: the same key gives the same plan on every rank. */
 typedef struct trd_comm_key {
@@ -30,7 +30,10 @@ typedef struct trd_comm_cache {
     int32_t nslots;       /* this rank's slots, slot 0 included */
     unsigned char **slots;
     uint8_t *fresh;       /* trd_exec.fresh: one per block */
-    trd_fusion fusion;    /* trd_exec.fusion of a plan (steps 0: none) */
+    trd_step_run *run;    /* trd_exec.run: one per step of this rank's program */
+    bool keep_input;      /* the program sends its input (SEND_INPUT) and writes
+                             slot 0: an in-place call keeps a copy apart */
+    unsigned char *input_copy; /* that copy (count elements), made lazily */
 } trd_comm_cache;
 
 /* The last call's arguments but its buffers, once checked (and, for
@@ -60,7 +63,7 @@ typedef struct trd_comm_profiles {
 struct trd_comm {
     trd_wire wire;
     double timeout_s;
-    bool dead;            /* test hook (trd_threads_opts.dead_rank) */
+    bool dead;            /* test hook (test_hooks.h) */
     int64_t calls;        /* collective calls so far: names a dynamic call */
     trd_call_sig sig;     /* the current call's, as its messages carry it
                              (the wire reads it: wire.h set_call) */
@@ -72,18 +75,18 @@ struct trd_comm {
     unsigned char *scratch;
     size_t scratch_size;
     trd_exec exec;
-    double shm_probe[2]; /* MPI on one node: the long-message probe's medians
-                            (seconds; rings, MPI), 0 when not measured (comm_mpi.c) */
-    bool long_other;     /* long messages now take the path the probe did not keep */
+    bool in_call;        /* a collective runs (trd_comm_collective, trd_comm_run_plan) */
+    trd_exec_log *log;   /* test hook: each call's completed steps (trd_exec_log) */
 };
 
 /* Whether a call of `bytes` per rank may send messages longer than the
- * rings' default limit on a communicator whose probe chose their path, so
- * that tuned auto also times its first candidate the other way (tune.c). */
+ * rings' default limit on a communicator whose wire measured their path
+ * (an MPI wire on one node, wire/mpi_wire.h), so that tuned auto also
+ * times its first candidate the other way (tune.c). */
 bool trd_comm_long_choice(const trd_comm *c, size_t bytes);
-/* Long messages from now on take the path the probe kept (other false) or
- * the other one.  Every rank of a call sets the same before it, so both
- * ends of each message agree (comm_mpi.c; a no-op without a probe). */
+/* Long messages from now on take the path the wire's probe kept (other
+ * false) or the other one.  Every rank of a call sets the same before it,
+ * so both ends of each message agree (a no-op without a probe). */
 trd_status trd_comm_long_path(trd_comm *c, bool other);
 
 /* With opts->measure_model (and not reproducible): the communicator's
@@ -110,8 +113,17 @@ trd_status trd_comm_fail(trd_comm *c, trd_status st);
 void trd_comm_sign(const char *algo, const trd_comm_key *key, const trd_op *op,
                    trd_call_sig *sig);
 
-/* Checks a collective call's arguments (src/runtime/check.c) and fills the
- * plan key and the result buffer of this rank (recvbuf where the caller
+/* The checks of a collective call's arguments that hold for every
+ * algorithm (src/runtime/check.c): "auto" is checked by them alone before
+ * it measures or ranks anything. */
+trd_status trd_comm_check_args(const trd_comm *c, const void *sendbuf, const void *recvbuf,
+                               int64_t count, const trd_op *op, int32_t root, bool allreduce,
+                               const trd_coll_opts *opts);
+/* The algorithm's own checks (opts->algo: a registered name) and the plan
+ * key of arguments that passed trd_comm_check_args. */
+trd_status trd_comm_key_for(const trd_comm *c, int64_t count, const trd_op *op, int32_t root,
+                            bool allreduce, const trd_coll_opts *opts, trd_comm_key *key);
+/* Both, and the result buffer of this rank (recvbuf where the caller
  * gets the result, else NULL: scratch). */
 trd_status trd_comm_check(const trd_comm *c, const void *sendbuf, void *recvbuf, int64_t count,
                           const trd_op *op, int32_t root, bool allreduce,
@@ -130,7 +142,19 @@ trd_status trd_comm_plan_call(trd_comm *c, int64_t count, const trd_op *op, int3
                               bool allreduce, const trd_coll_opts *opts, trd_comm_key *key,
                               trd_plan **plan);
 
-/* trd_reduce and trd_allreduce. */
+/* The selection layer (src/runtime/select.c): "auto" resolved for a call
+ * whose arguments passed trd_comm_check_args - opts->algo then names a
+ * registered algorithm, the measured model applied to *opts; *timed: the
+ * tuning entry this call is timed for (or NULL), *other: its long
+ * messages take the other path.  Never runs a public collective. */
+trd_status trd_comm_select(trd_comm *c, const trd_tune_key *args, trd_coll_opts *opts,
+                           trd_tune_entry **timed, bool *other);
+
+/* trd_reduce and trd_allreduce: the collective core, with "auto" resolved
+ * by trd_comm_select first.  Refuses (TRD_EINVAL) a call made while
+ * another collective runs on the same communicator: no layer of the
+ * library re-enters one (an operator that calls a collective on its own
+ * communicator gets the error too). */
 trd_status trd_comm_collective(trd_comm *c, const void *sendbuf, void *recvbuf, int64_t count,
                                const trd_op *op, int32_t root, bool allreduce,
                                const trd_coll_opts *opts);

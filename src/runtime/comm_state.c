@@ -10,7 +10,7 @@
  *
  * Signature.  Each call's messages carry a hash of what its plan depends
  * on and of its operator, and the number of calls before it
- * (transport/callsig.h): ranks whose calls differ get an error naming
+ * (wire/callsig.h): ranks whose calls differ get an error naming
  * both instead of exchanging messages that match by tag alone.
  *
  * Deadline-bounded collectives of the library's own: the barrier, and an

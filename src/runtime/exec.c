@@ -1,11 +1,16 @@
-/* exec.c: the engine's transport for real runs.  The engine posts the
- * steps of one rank; SEND and RECV go to the wire (threads or MPI) as
+/* exec.c: the engine's transport for real runs: a plain interpreter of
+ * the steps as the plan writes them (fusion is the plan's, src/plan/
+ * fuse.c; nothing here analyses or rewrites a program).  The engine posts
+ * the steps of one rank; SEND and RECV go to the wire (threads or MPI) as
  * messages covering their blocks of the slot buffers, tagged by their first
  * block (the IR's matching rule: same pair, same block, program order);
  * COMBINE and COPY run here at once, on this rank's thread, and complete
  * through a local FIFO.  So while a COMBINE runs, the wire keeps moving the
  * messages already posted (the overlap of canon-antoniu Sec. 3.1 and of
- * segmented pipelines). */
+ * segmented pipelines).  A RECV_COMBINE is one step whatever the wire:
+ * folded into the accumulator from the sender's buffer where the wire can
+ * (irecv_consume), else landed first (in slot 0 or its scratch slot) and
+ * combined when the wire completes it, before the engine hears of it. */
 #include "runtime/exec.h"
 
 #include <stdlib.h>
@@ -65,8 +70,9 @@ static const unsigned char *input_for(trd_exec *x, const trd_step *s)
     int32_t b = s->block, nb = s->blocks > 1 ? s->blocks : 1, k = b;
     bool reads = s->kind == TRD_STEP_SEND ? s->buf == 0
                  : s->kind == TRD_STEP_RECV ? false
-                 : s->kind == TRD_STEP_COMBINE ? s->buf == 0 || s->src == 0
-                                               : s->src == 0;
+                 : s->kind == TRD_STEP_COMBINE || s->kind == TRD_STEP_RECV_COMBINE
+                     ? s->buf == 0 || s->src == 0
+                     : s->src == 0;
     bool writes = s->buf == 0 && (s->kind == TRD_STEP_RECV || s->kind == TRD_STEP_COPY);
     if (writes && s->src != 0) {
         memset(x->fresh + b, 0, (size_t)nb);
@@ -90,56 +96,66 @@ static void filled(trd_exec *x, const trd_step *s)
         memset(x->fresh + s->block, 0, (size_t)(s->blocks > 1 ? s->blocks : 1));
 }
 
-/* trd_fusion.state: completed; combined on arrival; received straight
- * into slot 0 (its COMBINE then folds the input in); a SEND that reads the
- * input, not slot 0 (a later write of slot 0 need not wait for it); a SEND
- * whose receive its COMBINE claimed and filled; a SEND of the input the
- * engine was told is done before the wire said so. */
-enum {
-    STEP_DONE = 1,
-    STEP_ABSORBED = 2,
-    STEP_REDIRECTED = 4,
-    STEP_FROM_INPUT = 8,
-    STEP_CLAIMED = 16,
-    STEP_EARLY = 32
-};
+/* How a RECV_COMBINE's message arrives: combined from the sender's
+ * buffer (the wire ran consume), landed in slot 0 over fresh input blocks
+ * (combined with the input on completion), or landed in the step's scratch
+ * slot (combined into the accumulator on completion). */
+enum { LAND_CONSUMED, LAND_SLOT0, LAND_SCRATCH };
 
 /* Combines that fill a claimed receive write both results past the cache
  * (core/stream.h) when the whole buffer has at least this many bytes:
  * more than a core's caches hold, so the result would not stay there. */
 #define STREAM_MIN ((size_t)4 << 20)
 
-/* Tries to claim the receive that the producer of COMBINE c (fuse.c) will
- * fill: *dst is its buffer, or NULL while the peer has not posted it. */
-static trd_status claim(trd_exec *x, int32_t c, size_t bytes, unsigned char **dst)
+static const trd_step *step_at(const trd_exec *x, int32_t i)
 {
-    trd_fusion *f = x->fusion;
-    int32_t p = f->producer[c];
-    const trd_step *s = trd_plan_step(x->plan, x->rank, (size_t)p);
-    void *d = NULL;
-    trd_status st = x->wire->claim_recv(x->wire->ctx, s->peer, s->block, bytes, &d,
-                                        &f->claim[p]);
-    if (st == TRD_OK && d)
-        f->state[p] |= STEP_CLAIMED;
-    *dst = d;
-    return st;
+    return trd_plan_step(x->plan, x->rank, (size_t)i);
 }
 
-/* COMBINE c of the program (-1: unknown): out = in (+) acc as
- * trd_op_combine_into.  When c has a producer, the wire can claim and the
- * peer has posted the receive, the result also goes straight into it,
- * piece by piece while it is in cache, so neither rank copies it later
- * (a two-rank allreduce then moves 4n bytes instead of 5n, docs/RUNTIME.md,
- * "Memory traffic of large buffers").  Otherwise the SEND will carry it. */
-static trd_status combine(trd_exec *x, int32_t c, trd_side side, unsigned char *out,
+static void log_done(trd_exec *x, int32_t id, unsigned work)
+{
+    trd_exec_log *g = x->log;
+    if (g->len == g->cap) {
+        int32_t cap = g->cap ? 2 * g->cap : 64;
+        int32_t *step = realloc(g->step, (size_t)cap * sizeof *step);
+        uint8_t *w = step ? realloc(g->work, (size_t)cap) : NULL;
+        if (step)
+            g->step = step;
+        if (!w)
+            return; /* the test sees a short record and fails */
+        g->work = w;
+        g->cap = cap;
+    }
+    g->step[g->len] = id - x->base;
+    g->work[g->len++] = (uint8_t)work;
+}
+
+/* The combine of step i (-1: a dynamic program): out = in (+) acc as
+ * trd_op_combine_into.  When the plan says a SEND ships exactly its result
+ * (trd_step.ship), the wire can claim and the peer has posted that
+ * receive, the result also goes straight into it, piece by piece while it
+ * is in cache, so neither rank copies it later (a two-rank allreduce then
+ * moves 4n bytes instead of 5n, docs/RUNTIME.md, "Memory traffic of large
+ * buffers"); the SEND then completes both ends (send).  Otherwise the SEND
+ * carries it. */
+static trd_status combine(trd_exec *x, int32_t i, trd_side side, unsigned char *out,
                           const unsigned char *acc, unsigned char *in, int64_t count)
 {
-    trd_fusion *f = x->fusion;
+    const trd_step *s = i >= 0 ? step_at(x, i) : NULL;
     int64_t piece = trd_op_piece(x->op, side);
     unsigned char *dst = NULL;
     trd_status st = TRD_OK;
-    if (c >= 0 && f && f->producer[c] >= 0 && x->wire->claim_recv && piece > 0)
-        st = claim(x, c, (size_t)count * x->elem, &dst);
+    if (s && s->ship > 0 && x->wire->claim_recv && piece > 0) {
+        const trd_step *ship = step_at(x, s->ship - 1);
+        void *d = NULL;
+        st = x->wire->claim_recv(x->wire->ctx, ship->peer, ship->block,
+                                 (size_t)count * x->elem, &d, &x->run[i].claim);
+        dst = d;
+    }
+    if (s && s->ship > 0)
+        x->run[i].claimed = dst != NULL;
+    if (s)
+        x->run[i].did |= TRD_WORK_COMBINED;
     if (st != TRD_OK || !dst)
         return st != TRD_OK ? st : trd_op_combine_into(x->op, side, out, acc, in, count);
     bool stream = (size_t)x->count * x->elem >= STREAM_MIN;
@@ -161,9 +177,11 @@ static trd_status run_local(trd_exec *x, int32_t id, const trd_step *s, int64_t 
         return st;
     size_t off = (size_t)lo * x->elem;
     unsigned char *acc = x->slot[s->buf] + off, *in = x->slot[s->src] + off;
-    if (s->kind == TRD_STEP_COPY)
+    if (s->kind == TRD_STEP_COPY) {
         memcpy(acc, input ? input + off : in, (size_t)(hi - lo) * x->elem);
-    else if ((st = combine(x, x->fusion ? id - x->base : -1, (trd_side)s->side, acc,
+        if (x->plan)
+            x->run[id - x->base].did |= TRD_WORK_COPIED;
+    } else if ((st = combine(x, x->plan ? id - x->base : -1, (trd_side)s->side, acc,
                            input ? input + off : acc, in, hi - lo)) != TRD_OK)
         return st;
     if (input)
@@ -171,15 +189,16 @@ static trd_status run_local(trd_exec *x, int32_t id, const trd_step *s, int64_t 
     return trd_fifo_push(&x->local, id, -1);
 }
 
-/* A consumed message (wire.h) is combined from where the sender keeps
- * it: `in` is only read (post_fused takes left or commutative combines
- * only), and the wire checked its size. */
+/* A consumed message (wire.h) is combined from where the sender keeps it:
+ * `in` is only read (post_recv_combine consumes left or commutative
+ * combines only), and the wire checked its size. */
 static trd_status consume(void *arg, const void *data, size_t bytes)
 {
-    trd_fused *f = arg;
+    trd_step_run *r = arg;
+    trd_exec *x = r->exec;
     (void)bytes;
-    return combine(f->exec, f->combine, (trd_side)f->side, f->out, f->acc, (void *)data,
-                   f->count);
+    return combine(x, r->step, (trd_side)step_at(x, r->step)->side, r->out, r->acc,
+                   (void *)data, r->count);
 }
 
 static bool all_fresh(const trd_exec *x, const trd_step *s)
@@ -190,172 +209,124 @@ static bool all_fresh(const trd_exec *x, const trd_step *s)
     return true;
 }
 
-/* Consumer cs of RECV i combines on arrival (wire.h irecv_consume). */
-static trd_status post_consumed(trd_exec *x, int32_t id, int32_t i, const trd_step *s,
-                                size_t bytes, int32_t c, const trd_step *cs)
+/* RECV_COMBINE s (step i): the accumulator waits for nothing (plan/
+ * fuse.c), so the message may be folded in whenever it comes.  Where the
+ * wire can, from the sender's buffer (a RIGHT combine of a non-commutative
+ * operator writes its `in`, which is the sender's then: it lands first).
+ * Otherwise, when it folds into fresh blocks of slot 0 (their value is the
+ * input, exec.h), it lands straight in slot 0 and is combined there with
+ * the input: one buffer less to stream than landing in scratch and writing
+ * input (+) scratch (MPI).  Else it lands in its scratch slot. */
+static trd_status post_recv_combine(trd_exec *x, int32_t id, const trd_step *s, size_t off,
+                                    size_t bytes)
 {
-    trd_fusion *f = x->fusion;
-    int64_t lo, hi;
-    trd_exec_range(x, cs->block, cs->blocks, &lo, &hi);
-    size_t off = (size_t)lo * x->elem;
-    const unsigned char *input = x->input ? input_for(x, cs) : NULL;
-    unsigned char *out = x->slot[cs->buf] + off;
-    f->pending[i] = (trd_fused){.exec = x, .out = out, .acc = input ? input + off : out,
-                                .count = hi - lo, .side = cs->side, .combine = c};
-    if (input)
-        filled(x, cs);
-    f->state[c] |= STEP_ABSORBED;
+    trd_step_run *r = &x->run[id - x->base];
     trd_wire *w = x->wire;
-    return w->irecv_consume(w->ctx, s->peer, s->block, bytes, id, consume, &f->pending[i]);
-}
-
-/* RECV s (program step i) handled with its consumer cs (fuse.c) when the
- * consumer's other dependency is done already: the consumer's accumulator
- * is then untouched by anything still running (the IR is race-free).  A
- * SEND that reads the input counts as done: it does not read the
- * accumulator it precedes.  Where the wire can, the message is combined as
- * it arrives (post_consumed) and the consumer completes at once when
- * posted.  Otherwise, when the consumer folds it into fresh blocks of
- * slot 0 (their value is the input, exec.h), it is received straight into
- * slot 0 and the consumer computes input (+) slot 0 in place: one buffer
- * less to stream than receiving into scratch and writing input (+)
- * scratch (MPI).  *posted: whether it was. */
-static trd_status post_fused(trd_exec *x, int32_t id, const trd_step *s, size_t bytes,
-                             bool *posted)
-{
-    trd_fusion *f = x->fusion;
-    int32_t i = id - x->base, c = f->consumer[i];
-    *posted = false;
-    if (c < 0)
-        return TRD_OK;
-    const trd_step *cs = trd_plan_step(x->plan, x->rank, (size_t)c);
-    int32_t other = cs->dep[0] == i ? cs->dep[1] : cs->dep[0];
     bool comm = trd_op_is_commutative(x->op);
-    if (other >= 0 && !(f->state[other] & (STEP_DONE | STEP_FROM_INPUT)))
-        return TRD_OK;
-    trd_status st = check_slot(x, cs->buf);
+    bool consumes = w->irecv_consume && (s->side == TRD_SIDE_LEFT || comm);
+    bool fresh = s->buf == 0 && x->input && all_fresh(x, s);
+    trd_status st = check_slot(x, s->src);
     if (st != TRD_OK)
         return st;
-    if (x->wire->irecv_consume && (cs->side == TRD_SIDE_LEFT || comm)) {
-        *posted = true;
-        return post_consumed(x, id, i, s, bytes, c, cs);
+    *r = (trd_step_run){.exec = x, .out = x->slot[s->buf] + off, .count = (int64_t)(bytes / x->elem),
+                        .step = id - x->base, .in = x->slot[s->src] + off};
+    if (fresh && !consumes && (s->side == TRD_SIDE_RIGHT || comm)) {
+        r->land = LAND_SLOT0;
+        memset(x->fresh + s->block, 0, (size_t)(s->blocks > 1 ? s->blocks : 1));
+        return w->irecv(w->ctx, s->peer, s->block, r->out, bytes, id);
     }
-    if (cs->buf != 0 || !x->input || !all_fresh(x, cs) || (cs->side == TRD_SIDE_LEFT && !comm))
-        return TRD_OK;
-    int64_t lo, hi;
-    trd_exec_range(x, cs->block, cs->blocks, &lo, &hi);
-    f->state[c] |= STEP_REDIRECTED;
-    *posted = true;
+    const unsigned char *input = x->input ? input_for(x, s) : NULL;
+    r->acc = input ? input + off : r->out;
+    if (input)
+        filled(x, s);
+    if (consumes) {
+        r->land = LAND_CONSUMED;
+        return w->irecv_consume(w->ctx, s->peer, s->block, bytes, id, consume, r);
+    }
+    r->land = LAND_SCRATCH;
+    return w->irecv(w->ctx, s->peer, s->block, r->in, bytes, id);
+}
+
+/* A RECV_COMBINE that landed (post_recv_combine) is combined now that
+ * the wire has its bytes. */
+static trd_status landed(trd_exec *x, int32_t id)
+{
+    trd_step_run *r = &x->run[id - x->base];
+    if (r->land == LAND_SLOT0) { /* slot 0 = input (+) message, the input only read */
+        size_t off = (size_t)(r->out - x->slot[0]);
+        r->did |= TRD_WORK_COMBINED;
+        return trd_op_combine(x->op, TRD_SIDE_LEFT, r->out, (void *)(x->input + off), r->count);
+    }
+    return combine(x, r->step, (trd_side)step_at(x, r->step)->side, r->out, r->acc, r->in,
+                   r->count);
+}
+
+/* SEND s (step i): its bytes are already in the peer when the combine
+ * that the plan says it ships claimed the peer's receive (combine). */
+static trd_status send(trd_exec *x, int32_t id, const trd_step *s, const unsigned char *from,
+                       size_t bytes)
+{
     trd_wire *w = x->wire;
-    return w->irecv(w->ctx, s->peer, s->block, x->slot[0] + (size_t)lo * x->elem, bytes, id);
-}
-
-/* The consumer of a RECV redirected into slot 0: slot 0 = input (+) slot
- * 0 (the input is only read: the left side of trd_op_combine). */
-static trd_status run_redirected(trd_exec *x, int32_t id, const trd_step *s)
-{
-    int64_t lo, hi;
-    trd_exec_range(x, s->block, s->blocks, &lo, &hi);
-    size_t off = (size_t)lo * x->elem;
-    trd_status st = trd_op_combine(x->op, TRD_SIDE_LEFT, x->slot[0] + off,
-                                   (void *)(x->input + off), hi - lo);
-    if (st != TRD_OK)
-        return st;
-    filled(x, s);
-    return trd_fifo_push(&x->local, id, -1);
-}
-
-/* A SEND of the input, not of slot 0, is done for the engine at once: the
- * steps that wait for it only wait for its blocks of slot 0 to be free,
- * and the input is never written (exec.h).  So a RECV into those blocks
- * is posted now, where a peer may claim it.  The wire's own completion
- * comes later and is dropped (wait_any); trd_exec_drain waits for the
- * last ones, so the caller's sendbuf is free when the call returns. */
-static trd_status send_early(trd_exec *x, int32_t id)
-{
-    x->fusion->state[id - x->base] |= STEP_FROM_INPUT | STEP_EARLY;
-    x->early++;
-    return trd_fifo_push(&x->local, id, -1);
+    for (int k = 0; x->plan && k < 2; k++) {
+        int32_t d = s->dep[k];
+        if (d >= 0 && step_at(x, d)->ship == id - x->base + 1 && x->run[d].claimed)
+            return w->isend_claimed(w->ctx, x->run[d].claim, id);
+    }
+    return w->isend(w->ctx, s->peer, s->block, from, bytes, id);
 }
 
 static trd_status post(void *ctx, int32_t rank, int32_t id, const trd_step *s)
 {
     trd_exec *x = ctx;
     int64_t lo, hi;
-    bool posted;
     (void)rank; /* a wire serves one rank */
     trd_status st = check_slot(x, s->buf);
     if (st != TRD_OK)
         return st;
-    if (x->fusion && (x->fusion->state[id - x->base] & STEP_ABSORBED))
-        return trd_fifo_push(&x->local, id, -1); /* a COMBINE done on arrival */
-    if (x->fusion && (x->fusion->state[id - x->base] & STEP_REDIRECTED))
-        return run_redirected(x, id, s);
+    if (x->plan)
+        x->run[id - x->base].did = 0;
     trd_exec_range(x, s->block, s->blocks, &lo, &hi);
+    size_t off = (size_t)lo * x->elem, bytes = (size_t)(hi - lo) * x->elem;
+    if (s->kind == TRD_STEP_RECV_COMBINE)
+        return x->plan ? post_recv_combine(x, id, s, off, bytes)
+                       : trd_fail(TRD_EINVAL, "runtime: a dynamic program has a "
+                                  "receive-and-combine step");
     const unsigned char *input = x->input ? input_for(x, s) : NULL;
-    unsigned char *at = x->slot[s->buf] + (size_t)lo * x->elem;
-    size_t bytes = (size_t)(hi - lo) * x->elem;
+    unsigned char *at = x->slot[s->buf] + off;
     trd_wire *w = x->wire;
     switch (s->kind) {
     case TRD_STEP_SEND:
-        if (x->fusion && (x->fusion->state[id - x->base] & STEP_CLAIMED))
-            return w->isend_claimed(w->ctx, x->fusion->claim[id - x->base], id);
-        st = w->isend(w->ctx, s->peer, s->block, input ? input + (size_t)lo * x->elem : at,
-                      bytes, id);
-        return st == TRD_OK && x->fusion && input ? send_early(x, id) : st;
+        return send(x, id, s, input ? input + off : at, bytes);
+    case TRD_STEP_SEND_INPUT: /* the input kept apart, or slot 0 if nothing writes it */
+        return w->isend(w->ctx, s->peer, s->block, x->input ? x->input + off : at, bytes, id);
     case TRD_STEP_RECV:
-        if (x->fusion && ((st = post_fused(x, id, s, bytes, &posted)) != TRD_OK || posted))
-            return st;
         return w->irecv(w->ctx, s->peer, s->block, at, bytes, id);
     default:
         return run_local(x, id, s, lo, hi, input);
     }
 }
 
-/* The wire's completion of a SEND the engine was told of early
- * (send_early): dropped. */
-static bool drop_early(trd_exec *x, int32_t id)
-{
-    uint8_t *state = &x->fusion->state[id - x->base];
-    if (!(*state & STEP_EARLY))
-        return false;
-    *state &= (uint8_t)~STEP_EARLY;
-    x->early--;
-    return true;
-}
-
 static trd_status wait_any(void *ctx, int32_t *rank, int32_t *id, int32_t *from)
 {
     trd_exec *x = ctx;
     trd_completion c;
-    trd_status st = TRD_OK;
     trd_wire *w = x->wire;
-    *rank = w->rank;
-    for (;;) {
-        if (trd_fifo_pop(&x->local, &c)) {
-            *id = c.id;
-            *from = c.from;
-            break;
-        }
-        st = w->wait(w->ctx, x->timeout_s, id, from);
-        if (st != TRD_OK || !x->fusion || !drop_early(x, *id))
-            break;
-    }
-    if (st == TRD_OK && x->fusion)
-        x->fusion->state[*id - x->base] |= STEP_DONE;
-    return st;
-}
-
-trd_status trd_exec_drain(trd_exec *x)
-{
     trd_status st = TRD_OK;
-    while (x->early > 0 && st == TRD_OK) {
-        int32_t id, from;
-        if ((st = x->wire->wait(x->wire->ctx, x->timeout_s, &id, &from)) == TRD_OK &&
-            !drop_early(x, id))
-            st = trd_fail(TRD_EIO, "runtime: rank %ld: step %ld completed after the end of "
-                          "its program", (long)x->rank, (long)id);
+    *rank = w->rank;
+    if (trd_fifo_pop(&x->local, &c)) {
+        *id = c.id;
+        *from = c.from;
+    } else {
+        st = w->wait(w->ctx, x->timeout_s, id, from);
+        if (st == TRD_OK && x->plan)
+            x->run[*id - x->base].did |= TRD_WORK_MOVED;
+        if (st == TRD_OK && x->plan &&
+            step_at(x, *id - x->base)->kind == TRD_STEP_RECV_COMBINE &&
+            x->run[*id - x->base].land != LAND_CONSUMED)
+            st = landed(x, *id);
     }
+    if (st == TRD_OK && x->log && x->plan)
+        log_done(x, *id, x->run[*id - x->base].did);
     return st;
 }
 

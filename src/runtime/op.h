@@ -12,7 +12,7 @@
 uint64_t trd_op_serial(const trd_op *op);
 
 /* What an operator is in every process alike, for the signature of a call
- * (transport/callsig.h): a built-in's operator and type names ("sum",
+ * (wire/callsig.h): a built-in's operator and type names ("sum",
  * "int32"), a checker's name and NULL; NULL and NULL for a user operator
  * (whose function cannot be compared across processes). */
 void trd_op_names(const trd_op *op, const char **kind, const char **type);

@@ -70,7 +70,7 @@ trd_status trd_comm_plan_call(trd_comm *c, int64_t count, const trd_op *op, int3
     *plan = NULL;
     /* the checks of the call itself, with one stand-in buffer (in place) */
     trd_status st = trd_comm_check(c, none, none, count, op, root, allreduce, opts, key, &acc);
-    if (st == TRD_OK && !trd_algo_entry(key->algo)->policy)
+    if (st == TRD_OK && !trd_algo_is_dynamic(key->algo))
         st = trd_comm_plan(key, plan);
     return st;
 }
@@ -118,7 +118,7 @@ static double rounded(const trd_candidate *c)
 static bool dynamic(const trd_candidate *c)
 {
     size_t i;
-    return trd_algo_find(c->algo, &i) == TRD_OK && trd_algo_entry(i)->policy;
+    return trd_algo_find(c->algo, &i) == TRD_OK && trd_algo_is_dynamic(i);
 }
 
 /* Fastest first; ties go to a static plan before a dynamic algorithm (the
@@ -136,16 +136,14 @@ static int by_time(const void *x, const void *y)
     return strcmp(a->algo, b->algo);
 }
 
-/* Why algorithm a cannot run this call, or TRD_OK. */
-static trd_status eligible(const trd_algo *a, bool allreduce, const trd_coll_opts *o)
+/* TRD_EUNSUPPORTED when algorithm a's registry flags refuse this call
+ * (the collective, the operator, reproducible mode, p ranks). */
+static trd_status eligible(const trd_algo *a, bool allreduce, const trd_op *op, int32_t p,
+                           const trd_coll_opts *o)
 {
-    if (o->reproducible && a->policy)
-        return TRD_EUNSUPPORTED;
-    if (allreduce && a->policy)
-        return TRD_EUNSUPPORTED;
-    if (!allreduce && a->schedule)
-        return TRD_EUNSUPPORTED;
-    return TRD_OK;
+    return trd_algo_fits(a, allreduce, !trd_op_is_commutative(op), o->reproducible, p)
+               ? TRD_OK
+               : TRD_EUNSUPPORTED;
 }
 
 /* opts->measure_model: the arguments checked first (a bad call measures
@@ -156,11 +154,7 @@ static trd_status measured_model(trd_comm *c, int64_t count, const trd_op *op, i
     if (!o->measure_model || o->reproducible || o->costs)
         return TRD_OK;
     static unsigned char none[1]; /* a stand-in buffer, as trd_comm_plan_call's */
-    trd_coll_opts any = *o;
-    trd_comm_key key;
-    void *acc;
-    any.algo = "binomial"; /* any name: the arguments are checked */
-    trd_status st = trd_comm_check(c, none, none, count, op, root, allreduce, &any, &key, &acc);
+    trd_status st = trd_comm_check_args(c, none, none, count, op, root, allreduce, o);
     return st == TRD_OK ? trd_comm_measured_model(c, op, count, o) : st;
 }
 
@@ -183,7 +177,7 @@ trd_status trd_comm_explain(trd_comm *c, int64_t count, const trd_op *op, int32_
         const trd_algo *a = trd_algo_entry(i);
         o.algo = a->name;
         out[i] = (trd_candidate){.algo = a->name, .predicted = INFINITY, .measured = NAN};
-        out[i].status = eligible(a, allreduce, &o);
+        out[i].status = eligible(a, allreduce, op, c->wire.size, &o);
         if (out[i].status == TRD_OK)
             out[i].status = trd_comm_predict(c, count, op, root, allreduce, &o,
                                              &out[i].predicted);

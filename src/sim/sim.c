@@ -28,10 +28,10 @@ static trd_status check_inputs(const trd_algo *a, const trd_params *p, const trd
                         "simulation has n = %lld", (long long)k->n, (long long)p->n);
     if (port != TRD_PORT_HALF && port != TRD_PORT_FULL && port != TRD_PORT_MULTI)
         return trd_fail(TRD_EINVAL, "simulate: unknown port model %d", (int)port);
-    if (a->policy && (p->n < 1 || p->n > TRD_N_MAX))
+    if (a->kind == TRD_KIND_DYNAMIC && (p->n < 1 || p->n > TRD_N_MAX))
         return trd_fail(TRD_EINVAL, "n = %lld is out of range: need 1 <= n <= %lld",
                         (long long)p->n, (long long)TRD_N_MAX);
-    if (a->policy && (st = trd_check_memory(p->n, SIM_BYTES_PER_RANK,
+    if (a->kind == TRD_KIND_DYNAMIC && (st = trd_check_memory(p->n, SIM_BYTES_PER_RANK,
                                             "a simulation per thread")) != TRD_OK)
         return st;
     return trd_algo_check_operator(a, p->noncommutative);
@@ -49,7 +49,7 @@ trd_status trd_sim_init(trd_sim *sim, const char *algo_name, const trd_params *p
     if ((st = check_inputs(a, params, costs, port)) != TRD_OK)
         return st;
     int32_t n = (int32_t)params->n;
-    if (a->policy) {
+    if (a->kind == TRD_KIND_DYNAMIC) {
         if ((st = a->policy(n, &sim->policy)) == TRD_OK)
             st = trd_engine_create(&sim->engine, NULL, n, &sim->policy);
     } else {

@@ -24,8 +24,8 @@ void trd_sim_destroy(trd_sim *sim);
  * whole-buffer transfer (scaled by each step's share) plus latency per
  * message, c per whole-buffer combine - or with params.costs, d[i][j] and
  * c[i] -, one-port full duplex (a pipeline stage receives while it sends,
- * reduce-parallel-pattern Sec. 3): plan.c, for the plans the tree
- * evaluator does not cover. */
+ * reduce-parallel-pattern Sec. 3): plan_makespan.c, for the plans the
+ * tree evaluator does not cover. */
 trd_status trd_plan_simulate_makespan(const trd_plan *plan, double *makespan);
 
 #endif

@@ -47,7 +47,7 @@
  * EV_FLIGHT); without, one EV_TRANSFER does both. */
 enum { EV_TRANSFER, EV_COMBINE, EV_WAKE, EV_FLIGHT };
 enum { LANE_TRANSFER = 0, LANE_COMBINE = 1 };  /* each is pushed mostly in time order */
-enum { F_POSTED = 1, F_WAKE = 2 };             /* flag[id], cleared at each reset */
+enum { F_POSTED = 1, F_WAKE = 2, F_FUSED = 4 }; /* flag[id], cleared at each reset */
 #define IDS_MAX (1 << 29) /* ids and ranks shifted left by 3 stay in 32 bits */
 
 /* Keeps rare paths out of the hot functions (fewer registers to save). */
@@ -347,13 +347,27 @@ ALWAYS_INLINE trd_status post_local(trd_virtual *v, int32_t rank, int32_t id,
     return TRD_OK;
 }
 
+/* A RECV_COMBINE is posted as a RECV, flagged so that its arrival starts
+ * its combine (hold_recv) instead of ending it; its rank is kept for that
+ * combine. */
+static NOINLINE trd_status post_recv_combine(trd_virtual *v, int32_t rank, int32_t id,
+                                             const trd_step *s)
+{
+    v->st[id].rank = rank;
+    trd_status st = post_recv(v, rank, id, s);
+    v->flag[id] |= F_FUSED;
+    return st;
+}
+
 /* A step whose id has room: to its kind's path. */
 ALWAYS_INLINE trd_status post_step(trd_virtual *v, int32_t rank, int32_t id, const trd_step *s)
 {
-    if (s->kind == TRD_STEP_SEND)
+    if (s->kind == TRD_STEP_SEND || s->kind == TRD_STEP_SEND_INPUT)
         return post_send(v, rank, id, s);
     if (s->kind == TRD_STEP_COMBINE || s->kind == TRD_STEP_COPY)
         return post_local(v, rank, id, s);
+    if (s->kind == TRD_STEP_RECV_COMBINE)
+        return post_recv_combine(v, rank, id, s);
     return post_recv(v, rank, id, s);
 }
 
@@ -400,9 +414,23 @@ static void wake(trd_virtual *v, int32_t rank)
     mark(v, rank);
 }
 
-/* Holds the RECV end of send g (rank r) for the next wait_any. */
+/* A RECV_COMBINE's message has arrived: its combine starts now, as the
+ * runtime folds a message into the accumulator on arrival (its
+ * accumulator waited for nothing: plan/fuse.c), and ends the step. */
+static COLD void combine_arrived(trd_virtual *v, int32_t id)
+{
+    double cost = v->plain ? v->mean_c : combine_cost(v, id, v->st[id].rank);
+    push_event(v, LANE_COMBINE, v->now + cost, op_of(id, EV_COMBINE));
+}
+
+/* Holds the RECV end of send g (rank r) for the next wait_any, or starts
+ * its combine when it is a RECV_COMBINE. */
 static void hold_recv(trd_virtual *v, int32_t g, int32_t r)
 {
+    if (v->flag[v->st[g].next_out] & F_FUSED) {
+        combine_arrived(v, v->st[g].next_out);
+        return;
+    }
     v->held[0] = v->st[g].peer;
     v->held[1] = v->st[g].next_out;
     v->held[2] = r;

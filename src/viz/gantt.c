@@ -52,7 +52,7 @@ static trd_status gantt_scan(const trd_plan *plan, gantt *g)
         size_t count = trd_plan_step_count(plan, r);
         for (size_t i = 0; i < count; i++) {
             const trd_step *s = trd_plan_step(plan, r, i);
-            if (s == NULL || s->kind < TRD_STEP_SEND || s->kind > TRD_STEP_COPY)
+            if (s == NULL || s->kind < TRD_STEP_SEND || s->kind > TRD_STEP_SEND_INPUT)
                 return trd_fail(TRD_EINVAL, "rank %d step %zu of the plan "
                                 "is missing or of unknown kind", (int)r, i);
             if (!isfinite(s->start) || !isfinite(s->end) || s->end < s->start)
@@ -133,9 +133,16 @@ static void gantt_bars(const trd_plan *plan, const gantt *g)
             const trd_step *s = trd_plan_step(plan, r, i);
             if (!(s->end > s->start))
                 continue;
-            if (s->kind == TRD_STEP_SEND || s->kind == TRD_STEP_RECV)
+            /* A receive-and-combine spans its transfer and its combine (the
+             * plan keeps one interval for the step): drawn in both rows. */
+            bool fused = s->kind == TRD_STEP_RECV_COMBINE;
+            bool moves = s->kind == TRD_STEP_SEND || s->kind == TRD_STEP_RECV ||
+                         s->kind == TRD_STEP_SEND_INPUT;
+            if (moves || fused)
                 draw_bar(s->start, s->end, r - 0.42, r - 0.02, GANTT_TRANSFER);
-            else
+            if (fused)
+                draw_bar(s->start, s->end, r + 0.02, r + 0.42, GANTT_COMBINE);
+            else if (!moves)
                 draw_bar(s->start, s->end, r + 0.02, r + 0.42,
                          s->kind == TRD_STEP_COMBINE ? GANTT_COMBINE
                                                      : GANTT_COPY);

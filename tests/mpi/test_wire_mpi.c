@@ -1,4 +1,4 @@
-/* test_wire_mpi.c: the MPI wire (src/transport/mpi.c) driven directly, as
+/* test_wire_mpi.c: the MPI wire (src/wire/mpi.c) driven directly, as
  * the runtime drives it, on 2 or more MPI processes (run_mpi.sh starts it).
  *
  * Checks: argument errors; ping-pong of 0 bytes, 1 byte and 1 MiB with
@@ -26,9 +26,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "engine/policy.h"
-#include "transport/mpi_wire.h"
-#include "transport/shm.h"
+#include "plan/algorithms.h"
+#include "runtime/comm.h"
+#include "wire/mpi_wire.h"
+#include "wire/shm.h"
 
 static int me, nranks;
 
@@ -333,6 +334,44 @@ static void test_shm_limit(void)
     CHECK(trd_wire_mpi_shm_max(NULL) == 0);
 }
 
+/* The path of long messages, measured by the wire itself where every rank
+ * has a core (a no-op on a crowded node): both medians agreed (the same on
+ * every rank), the limit the one they chose, the other path taken and
+ * left on request, messages crossing either way.  A communicator gets the
+ * same from its creation without running a collective call of its own:
+ * none counted (trd_comm.calls), and the wire's probe is the one it
+ * reports. */
+static void test_long_path(void)
+{
+    trd_wire *w = NULL;
+    double rings = -1, mpi = -1, lo[2], hi[2];
+    OK(create_with_limit(&w, NULL));
+    bool choice = trd_wire_mpi_shm_choice(w);
+    CHECK(!trd_wire_mpi_shm_probe(w, &rings, &mpi) && rings == 0 && mpi == 0);
+    OK(trd_wire_mpi_choose_long_path(w));
+    CHECK(trd_wire_mpi_shm_probe(w, &rings, &mpi) == choice);
+    CHECK(choice ? rings > 0 && mpi > 0 : rings == 0 && mpi == 0);
+    double v[2] = {rings, mpi};
+    MPI_Allreduce(v, lo, 2, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(v, hi, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    CHECK(lo[0] == hi[0] && lo[1] == hi[1]);
+    size_t kept = trd_wire_mpi_shm_max(w);
+    CHECK(!choice || kept == (rings < 0.95 * mpi ? (size_t)INT_MAX : TRD_MPI_SHM_MAX_DEFAULT));
+    CHECK(trd_wire_mpi_long_choice(w, TRD_MPI_SHM_MAX_DEFAULT + 1) == choice);
+    OK(trd_wire_mpi_long_path(w, true));
+    CHECK(!choice || trd_wire_mpi_shm_max(w) != kept);
+    for (int32_t p = 1; p < nranks; p++)
+        ping_pong(w, p, 40000);
+    OK(trd_wire_mpi_long_path(w, false));
+    CHECK(trd_wire_mpi_shm_max(w) == kept);
+    w->free(w->ctx);
+    trd_comm *comm = NULL;
+    OK(trd_comm_mpi_create(&comm, NULL, 20.0));
+    CHECK(comm->calls == 0);
+    CHECK(trd_comm_shm_probe(comm, &rings, &mpi) == choice && (!choice || rings > 0));
+    trd_comm_free(comm);
+}
+
 /* A partial result: a sum and the interval of ranks it covers. */
 typedef struct partial {
     int64_t sum;
@@ -536,6 +575,7 @@ int main(int argc, char **argv)
     test_tags_apart_long(w, 100000);
     w->free(w->ctx);
     test_shm_limit();
+    test_long_path();
     test_truncate(NULL);
     test_truncate("0");
     test_timeout();

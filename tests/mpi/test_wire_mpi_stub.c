@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "transport/mpi_wire.h"
+#include "wire/mpi_wire.h"
 
 #define CHECK(cond)                                                                  \
     do {                                                                             \
@@ -23,6 +23,10 @@ int main(void)
     CHECK(w == NULL);
     CHECK(strstr(trd_errmsg(), "built without MPI") != NULL);
     CHECK(trd_wire_mpi_set_timeout(NULL, 1.0) == TRD_EUNSUPPORTED);
+    double rings = -1, mpi = -1;
+    CHECK(!trd_wire_mpi_shm_probe(NULL, &rings, &mpi) && rings == 0 && mpi == 0);
+    CHECK(trd_wire_mpi_choose_long_path(NULL) == TRD_OK);
+    CHECK(!trd_wire_mpi_long_choice(NULL, 1 << 20) && trd_wire_mpi_long_path(NULL, true) == TRD_OK);
     printf("test_wire_mpi_stub: the MPI wire reports it is not built\n");
     return 0;
 }

@@ -1,0 +1,330 @@
+/* fuse.c: the fusion pass that every plan goes through when it is built
+ * (plan.c), so that the planner, the simulator and the runtime see one
+ * and the same program (DESIGN.md: the simulator runs exactly what runs).
+ *
+ * Receive-and-combine.  A RECV into a scratch slot whose bytes one later
+ * step alone reads - a COMBINE of exactly its blocks into another slot,
+ * depending on it and on nothing else (so the accumulator it folds into is
+ * ready from the start: the RECV's arrival is the only thing it waits for)
+ * - becomes one RECV_COMBINE at the RECV's place: the message is folded
+ * into the accumulator as it arrives.  Steps that waited for the COMBINE
+ * wait for it.  A RECV that anything else waits for (a fixed receive
+ * order) is left alone: the step after it would otherwise wait for the
+ * combine too.  Where the wire can (threads), the receiver combines
+ * straight from the sender's buffer and reads the message once instead of
+ * writing it to scratch and reading it back (docs/RUNTIME.md, "Memory
+ * traffic of large buffers"); elsewhere the executor lands it in `src`
+ * and combines on completion: one step either way, charged as a transfer
+ * then a combine by the simulator.  A COMBINE whose accumulator an earlier
+ * step writes is not fused: folding on arrival would have to wait for
+ * that step, and the transfer would start later than the model plans it
+ * (canon-antoniu Sec. 3.1: a rank receives its next input while it
+ * combines the previous one).
+ *
+ * Send-from-input.  A SEND of slot 0 blocks that no earlier step of the
+ * program writes, and that waits for nothing, sends the rank's input: it
+ * becomes a SEND_INPUT, and the steps that waited for it (to write slot 0
+ * once the SEND no longer reads it) wait for it no more.  The runtime
+ * keeps the input apart (the caller's sendbuf, or a copy made at the start
+ * of an in-place call), so no step writes what it sends; it has no deps,
+ * so it is posted at the start in program order and no ordering passed
+ * through it.  An exchange's first round then overlaps its receive and
+ * combine with its send: the receive is posted before the send is done,
+ * and a combine that waited for nothing else is fused with it.
+ *
+ * Combine-into-peer.  A COMBINE or RECV_COMBINE whose blocks a later SEND
+ * ships whole, depending on it, with no step writing them in between (so
+ * the bytes written are the bytes sent), and no earlier SEND of the
+ * program on the same channel (so the receive the result may be written
+ * into is the one that SEND matches: channels match in program order)
+ * gets `ship` = 1 + that SEND's index.  The runtime then writes the result
+ * into the peer's receive as it computes it, when the peer has posted it
+ * (wire.h claim_recv), and the SEND completes both ends: the
+ * reduce-scatter half of an exchange allreduce leaves each rank's half in
+ * both results at once. */
+#include "plan/fuse.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+
+/* Steps scanned after a RECV or COMBINE: the pass stays linear on long
+ * programs; a consumer or a SEND beyond is simply not fused. */
+#define FUSE_WINDOW 4096
+
+static int32_t span(const trd_step *s) { return s->blocks > 1 ? s->blocks : 1; }
+
+static bool overlaps(const trd_step *a, const trd_step *b)
+{
+    return a->block < b->block + span(b) && b->block < a->block + span(a);
+}
+
+static bool touches(const trd_step *s, int32_t slot)
+{
+    return s->buf == slot || ((s->kind == TRD_STEP_COMBINE || s->kind == TRD_STEP_COPY ||
+                               s->kind == TRD_STEP_RECV_COMBINE) && s->src == slot);
+}
+
+/* Step s overwrites its blocks of `slot` without reading them. */
+static bool overwrites(const trd_step *s, int32_t slot)
+{
+    return (s->kind == TRD_STEP_RECV || (s->kind == TRD_STEP_COPY && s->src != slot)) &&
+           s->buf == slot;
+}
+
+/* After the consumer: the blocks of r that no later step has overwritten
+ * yet (live[b], *left of them) must not be read.  Whether s reads one;
+ * the live blocks s overwrites are dropped. */
+static bool reads_live(const trd_step *s, const trd_step *r, int32_t slot, uint8_t *live,
+                       int32_t *left)
+{
+    int32_t lo = s->block > r->block ? s->block : r->block;
+    int32_t hi = s->block + span(s) < r->block + span(r) ? s->block + span(s)
+                                                         : r->block + span(r);
+    bool write = overwrites(s, slot);
+    for (int32_t b = lo; b < hi; b++)
+        if (live[b - r->block]) {
+            if (!write)
+                return true;
+            live[b - r->block] = 0;
+            --*left;
+        }
+    return false;
+}
+
+static bool depends_on(const trd_step *s, size_t i)
+{
+    return s->dep[0] == (int32_t)i || s->dep[1] == (int32_t)i;
+}
+
+/* The COMBINE that alone reads what RECV i of prog[0..n) stores and waits
+ * for nothing else, or -1.  Slot 0 is left alone: the runtime's lazy
+ * input lives there (exec.h).  live: room for the RECV's blocks;
+ * waited[i]: how many steps depend on step i. */
+static int32_t consumer_of(const trd_step *prog, size_t n, size_t i, const int32_t *waited,
+                           uint8_t *live)
+{
+    const trd_step *r = &prog[i];
+    int32_t slot = r->buf, c = -1, left = span(r);
+    if (r->kind != TRD_STEP_RECV || slot == 0 || r->peer < 0 || waited[i] != 1)
+        return -1;
+    memset(live, 1, (size_t)left);
+    size_t end = n - i - 1 > FUSE_WINDOW ? i + 1 + FUSE_WINDOW : n;
+    for (size_t j = i + 1; j < end && left > 0; j++) {
+        const trd_step *s = &prog[j];
+        if (!touches(s, slot) || !overlaps(r, s))
+            continue;
+        if (c >= 0) { /* after the consumer: the bytes must be dead */
+            if (reads_live(s, r, slot, live, &left))
+                return -1;
+            continue;
+        }
+        bool consumes = s->kind == TRD_STEP_COMBINE && s->src == slot && s->buf != slot &&
+                        s->block == r->block && span(s) == span(r) &&
+                        ((s->dep[0] == (int32_t)i && s->dep[1] < 0) ||
+                         (s->dep[1] == (int32_t)i && s->dep[0] < 0));
+        if (!consumes)
+            return -1;
+        c = (int32_t)j;
+    }
+    return end == n || left == 0 ? c : -1;
+}
+
+/* Whether step s writes (or clobbers) its blocks of slot 0. */
+static bool writes_slot0(const trd_step *s)
+{
+    if (s->kind == TRD_STEP_SEND || s->kind == TRD_STEP_SEND_INPUT)
+        return false;
+    return s->buf == 0 ||
+           (s->kind == TRD_STEP_COMBINE && s->src == 0 && s->side == TRD_SIDE_RIGHT);
+}
+
+/* Send-from-input in prog[0..n) (see the top); written: room for the
+ * blocks. */
+static void mark_input_sends(trd_step *prog, size_t n, uint8_t *written, int32_t blocks)
+{
+    uint8_t *input = calloc(n + 1, 1);
+    memset(written, 0, (size_t)blocks);
+    for (size_t j = 0; j < n; j++) {
+        trd_step *s = &prog[j];
+        bool fresh = s->kind == TRD_STEP_SEND && s->buf == 0 && s->dep[0] < 0 && s->dep[1] < 0;
+        for (int32_t b = s->block; fresh && b < s->block + span(s); b++)
+            fresh = !written[b];
+        if (fresh) {
+            s->kind = TRD_STEP_SEND_INPUT;
+            if (input)
+                input[j] = 1;
+        }
+        if (writes_slot0(s))
+            memset(written + s->block, 1, (size_t)span(s));
+        for (int k = 0; k < 2 && input; k++)
+            if (s->dep[k] >= 0 && input[s->dep[k]])
+                s->dep[k] = -1;
+    }
+    if (!input) /* no memory to strip the deps: the sends stay SENDs */
+        for (size_t j = 0; j < n; j++)
+            if (prog[j].kind == TRD_STEP_SEND_INPUT)
+                prog[j].kind = TRD_STEP_SEND;
+    free(input);
+}
+
+/* The fused program of prog[0..n) into out (room for n), *m steps:
+ * RECV i and its consumer become one RECV_COMBINE at i. */
+static trd_status fuse_receives(const trd_step *prog, size_t n, int32_t blocks, trd_step *out,
+                                size_t *m)
+{
+    int32_t *waited = calloc(n + 1, sizeof *waited), *to = malloc((n + 1) * sizeof *to);
+    int32_t *with = malloc((n + 1) * sizeof *with);
+    uint8_t *live = malloc((size_t)blocks + 1), *gone = calloc(n + 1, 1);
+    if (!waited || !to || !with || !live || !gone) {
+        free(waited), free(to), free(with), free(live), free(gone);
+        return trd_fail(TRD_ENOMEM, "plan: out of memory fusing a program of %zu steps", n);
+    }
+    for (size_t j = 0; j < n; j++)
+        for (int k = 0; k < 2; k++)
+            if (prog[j].dep[k] >= 0 && (size_t)prog[j].dep[k] < j)
+                waited[prog[j].dep[k]]++;
+    for (size_t i = 0; i < n; i++) {
+        with[i] = gone[i] ? -1 : consumer_of(prog, n, i, waited, live);
+        if (with[i] >= 0)
+            gone[with[i]] = 1;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (gone[i])
+            continue;
+        to[i] = (int32_t)k;
+        if (with[i] >= 0)
+            to[with[i]] = (int32_t)k; /* its dependents now wait for the fused step */
+        trd_step s = prog[i];
+        for (int d = 0; d < 2; d++)
+            s.dep[d] = s.dep[d] >= 0 ? to[s.dep[d]] : -1;
+        if (with[i] >= 0) {
+            const trd_step *c = &prog[with[i]];
+            s.kind = TRD_STEP_RECV_COMBINE;
+            s.src = s.buf;
+            s.buf = c->buf;
+            s.side = c->side;
+            s.end = c->end;
+        }
+        out[k++] = s;
+    }
+    *m = k;
+    free(waited), free(to), free(with), free(live), free(gone);
+    return TRD_OK;
+}
+
+static bool combines(const trd_step *s)
+{
+    return s->kind == TRD_STEP_COMBINE || s->kind == TRD_STEP_RECV_COMBINE;
+}
+
+/* A SEND's channel (peer, tag = first block) and its step. */
+typedef struct send_key {
+    int32_t peer, block, step;
+} send_key;
+
+static int by_channel(const void *x, const void *y)
+{
+    const send_key *a = x, *b = y;
+    if (a->peer != b->peer)
+        return a->peer < b->peer ? -1 : 1;
+    if (a->block != b->block)
+        return a->block < b->block ? -1 : 1;
+    return (a->step > b->step) - (a->step < b->step);
+}
+
+/* first[j] = 1 for the SENDs that are the first of their channel in
+ * prog[0..n) (a sort by channel: long programs stay n log n). */
+static trd_status mark_first_sends(const trd_step *prog, size_t n, uint8_t *first)
+{
+    send_key *k = malloc((n + 1) * sizeof *k);
+    size_t m = 0;
+    if (!k)
+        return trd_fail(TRD_ENOMEM, "plan: out of memory fusing a program of %zu steps", n);
+    for (size_t j = 0; j < n; j++) {
+        first[j] = 0;
+        if (prog[j].kind == TRD_STEP_SEND || prog[j].kind == TRD_STEP_SEND_INPUT)
+            k[m++] = (send_key){prog[j].peer, prog[j].block, (int32_t)j};
+    }
+    qsort(k, m, sizeof *k, by_channel);
+    for (size_t q = 0; q < m; q++)
+        first[k[q].step] = q == 0 || k[q].peer != k[q - 1].peer || k[q].block != k[q - 1].block;
+    free(k);
+    return TRD_OK;
+}
+
+/* 1 + the SEND that ships what combine i of prog[0..n) writes, or 0 (see
+ * the top); first: mark_first_sends. */
+static int32_t shipper_of(const trd_step *prog, size_t n, size_t i, const uint8_t *first)
+{
+    const trd_step *c = &prog[i];
+    size_t end = n - i - 1 > FUSE_WINDOW ? i + 1 + FUSE_WINDOW : n;
+    for (size_t j = i + 1; j < end; j++) {
+        const trd_step *s = &prog[j];
+        bool ships = s->kind == TRD_STEP_SEND && s->buf == c->buf && s->block == c->block &&
+                     span(s) == span(c) && depends_on(s, i);
+        if (ships)
+            return first[j] ? (int32_t)j + 1 : 0;
+        if (s->kind != TRD_STEP_SEND && s->kind != TRD_STEP_SEND_INPUT && s->buf == c->buf &&
+            overlaps(s, c))
+            return 0;
+    }
+    return 0;
+}
+
+static trd_status mark_ships(trd_step *prog, size_t n)
+{
+    uint8_t *first = malloc(n + 1);
+    trd_status st = first ? mark_first_sends(prog, n, first)
+                          : trd_fail(TRD_ENOMEM, "plan: out of memory fusing a program of "
+                                     "%zu steps", n);
+    for (size_t i = 0; i < n && st == TRD_OK; i++)
+        prog[i].ship = combines(&prog[i]) ? shipper_of(prog, n, i, first) : 0;
+    free(first);
+    return st;
+}
+
+trd_status trd_fuse_program(const trd_step *prog, size_t n, int32_t blocks, trd_step *out,
+                            size_t *m)
+{
+    trd_step *sent = malloc((n + 1) * sizeof *sent);
+    uint8_t *written = malloc((size_t)blocks + 1);
+    trd_status st = TRD_OK;
+    if (!sent || !written)
+        st = trd_fail(TRD_ENOMEM, "plan: out of memory fusing a program of %zu steps", n);
+    if (st == TRD_OK) {
+        if (n > 0)
+            memcpy(sent, prog, n * sizeof *sent);
+        mark_input_sends(sent, n, written, blocks);
+        st = fuse_receives(sent, n, blocks, out, m);
+    }
+    free(sent);
+    free(written);
+    return st != TRD_OK ? st : mark_ships(out, *m);
+}
+
+trd_status trd_fuse_plan(size_t nranks, size_t *step_first, trd_step **steps, int32_t blocks)
+{
+    size_t total = step_first[nranks];
+    trd_step *out = malloc((total + 1) * sizeof *out);
+    if (!out)
+        return trd_fail(TRD_ENOMEM, "plan: out of memory fusing %zu steps", total);
+    size_t at = 0;
+    trd_status st = TRD_OK;
+    for (size_t r = 0; r < nranks && st == TRD_OK; r++) {
+        size_t m = 0, lo = step_first[r];
+        st = trd_fuse_program(*steps + lo, step_first[r + 1] - lo, blocks, out + at, &m);
+        step_first[r] = at;
+        at += m;
+    }
+    if (st != TRD_OK) {
+        free(out);
+        return st;
+    }
+    step_first[nranks] = at;
+    free(*steps);
+    *steps = out;
+    return TRD_OK;
+}

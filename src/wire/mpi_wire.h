@@ -1,0 +1,88 @@
+/* mpi_wire.h: the wire of wire.h over MPI point-to-point (src/wire/mpi.c).
+ *
+ * The header needs no mpi.h: the communicator is passed by address.  When
+ * treduce is built without MPI (no MPI library found, or -DTRD_MPI=OFF) the
+ * functions still exist: trd_wire_mpi_available() says false and
+ * trd_wire_mpi_create fails with TRD_EUNSUPPORTED. */
+#ifndef TRD_WIRE_MPI_WIRE_H
+#define TRD_WIRE_MPI_WIRE_H
+
+#include <limits.h>
+#include <stdbool.h>
+
+#include "engine/policy.h"
+#include "wire/wire.h"
+
+/* Seconds a decide() or end_dynamic() waits for the coordinator (rank 0)
+ * before failing with TRD_ETIMEDOUT. */
+#define TRD_WIRE_MPI_TIMEOUT 30.0
+
+/* Whether this build of treduce has the MPI wire. */
+bool trd_wire_mpi_available(void);
+
+/* A wire over a duplicate of `comm` (an MPI_Comm passed as a pointer so the
+ * public header needs no mpi.h).  MPI must be initialised by the caller;
+ * collective over `comm` (MPI_Comm_dup): every rank of it calls this.
+ * (*out)->free((*out)->ctx) releases everything, the duplicated
+ * communicator and the trd_wire itself included; call it before
+ * MPI_Finalize.  Requests still pending then are cancelled (receives) or
+ * abandoned (sends): after a failure, keep the buffers of pending sends
+ * alive until MPI_Finalize. */
+trd_status trd_wire_mpi_create(trd_wire **out, const void *mpi_comm);
+
+/* Sets how long decide() and end_dynamic() wait for the coordinator
+ * (default TRD_WIRE_MPI_TIMEOUT).  TRD_EINVAL for a wire that is not an
+ * MPI wire or a time that is not finite and > 0 (the timeout is then
+ * unchanged). */
+trd_status trd_wire_mpi_set_timeout(trd_wire *w, double seconds);
+
+/* Default largest message through the rings (bytes; TRD_MPI_SHM_MAX sets
+ * it), measured (docs/RUNTIME.md, "Transports").  When every rank has a
+ * core: 16 KiB (a 16 KiB reduce at np 2 takes 0.75x MPI's time through
+ * the rings, 1.06x through MPI; longer messages win in some runs,
+ * 0.5-0.8x, and lose in others, 1.5-1.7x, where every copy between the
+ * two cores is slow and the rings' two copies lose to MPI's one:
+ * trd_wire_mpi_shm_choice).  On a node with more ranks than cores, every
+ * message (at np 4 and 8 the messages above 16 KiB went from a geometric
+ * mean of 0.82 and 0.73x MPI's time to 0.60 and 0.69x). */
+#define TRD_MPI_SHM_MAX_DEFAULT 16384
+#define TRD_MPI_SHM_MAX_CROWDED INT_MAX
+
+/* The largest message this wire moves through shared-memory rings instead
+ * of MPI (src/wire/shm.h): 0 when it has none (its communicator spans
+ * several nodes, TRD_MPI_SHM_MAX=0, no shared memory, or not an MPI
+ * wire).  Set at creation from TRD_MPI_SHM_MAX, read on rank 0 (bytes,
+ * default TRD_MPI_SHM_MAX_DEFAULT, or _CROWDED on a crowded node);
+ * creation fails with TRD_EINVAL on every rank when it is not a byte
+ * count.  Sends and receives must then agree on
+ * which side of the limit a message lies: a receive buffer larger than
+ * the limit never gets a message no longer than it (the wait times out). */
+size_t trd_wire_mpi_shm_max(const trd_wire *w);
+
+/* Whether the limit is TRD_MPI_SHM_MAX_DEFAULT because nothing set it on a
+ * node where every rank has a core: longer messages may then go either way
+ * and the faster depends on the machine (trd_wire_mpi_choose_long_path). */
+bool trd_wire_mpi_shm_choice(const trd_wire *w);
+/* Where trd_wire_mpi_shm_choice: times a binomial reduce of 64 KiB through
+ * the rings and through MPI (the wire's own messages, barrier and
+ * agreement, with the wire's timeout) and keeps the rings for every
+ * message when they are clearly faster; elsewhere a no-op.  Collective:
+ * every rank calls it, before any other message. */
+trd_status trd_wire_mpi_choose_long_path(trd_wire *w);
+/* Whether the probe ran; its medians (seconds, the slowest rank's), either
+ * pointer may be NULL.  False and zeros for any other wire. */
+bool trd_wire_mpi_shm_probe(const trd_wire *w, double *rings_s, double *mpi_s);
+/* Whether a call of `bytes` per rank may send messages longer than the
+ * default limit on a wire whose probe chose their path: a tuner may time
+ * it both ways (trd_wire_mpi_long_path). */
+bool trd_wire_mpi_long_choice(const trd_wire *w, size_t bytes);
+/* Long messages from now on take the path the probe kept (other false) or
+ * the other one.  Every rank of a call sets the same before it, so both
+ * ends of each message agree; a no-op without a probe or another wire. */
+trd_status trd_wire_mpi_long_path(trd_wire *w, bool other);
+/* Sets the limit of a wire with rings to max bytes (1 to INT_MAX; else, or
+ * without rings, TRD_EINVAL and nothing changes).  Collective: every rank
+ * sets the same limit while no message is in flight. */
+trd_status trd_wire_mpi_set_shm_max(trd_wire *w, size_t max);
+
+#endif

@@ -1,0 +1,596 @@
+/* threads.c: the threads wire (wire.h) - ranks are threads of one process,
+ * the embedded default: no launcher, no MPI.
+ *
+ * Every rank has a mailbox guarded by one mutex: the sends posted to it
+ * that no receive has taken yet, its posted receives that no send has
+ * matched yet, the matched pairs it has still to copy, and its queue of
+ * completed steps.  A send is a rendezvous: whoever arrives second (the
+ * sender finding a posted receive, or the receiver finding a waiting send)
+ * takes the pair out of the mailbox under the lock; the receiving rank's
+ * thread copies the bytes outside it (one memcpy, no intermediate buffer,
+ * in its next wait), then completes both ends.  So a send completes once its bytes are in the
+ * receiver's buffer, the receive at the same moment, and every rank copies
+ * its own receives: two ranks exchanging large buffers copy in parallel.
+ * A consuming receive (wire.h irecv_consume) runs its function on the
+ * sender's buffer in place of the copy.  A rank may also claim a posted
+ * receive before it has the bytes (wire.h claim_recv) and write them
+ * into the receiver's buffer itself: then nobody copies at all.  A small
+ * send is eager instead (make_eager): its bytes travel in its record and
+ * it completes when posted.  Mailboxes lie on cache lines of their own;
+ * no lock is shared by all ranks.  Waits poll, then sleep on a futex
+ * (threads_park.c).
+ *
+ * Every record carries the signature of the call that posted it
+ * (callsig.h): a send and a receive of different calls are an error, not
+ * a match.  Barriers, agreements and the dynamic policies' shared state
+ * are in threads_sync.c; failures, and how a failed call takes its
+ * records back before it returns, in threads_fail.c.  Test hooks: a
+ * random delay before every send (so dynamic algorithms meet many
+ * pairings) and a rank that never takes part (a dead rank: the others
+ * must time out). */
+#include "wire/threads.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/error.h"
+#include "wire/threads_world.h"
+
+#define CHECK_S 0.02   /* a sleeping wait looks for peers in other calls this often */
+#define EAGER_QUEUE 64 /* most sends a box holds before small ones wait for a receive */
+
+double trd_threads_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static trd_status queue_push(queue *q, pending p)
+{
+    if (q->len == q->cap) {
+        size_t cap = q->cap ? 2 * q->cap : 16;
+        pending *grown = realloc(q->items, cap * sizeof *grown);
+        if (!grown)
+            return trd_fail(TRD_ENOMEM, "threads transport: out of memory");
+        q->items = grown;
+        q->cap = cap;
+    }
+    q->items[q->len++] = p;
+    return TRD_OK;
+}
+
+static pending queue_take(queue *q, size_t i)
+{
+    pending p = q->items[i];
+    memmove(q->items + i, q->items + i + 1, (q->len - i - 1) * sizeof *q->items);
+    q->len--;
+    return p;
+}
+
+/* Appends a matched pair for the box's rank to copy; box->mu held. */
+static trd_status match_push(mailbox *box, match m)
+{
+    if (box->mhead + box->mlen == box->mcap && box->mhead > 0) {
+        memmove(box->matched, box->matched + box->mhead, box->mlen * sizeof *box->matched);
+        box->mhead = 0;
+    }
+    if (box->mlen == box->mcap) {
+        size_t cap = box->mcap ? 2 * box->mcap : 16;
+        match *grown = realloc(box->matched, cap * sizeof *grown);
+        if (!grown)
+            return trd_fail(TRD_ENOMEM, "threads transport: out of memory");
+        box->matched = grown;
+        box->mcap = cap;
+    }
+    box->matched[box->mhead + box->mlen++] = m;
+    trd_park_bump(&box->events);
+    return TRD_OK;
+}
+
+/* Index of the first entry matching (peer, tag), or -1.  Receives may
+ * accept any sender.  *other: the first entry of exactly that peer from
+ * another call than sig, or -1 - a mismatch whatever its tag: two ranks in
+ * matching calls never leave a message or receive of one call pending
+ * into the next (a send completes when its receive copies it), so a
+ * record of the peer's from another call is one the other rank's call
+ * will never match (callsig.h). */
+static long queue_find(const queue *q, int32_t peer, int32_t tag, uint64_t sig, long *other)
+{
+    *other = -1;
+    for (size_t i = 0; i < q->len; i++) {
+        const pending *p = &q->items[i];
+        if (p->peer == peer && peer != TRD_ANY_RANK && p->sig != sig) {
+            *other = (long)i;
+            return -1;
+        }
+        bool who = p->peer == peer || p->peer == TRD_ANY_RANK || peer == TRD_ANY_RANK;
+        if (who && p->tag == tag)
+            return (long)i;
+    }
+    return -1;
+}
+
+/* Queues a completion for the rank owning box; the caller holds box->mu. */
+static trd_status complete_locked(mailbox *box, int32_t id, int32_t from)
+{
+    trd_status st = trd_fifo_push(&box->done, id, from);
+    trd_park_bump(&box->events);
+    return st;
+}
+
+static trd_status complete(mailbox *box, int32_t id, int32_t from)
+{
+    pthread_mutex_lock(&box->mu);
+    trd_status st = complete_locked(box, id, from);
+    pthread_mutex_unlock(&box->mu);
+    return st;
+}
+
+/* A message must fit its receive (a consuming one: exactly) and belong to
+ * the same call (callsig.h); checked when they are paired. */
+static trd_status check_pair(int32_t from, int32_t to, const pending *send, const pending *recv)
+{
+    trd_status st = trd_threads_check_call(from, send, to, recv);
+    bool fits = send->bytes <= recv->bytes && (!recv->consume || send->bytes == recv->bytes);
+    if (st == TRD_OK && !fits)
+        st = trd_fail(TRD_EIO, "threads transport: rank %ld sent %zu bytes to rank %ld, which "
+                      "expected %s%zu", (long)from, send->bytes, (long)to,
+                      recv->consume ? "exactly " : "at most ", recv->bytes);
+    return st;
+}
+
+/* Lets box->mu go; a failure of this rank's own becomes the world's. */
+static trd_status unlock_failing(mailbox *box, rank_ctx *r, trd_status st)
+{
+    pthread_mutex_unlock(&box->mu);
+    return st == TRD_OK ? st : trd_threads_fail_with(r->world, r->rank, st);
+}
+
+/* Moves the bytes of a matched pair (the receiving rank's thread, its box
+ * marked copying from the sender) and completes the send, unless it was
+ * eager (complete already). */
+static trd_status deliver(trd_world *w, int32_t from, const pending *send, const pending *recv)
+{
+    trd_status st = TRD_OK;
+    const void *src = send->eager ? send->small : send->buf;
+    if (recv->consume)
+        st = recv->consume(recv->arg, src, send->bytes);
+    else if (send->bytes > 0)
+        memcpy(recv->buf, src, send->bytes);
+    if (st != TRD_OK || send->eager)
+        return st;
+    return complete(&w->box[from], send->id, -1);
+}
+
+/* xorshift64*: the delay of each send (tests only). */
+static void inject_delay(rank_ctx *r)
+{
+    double max = r->delay_max_us;
+    if (max <= 0)
+        return;
+    r->rng ^= r->rng >> 12;
+    r->rng ^= r->rng << 25;
+    r->rng ^= r->rng >> 27;
+    double u = (double)((r->rng * 0x2545F4914F6CDD1DULL) >> 11) * 0x1.0p-53;
+    long ns = (long)(u * max * 1e3);
+    struct timespec ts = {.tv_sec = ns / 1000000000L, .tv_nsec = ns % 1000000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* A record of rank r's current call (wire.h set_call), which the world
+ * learns too (trd_threads_check_peers). */
+static pending stamped(const rank_ctx *r, pending p)
+{
+    p.sig = trd_call_sig_value(r->call);
+    p.call = r->call;
+    atomic_store_explicit(&r->world->now[r->rank].sig, p.sig, memory_order_relaxed);
+    return p;
+}
+
+/* A small send travels in its record when its receiver has posted in
+ * this call already and its box holds few sends: then the sender never
+ * waits for the receiver to copy, which is a round trip between two
+ * cores, and the receiver never writes the sender's box.  A sender never
+ * runs ahead of its receiver's calls so (it falls back to the
+ * rendezvous): a box stays bounded, and a rank whose receiver is stuck in
+ * a failing call cannot finish its own next call as if all were well.
+ * Box->mu held. */
+static bool make_eager(const trd_world *w, int32_t peer, const mailbox *box, pending *me,
+                       const void *buf)
+{
+    uint64_t theirs = atomic_load_explicit(&w->now[peer].sig, memory_order_relaxed);
+    bool behind = (int32_t)((uint32_t)theirs - (uint32_t)me->sig) < 0;
+    if (me->bytes > TRD_EAGER_BYTES || box->sends.len >= EAGER_QUEUE || behind)
+        return false;
+    me->eager = true;
+    me->buf = NULL; /* the caller's buffer is not read after the post */
+    if (me->bytes > 0)
+        memcpy(me->small, buf, me->bytes);
+    return true;
+}
+
+/* The send `me` of rank r into box, which it matched or joined; box->mu
+ * held, let go here.  An eager send completes at once. */
+static trd_status posted_send(rank_ctx *r, mailbox *box, const pending *me, trd_status st)
+{
+    pthread_mutex_unlock(&box->mu);
+    if (st != TRD_OK)
+        return trd_threads_fail_with(r->world, r->rank, st);
+    return me->eager ? complete(&r->world->box[r->rank], me->id, -1) : TRD_OK;
+}
+
+static trd_status t_isend(void *ctx, int32_t peer, int32_t tag, const void *buf, size_t bytes,
+                          int32_t id)
+{
+    rank_ctx *r = ctx;
+    trd_world *w = r->world;
+    inject_delay(r);
+    mailbox *box = &w->box[peer];
+    pending me = stamped(r, (pending){.peer = r->rank, .tag = tag, .id = id, .buf = (void *)buf,
+                                      .bytes = bytes});
+    pthread_mutex_lock(&box->mu);
+    if (trd_threads_failed(w)) {
+        pthread_mutex_unlock(&box->mu);
+        return trd_threads_failure(w);
+    }
+    long other, i = queue_find(&box->recvs, r->rank, tag, me.sig, &other);
+    if (other >= 0)
+        return unlock_failing(box, r, trd_threads_check_call(r->rank, &me, peer,
+                                                             &box->recvs.items[other]));
+    make_eager(w, peer, box, &me, buf);
+    if (i < 0)
+        return posted_send(r, box, &me, queue_push(&box->sends, me));
+    /* The receiver copies (t_wait), so that ranks copy their own receives
+     * in parallel instead of the later-arriving one copying for both. */
+    pending recv = queue_take(&box->recvs, (size_t)i);
+    trd_status st = check_pair(r->rank, peer, &me, &recv);
+    if (st == TRD_OK)
+        st = match_push(box, (match){.from = r->rank, .send = me, .recv = recv});
+    return posted_send(r, box, &me, st);
+}
+
+/* Posts receive `me` of rank r, or matches the waiting send it takes; the
+ * bytes move in r's next wait, not here, so a rank posts all of its ready
+ * steps before it spends time copying (a peer may then claim them,
+ * t_claim_recv). */
+static trd_status post_recv(rank_ctx *r, pending me)
+{
+    trd_world *w = r->world;
+    mailbox *box = &w->box[r->rank];
+    int32_t peer = me.peer, tag = me.tag;
+    me = stamped(r, me);
+    pthread_mutex_lock(&box->mu);
+    if (trd_threads_failed(w)) {
+        pthread_mutex_unlock(&box->mu);
+        return trd_threads_failure(w);
+    }
+    long other, i = queue_find(&box->sends, peer, tag, me.sig, &other);
+    trd_status st;
+    if (other >= 0) {
+        st = trd_threads_check_call(peer, &box->sends.items[other], r->rank, &me);
+    } else if (i < 0) {
+        st = queue_push(&box->recvs, me);
+    } else {
+        pending send = queue_take(&box->sends, (size_t)i);
+        st = check_pair(send.peer, r->rank, &send, &me);
+        if (st == TRD_OK)
+            st = match_push(box, (match){.from = send.peer, .send = send, .recv = me});
+    }
+    return unlock_failing(box, r, st);
+}
+
+static trd_status grow_claims(rank_ctx *r)
+{
+    if (r->nclaims < r->cap)
+        return TRD_OK;
+    int32_t cap = r->cap ? 2 * r->cap : 8;
+    claim *grown = realloc(r->claims, (size_t)cap * sizeof *grown);
+    if (!grown)
+        return trd_fail(TRD_ENOMEM, "threads transport: out of memory");
+    r->claims = grown;
+    r->cap = cap;
+    return TRD_OK;
+}
+
+/* Takes the receive of `peer` that a send of `bytes` bytes with `tag`
+ * would match now, if it is posted into a buffer of exactly that size:
+ * the same match as t_isend's, made before the bytes exist.  The
+ * receiver's box counts the claim until it is completed or given back
+ * (threads_fail.c). */
+static trd_status t_claim_recv(void *ctx, int32_t peer, int32_t tag, size_t bytes, void **dst,
+                               int32_t *handle)
+{
+    rank_ctx *r = ctx;
+    mailbox *box = &r->world->box[peer];
+    *dst = NULL;
+    trd_status st = grow_claims(r);
+    if (st != TRD_OK)
+        return st;
+    pending me = stamped(r, (pending){.peer = r->rank, .tag = tag, .bytes = bytes});
+    pthread_mutex_lock(&box->mu);
+    if (trd_threads_failed(r->world)) {
+        pthread_mutex_unlock(&box->mu);
+        return trd_threads_failure(r->world);
+    }
+    long other, i = queue_find(&box->recvs, r->rank, tag, me.sig, &other);
+    if (other >= 0 || i >= 0)
+        st = trd_threads_check_call(r->rank, &me, peer, &box->recvs.items[other >= 0 ? other : i]);
+    if (st == TRD_OK && i >= 0 && !box->recvs.items[i].consume &&
+        box->recvs.items[i].bytes == bytes) {
+        *handle = r->nclaims;
+        r->claims[r->nclaims++] = (claim){.peer = peer, .open = true,
+                                          .recv = queue_take(&box->recvs, (size_t)i)};
+        r->open++;
+        r->claimed++;
+        box->claimed++;
+        *dst = r->claims[*handle].recv.buf;
+    }
+    return unlock_failing(box, r, st);
+}
+
+/* The send of a claimed receive, its bytes written: completes both ends. */
+static trd_status t_isend_claimed(void *ctx, int32_t handle, int32_t id)
+{
+    rank_ctx *r = ctx;
+    if (handle < 0 || handle >= r->nclaims || !r->claims[handle].open)
+        return trd_fail(TRD_EINVAL, "threads transport: rank %ld: no claim %ld", (long)r->rank,
+                        (long)handle);
+    claim *c = &r->claims[handle];
+    mailbox *box = &r->world->box[c->peer];
+    pthread_mutex_lock(&box->mu);
+    box->claimed--; /* written: the receiver may go */
+    c->open = false;
+    bool failed = trd_threads_failed(r->world);
+    trd_status st = failed ? trd_threads_failure(r->world)
+                           : complete_locked(box, c->recv.id, r->rank);
+    pthread_mutex_unlock(&box->mu);
+    if (st == TRD_OK)
+        st = complete(&r->world->box[r->rank], id, -1);
+    if (--r->open == 0)
+        r->nclaims = 0;
+    return st;
+}
+
+void trd_wire_threads_delay(trd_wire *wire, double max_us, uint64_t seed)
+{
+    rank_ctx *r = wire->ctx;
+    r->delay_max_us = max_us;
+    r->rng = (seed + 1) * 0x9E3779B97F4A7C15ULL + (uint64_t)r->rank;
+}
+
+int64_t trd_wire_threads_claims(const trd_wire *wire)
+{
+    return ((const rank_ctx *)wire->ctx)->claimed;
+}
+
+static trd_status t_irecv(void *ctx, int32_t peer, int32_t tag, void *buf, size_t bytes,
+                          int32_t id)
+{
+    return post_recv(ctx, (pending){.peer = peer, .tag = tag, .id = id, .buf = buf,
+                                    .bytes = bytes});
+}
+
+static trd_status t_irecv_consume(void *ctx, int32_t peer, int32_t tag, size_t bytes,
+                                  int32_t id, trd_consume_fn consume, void *arg)
+{
+    return post_recv(ctx, (pending){.peer = peer, .tag = tag, .id = id, .bytes = bytes,
+                                    .consume = consume, .arg = arg});
+}
+
+static bool box_ready(const rank_ctx *r, const mailbox *box)
+{
+    return box->done.len > 0 || box->mlen > 0 || trd_threads_failed(r->world);
+}
+
+/* Box->mu held: waits until the box has an event, the world failed or
+ * the timeout (counted from the first sleep: the clock is read only when
+ * the wait has to sleep, wire.h).  Every event bumps box->events under
+ * the lock, so the count read under it before letting it go changes with
+ * the next one: first polled (threads_park.c), then slept on.  A
+ * sleeping wait looks every CHECK_S whether a peer it waits for is in
+ * another call (*st: the mismatch). */
+static bool await_event(rank_ctx *r, mailbox *box, double timeout_s, trd_status *st)
+{
+    double deadline = 0;
+    bool spun = false;
+    for (;;) {
+        /* Read before the flag is looked at (trd_threads_fail bumps after
+         * setting it) and under the lock (events are bumped under it). */
+        uint32_t seen = atomic_load_explicit(&box->events.seq, memory_order_acquire);
+        if (box_ready(r, box))
+            break;
+        if (!spun) {
+            spun = true;
+            pthread_mutex_unlock(&box->mu);
+            trd_park_spin(&box->events, seen);
+            pthread_mutex_lock(&box->mu);
+            continue;
+        }
+        double now = trd_threads_now();
+        deadline = deadline > 0 ? deadline : now + timeout_s;
+        if (now >= deadline)
+            break;
+        *st = trd_threads_check_peers(r->world, r->rank, box, r->call);
+        if (*st != TRD_OK)
+            return false;
+        pthread_mutex_unlock(&box->mu);
+        trd_park_sleep(&box->events, seen, now + CHECK_S < deadline ? CHECK_S : deadline - now);
+        pthread_mutex_lock(&box->mu);
+    }
+    return box_ready(r, box);
+}
+
+/* Box->mu held: copies the oldest matched pair (a send matched our
+ * receive) with the box marked copying from its sender, and completes it. */
+static trd_status copy_next(rank_ctx *r, mailbox *box)
+{
+    match m = box->matched[box->mhead++];
+    box->mlen--;
+    box->copying = m.from;
+    pthread_mutex_unlock(&box->mu);
+    trd_status st = deliver(r->world, m.from, &m.send, &m.recv);
+    pthread_mutex_lock(&box->mu);
+    box->copying = -1;
+    return st == TRD_OK ? complete_locked(box, m.recv.id, m.from) : st;
+}
+
+static trd_status t_wait(void *ctx, double timeout_s, int32_t *id, int32_t *from)
+{
+    rank_ctx *r = ctx;
+    trd_world *w = r->world;
+    mailbox *box = &w->box[r->rank];
+    trd_status st = TRD_OK;
+    pthread_mutex_lock(&box->mu);
+    while (st == TRD_OK && await_event(r, box, timeout_s, &st) && !trd_threads_failed(w) &&
+           box->mlen > 0)
+        st = copy_next(r, box);
+    if (st == TRD_OK && trd_threads_failed(w)) {
+        pthread_mutex_unlock(&box->mu);
+        return trd_threads_failure(w);
+    }
+    trd_completion c = {0, 0};
+    if (st == TRD_OK && !trd_fifo_pop(&box->done, &c))
+        st = trd_fail(TRD_ETIMEDOUT, "threads transport: rank %ld got no message before its "
+                      "deadline (%zu receives posted, %zu sends to it unmatched): a peer is "
+                      "dead or stuck", (long)r->rank, box->recvs.len, box->sends.len);
+    if (st != TRD_OK)
+        return unlock_failing(box, r, st);
+    pthread_mutex_unlock(&box->mu);
+    *id = c.id;
+    *from = c.from;
+    return TRD_OK;
+}
+
+static double t_now(void *ctx)
+{
+    (void)ctx;
+    return trd_threads_now();
+}
+
+static void t_set_call(void *ctx, const trd_call_sig *call)
+{
+    ((rank_ctx *)ctx)->call = call;
+}
+
+static void free_world(trd_world *w)
+{
+    for (int32_t r = 0; w->box && r < w->size; r++) {
+        pthread_mutex_destroy(&w->box[r].mu);
+        free(w->box[r].sends.items);
+        free(w->box[r].recvs.items);
+        free(w->box[r].matched);
+        free(w->box[r].done.items);
+    }
+    free(w->box);
+    free(w->now);
+    pthread_mutex_destroy(&w->mu);
+    free(w);
+}
+
+static void t_free(void *ctx)
+{
+    rank_ctx *r = ctx;
+    trd_world *w = r->world;
+    pthread_mutex_lock(&w->mu);
+    bool last = --w->refs == 0;
+    pthread_mutex_unlock(&w->mu);
+    if (last) {
+        trd_threads_ranks_add(-(int64_t)w->size);
+        free_world(w);
+    }
+    free(r->claims);
+    free(r);
+}
+
+void trd_threads_opts_init(trd_threads_opts *opts)
+{
+    *opts = (trd_threads_opts){.timeout_s = 30.0};
+}
+
+static trd_status check_opts(int32_t p, const trd_threads_opts *o)
+{
+    if (p < 1 || p > TRD_THREADS_MAX)
+        return trd_fail(TRD_EINVAL, "p = %ld ranks is out of range for the threads transport: "
+                        "need 1 <= p <= %d", (long)p, TRD_THREADS_MAX);
+    if (!(o->timeout_s > 0) || o->timeout_s > 1e6)
+        return trd_fail(TRD_EINVAL, "timeout = %g s is invalid: need 0 < timeout <= 1e6",
+                        o->timeout_s);
+    return TRD_OK;
+}
+
+/* n zeroed objects of `size` bytes each, on cache lines of their own. */
+static void *lines_alloc(size_t n, size_t size)
+{
+    size_t bytes = (n * size + TRD_LINE - 1) / TRD_LINE * TRD_LINE;
+    void *p = aligned_alloc(TRD_LINE, bytes);
+    if (p)
+        memset(p, 0, bytes);
+    return p;
+}
+
+static trd_status new_world(trd_world **out, int32_t p, const trd_threads_opts *opts)
+{
+    trd_world *w = lines_alloc(1, sizeof *w);
+    if (!w)
+        return trd_fail(TRD_ENOMEM, "threads transport: out of memory");
+    *w = (trd_world){.size = p, .refs = p, .opts = *opts};
+    pthread_mutex_init(&w->mu, NULL);
+    w->box = lines_alloc((size_t)p, sizeof *w->box);
+    w->now = lines_alloc((size_t)p, sizeof *w->now);
+    for (int32_t r = 0; w->box && r < p; r++) {
+        pthread_mutex_init(&w->box[r].mu, NULL);
+        w->box[r].copying = -1;
+    }
+    if (!w->box || !w->now) {
+        w->size = w->box ? p : 0;
+        free_world(w);
+        return trd_fail(TRD_ENOMEM, "threads transport: cannot create %ld mailboxes", (long)p);
+    }
+    trd_threads_ranks_add(p);
+    *out = w;
+    return TRD_OK;
+}
+
+static trd_wire wire_of(rank_ctx *r)
+{
+    return (trd_wire){.ctx = r, .rank = r->rank, .size = r->world->size, .name = "threads",
+                      .isend = t_isend, .irecv = t_irecv, .irecv_consume = t_irecv_consume,
+                      .claim_recv = t_claim_recv, .isend_claimed = t_isend_claimed,
+                      .wait = t_wait, .now = t_now,
+                      .decide = trd_threads_decide, .end_dynamic = trd_threads_end_dynamic,
+                      .barrier = trd_threads_barrier, .agree = trd_threads_agree,
+                      .set_call = t_set_call, .failed = trd_threads_wire_failed,
+                      .abort = trd_threads_wire_abort, .free = t_free};
+}
+
+trd_status trd_wire_threads_create(trd_wire *wires, int32_t p, const trd_threads_opts *opts)
+{
+    trd_threads_opts defaults;
+    trd_threads_opts_init(&defaults);
+    const trd_threads_opts *o = opts ? opts : &defaults;
+    trd_world *w = NULL;
+    trd_status st = check_opts(p, o);
+    if (st != TRD_OK || (st = new_world(&w, p, o)) != TRD_OK)
+        return st;
+    for (int32_t r = 0; r < p; r++) {
+        rank_ctx *ctx = malloc(sizeof *ctx);
+        if (!ctx) {
+            for (int32_t q = 0; q < r; q++)
+                free(wires[q].ctx);
+            free_world(w);
+            return trd_fail(TRD_ENOMEM, "threads transport: out of memory");
+        }
+        *ctx = (rank_ctx){.world = w, .rank = r};
+        wires[r] = wire_of(ctx);
+    }
+    return TRD_OK;
+}
+
+const trd_threads_opts *trd_wire_threads_opts(const trd_wire *wire)
+{
+    return &((const rank_ctx *)wire->ctx)->world->opts;
+}

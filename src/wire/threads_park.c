@@ -1,0 +1,166 @@
+/* threads_park.c: how a rank of the threads wire waits for another.
+ *
+ * A small message's whole call takes well under a microsecond through the
+ * memory the ranks share, while a wake-up through the kernel (futex,
+ * condition variable) takes several; so a waiting rank first polls the
+ * word it waits on, without any system call, as the MPI wire's rings do
+ * (mpi.c, trd_mpi_back_off).  That is right only while the rank it waits
+ * for has a core of its own: with more ranks than cores the spin would
+ * hold the very core the other rank needs.  So the ranks of every live
+ * world of the process are counted against the cores it may run on; when
+ * they outnumber them, a wait goes straight to a short phase of yields
+ * (which hands the core to a rank that has work) and then sleeps on a
+ * futex, so that an oversubscribed run does not burn the machine.  A rank
+ * that changes the word makes a system call only when somebody sleeps.
+ *
+ * How long to spin depends on the machine: where the ranks really run at
+ * once, a spin of tens of microseconds catches every small message; on a
+ * loaded machine the rank waited for is often not running, a long spin
+ * only delays the sleep, and a rank woken from a futex runs sooner than
+ * one that spun or yielded (the scheduler favours a woken task): on the
+ * loaded 2-core VM a 50 us spin doubled the 8-byte reduce's median
+ * (docs/BENCHMARKS.md, "Threads wire").  So each word keeps its own spin
+ * budget: doubled when a spin caught its event, halved when it had to
+ * sleep. */
+#define _GNU_SOURCE
+#include "wire/threads_world.h"
+
+#include <limits.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SPIN_MIN_NS 2000   /* a wait with a core of its own spins between these... */
+#define SPIN_MAX_NS 50000  /* ...adapting to the waits before it (trd_park_spin) */
+#define CROWDED_YIELD_S 20e-6 /* where ranks outnumber cores: yields this long */
+#define CLOCK_POLLS 64     /* polls between two reads of the clock */
+#define CROWDED_POLLS 16   /* polls before yielding where ranks outnumber cores */
+
+static _Atomic int64_t live_ranks;
+static _Atomic long cores;
+
+static long affinity_cores(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? n : 1;
+}
+
+void trd_threads_ranks_add(int64_t n)
+{
+    if (n > 0 && atomic_load_explicit(&cores, memory_order_relaxed) == 0)
+        atomic_store_explicit(&cores, affinity_cores(), memory_order_relaxed);
+    atomic_fetch_add_explicit(&live_ranks, n, memory_order_relaxed);
+}
+
+static bool crowded(void)
+{
+    return atomic_load_explicit(&live_ranks, memory_order_relaxed) >
+           atomic_load_explicit(&cores, memory_order_relaxed);
+}
+
+static void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+static bool changed(trd_park *pk, uint32_t seen)
+{
+    return atomic_load_explicit(&pk->seq, memory_order_acquire) != seen;
+}
+
+/* The spin budget after a spin that did or did not catch its event
+ * (relaxed: a heuristic, which concurrent waiters of a barrier may race
+ * on harmlessly). */
+static void adapt(trd_park *pk, uint32_t budget, bool caught)
+{
+    uint32_t next = caught ? budget * 2 : budget / 2;
+    next = next < SPIN_MIN_NS ? SPIN_MIN_NS : next > SPIN_MAX_NS ? SPIN_MAX_NS : next;
+    atomic_store_explicit(&pk->spin_ns, next, memory_order_relaxed);
+}
+
+bool trd_park_spin(trd_park *pk, uint32_t seen)
+{
+    bool free_core = !crowded();
+    uint32_t budget = atomic_load_explicit(&pk->spin_ns, memory_order_relaxed);
+    budget = budget ? budget : SPIN_MAX_NS;
+    long polls = free_core ? CLOCK_POLLS : CROWDED_POLLS;
+    for (long i = 0; i < polls; i++) { /* most waits end here: no clock read */
+        if (changed(pk, seen))
+            return true;
+        cpu_relax();
+    }
+    double start = trd_threads_now(), spin_s = free_core ? 1e-9 * budget : 0, t = 0;
+    double yield_s = free_core ? 0 : CROWDED_YIELD_S;
+    for (long i = 1;; i++) {
+        if (changed(pk, seen)) {
+            if (free_core)
+                adapt(pk, budget, true);
+            return true;
+        }
+        if (t < spin_s && i % CLOCK_POLLS) {
+            cpu_relax();
+            continue;
+        }
+        t = trd_threads_now() - start;
+        if (t > spin_s + yield_s) {
+            if (free_core)
+                adapt(pk, budget, false);
+            return false;
+        }
+        if (t >= spin_s)
+            sched_yield();
+        else
+            cpu_relax();
+    }
+}
+
+void trd_park_sleep(trd_park *pk, uint32_t seen, double seconds)
+{
+    if (!(seconds > 0))
+        return;
+    struct timespec ts;
+    ts.tv_sec = (time_t)seconds;
+    ts.tv_nsec = (long)((seconds - (double)ts.tv_sec) * 1e9);
+    /* Counted before seq is read again: a bump either sees the sleeper
+     * (and wakes it) or changes seq before this read (no sleep). */
+    atomic_fetch_add_explicit(&pk->sleepers, 1, memory_order_seq_cst);
+    if (atomic_load_explicit(&pk->seq, memory_order_seq_cst) == seen)
+        syscall(SYS_futex, (uint32_t *)&pk->seq, FUTEX_WAIT_PRIVATE, seen, &ts, NULL, 0);
+    atomic_fetch_sub_explicit(&pk->sleepers, 1, memory_order_relaxed);
+}
+
+void trd_park_bump(trd_park *pk)
+{
+    atomic_fetch_add_explicit(&pk->seq, 1, memory_order_seq_cst);
+    if (atomic_load_explicit(&pk->sleepers, memory_order_seq_cst) > 0)
+        syscall(SYS_futex, (uint32_t *)&pk->seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+bool trd_park_until(trd_park *pk, bool (*done)(const void *), const void *arg,
+                    double deadline, double slice)
+{
+    bool spun = false;
+    for (;;) {
+        uint32_t seen = atomic_load_explicit(&pk->seq, memory_order_acquire);
+        if (done(arg))
+            return true;
+        if (!spun) {
+            spun = true;
+            trd_park_spin(pk, seen);
+            continue;
+        }
+        double now = trd_threads_now();
+        if (now >= deadline)
+            return false;
+        trd_park_sleep(pk, seen, deadline - now < slice ? deadline - now : slice);
+    }
+}

@@ -1,0 +1,187 @@
+/* threads_world.h: the shared state of the threads wire, between its
+ * matching (threads.c), its barriers, agreements and dynamic decisions
+ * (threads_sync.c) and its failures (threads_fail.c). */
+#ifndef TRD_TRANSPORT_THREADS_WORLD_H
+#define TRD_TRANSPORT_THREADS_WORLD_H
+
+#include <pthread.h>
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/fifo.h"
+#include "wire/threads.h"
+
+/* Sends of at most this many bytes are eager (threads.c): their bytes
+ * travel in the record, and the send completes when it is posted. */
+#define TRD_EAGER_BYTES 64
+
+/* One end of a transfer waiting in a mailbox. */
+typedef struct pending {
+    int32_t peer; /* sends: the sender; receives: the sender wanted or TRD_ANY_RANK */
+    int32_t tag, id;
+    void *buf;
+    size_t bytes;
+    trd_consume_fn consume; /* receives only: takes the bytes instead of buf */
+    void *arg;
+    uint64_t sig;             /* trd_call_sig_value of the call that posted it */
+    const trd_call_sig *call; /* ...that call, named when it does not match */
+    bool eager;               /* sends only: the bytes are in `small`, not at buf */
+    /* aligned as a buffer from malloc: a consuming receive combines
+     * elements straight from it */
+    alignas(max_align_t) unsigned char small[TRD_EAGER_BYTES];
+} pending;
+
+typedef struct queue {
+    pending *items;
+    size_t len, cap;
+} queue;
+
+/* A send matched with a receive whose rank has not copied it yet. */
+typedef struct match {
+    int32_t from;
+    pending send, recv;
+} match;
+
+/* A word that ranks wait on for a change (threads_park.c): seq changes
+ * with every event, and its waker makes a system call only when a rank
+ * sleeps on it. */
+typedef struct trd_park {
+    _Atomic uint32_t seq;
+    _Atomic uint32_t sleepers;
+    _Atomic uint32_t spin_ns; /* how long a wait on it spins (0: not yet set) */
+} trd_park;
+
+/* Each mailbox starts on a cache line of its own: ranks that post to
+ * different receivers never write the same line. */
+#define TRD_LINE 64
+
+typedef struct mailbox {
+    alignas(TRD_LINE) pthread_mutex_t mu;
+    queue sends, recvs;
+    match *matched; /* a ring: the pairs its receiver must copy */
+    size_t mhead, mlen, mcap;
+    trd_fifo done;
+    trd_park events; /* bumped with every match and completion, and on a failure */
+    /* What a failing rank waits for before its call returns (threads_fail.c):
+     * the sender whose buffer this box's rank is copying from right now
+     * (-1: none), and how many of this box's receives peers have claimed
+     * and are writing (t_claim_recv) without having completed them. */
+    int32_t copying;
+    int32_t claimed;
+} mailbox;
+
+/* The signature of the call a rank last posted in (a line of its own:
+ * written with every post, read only by a peer's sleeping wait). */
+typedef struct call_now {
+    alignas(TRD_LINE) _Atomic uint64_t sig;
+} call_now;
+
+typedef struct trd_world {
+    int32_t size;
+    int refs;
+    trd_threads_opts opts;
+    mailbox *box;
+    call_now *now; /* per rank */
+    pthread_mutex_t mu; /* refs, agreements' values, the shared policy, the failure */
+    /* The barrier (threads_sync.c): ranks count themselves in `arrived`;
+     * the last one resets it and advances `generation`, then bumps
+     * `release`, which a failure bumps too.  Each on a line of its own. */
+    alignas(TRD_LINE) _Atomic uint32_t arrived;
+    alignas(TRD_LINE) _Atomic uint32_t generation;
+    alignas(TRD_LINE) trd_park release;
+    /* agree(): by the barrier generation's parity, so that a rank already
+     * in the next agreement never overwrites a result not yet read;
+     * agree_at[g]: 1 + the generation slot g holds values of (0: none). */
+    alignas(TRD_LINE) double agree[2][TRD_WIRE_AGREE_MAX];
+    int32_t agree_n[2];
+    uint32_t agree_at[2];
+    const trd_policy *shared; /* the policy of the current dynamic call */
+    int64_t shared_call;
+    /* The first failure (threads_fail.c): set once, under mu. */
+    _Atomic bool failed;
+    trd_status fail_code;
+    int32_t fail_rank;
+    char fail_msg[1024];
+} trd_world;
+
+/* A receive of a peer taken by a send of this rank before the send's
+ * bytes exist (t_claim_recv): the sender writes them into recv.buf. */
+typedef struct claim {
+    int32_t peer;
+    bool open; /* not completed (t_isend_claimed) nor given back yet */
+    pending recv;
+} claim;
+
+typedef struct rank_ctx {
+    trd_world *world;
+    int32_t rank;
+    double delay_max_us; /* delay injection (trd_wire_threads_delay) */
+    uint64_t rng;
+    claim *claims; /* by handle; emptied when none is open */
+    int32_t nclaims, cap, open;
+    int64_t claimed; /* claims made so far (trd_wire_threads_claims) */
+    const trd_call_sig *call; /* wire.h set_call */
+} rank_ctx;
+
+/* CLOCK_MONOTONIC seconds (vDSO: no system call). */
+double trd_threads_now(void);
+
+/* Waiting (threads_park.c).  The ranks of all live worlds of the process
+ * are counted: while there are no more of them than cores this process
+ * may run on, a waiting rank has a core of its own and spins. */
+void trd_threads_ranks_add(int64_t n);
+/* Polls pk->seq until it is not `seen`: a bounded spin without system
+ * calls where every rank has a core (its length adapted to the waits
+ * before it), or, where ranks outnumber cores, a bounded phase of
+ * yields.  False: it did not change. */
+bool trd_park_spin(trd_park *pk, uint32_t seen);
+/* Sleeps until pk->seq is not `seen`, a bump, or `seconds` passed. */
+void trd_park_sleep(trd_park *pk, uint32_t seen, double seconds);
+/* Changes pk->seq and wakes whoever sleeps on it. */
+void trd_park_bump(trd_park *pk);
+/* Spins, then sleeps in slices of at most `slice` seconds, until
+ * pk->seq is not `seen`, done(arg) or the deadline: true unless the
+ * deadline passed first. */
+bool trd_park_until(trd_park *pk, bool (*done)(const void *), const void *arg,
+                    double deadline, double slice);
+
+static inline bool trd_threads_failed(const trd_world *w)
+{
+    return atomic_load_explicit(&w->failed, memory_order_acquire);
+}
+
+/* Records the world's first failure (rank, code, message; later ones are
+ * dropped) and wakes every rank that waits.  The caller holds no lock. */
+void trd_threads_fail(trd_world *w, int32_t rank, trd_status code, const char *msg);
+/* The world's failure as the status and message of a call (trd_fail). */
+trd_status trd_threads_failure(const trd_world *w);
+/* st (not TRD_OK) with trd_errmsg() as the world's failure by rank. */
+trd_status trd_threads_fail_with(trd_world *w, int32_t rank, trd_status st);
+/* TRD_EIO naming both calls when a message of `send` (from rank `from`)
+ * and a receive `recv` of rank `to` belong to different calls; else
+ * TRD_OK.  The caller fails the world with it once it holds no lock. */
+trd_status trd_threads_check_call(int32_t from, const pending *send, int32_t to,
+                                  const pending *recv);
+
+/* TRD_EIO naming the mismatch when a peer is in a call of the same
+ * number as rank's `call` with another signature, or is past it while
+ * rank's box awaits a message of exactly that peer's (a call that will
+ * never send it, callsig.h); box->mu held.  Peers are seen through the
+ * signature of their last post (trd_world.now). */
+trd_status trd_threads_check_peers(const trd_world *w, int32_t rank, const mailbox *box,
+                                   const trd_call_sig *call);
+
+/* wire.h's failed and abort (threads_fail.c). */
+trd_status trd_threads_wire_failed(void *ctx);
+void trd_threads_wire_abort(void *ctx, trd_status code, const char *why);
+
+/* wire.h's barrier, agree, decide and end_dynamic (threads_sync.c). */
+trd_status trd_threads_barrier(void *ctx, double deadline);
+trd_status trd_threads_agree(void *ctx, double *v, int32_t n, double deadline);
+trd_status trd_threads_decide(void *ctx, const trd_policy *policy, int64_t call, int32_t rank,
+                              trd_action *action, int32_t *peer);
+trd_status trd_threads_end_dynamic(void *ctx, const trd_policy *policy, int64_t call);
+
+#endif

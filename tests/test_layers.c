@@ -1,0 +1,190 @@
+/* test_layers.c: the runtime's layers call only downward.
+ *
+ * Selection ("auto": the measured profile, the model's ranking, the
+ * tuner) resolves the algorithm above the collective core and talks
+ * through the wire's own barrier and agreement, never through a public
+ * collective: so it leaves the core's memo and plan cache as the last call
+ * left them, and every public call counts once (trd_comm.calls, which
+ * also numbers the calls' signatures).  And a collective entered while one
+ * runs on the same communicator is refused with a clear error, whoever
+ * calls it - here an operator. */
+#include <string.h>
+
+#include "runtime/comm.h"
+#include "runtime_util.h"
+
+#define P 2
+#define COUNT 64
+
+static bool same_key(const trd_comm_key *a, const trd_comm_key *b)
+{
+    return a->algo == b->algo && a->count == b->count && a->elem == b->elem &&
+           a->params.allreduce == b->params.allreduce && a->params.d == b->params.d &&
+           a->params.c == b->params.c && a->params.segments == b->params.segments;
+}
+
+/* Every rank: one named call, then auto's selection on its own - the
+ * profile measured, candidates ranked and a tuning entry started - with
+ * the core's state compared before and after; then auto calls through
+ * the tuning and past it, each counted once. */
+static trd_status select_rank(trd_comm *c, int32_t rank, void *arg)
+{
+    rt_log *log = arg;
+    double in[COUNT], out[COUNT];
+    trd_op *sum;
+    trd_coll_opts o;
+    trd_coll_opts_init(&o);
+    o.algo = "recursive-doubling";
+    trd_status st = trd_op_builtin(&sum, TRD_OP_SUM, TRD_DOUBLE);
+    for (int i = 0; i < COUNT; i++)
+        in[i] = rank + i;
+    if (st == TRD_OK)
+        st = trd_allreduce(c, in, out, COUNT, sum, &o);
+    trd_comm_key cached = c->cache.key;
+    trd_comm_memo memo = c->memo;
+    int64_t calls = c->calls;
+    o.algo = "auto";
+    o.tune = 2;
+    trd_tune_key args = trd_tune_key_of(sum, COUNT / 2, 0, true, &o);
+    trd_coll_opts chosen = o;
+    trd_tune_entry *timed = NULL;
+    bool other = false;
+    if (st == TRD_OK)
+        st = trd_comm_select(c, &args, &chosen, &timed, &other);
+    bool cache_kept = c->cache.valid && same_key(&c->cache.key, &cached);
+    bool memo_kept = c->memo.valid && c->memo.cached && same_key(&c->memo.key, &memo.key) &&
+                     c->memo.algo == memo.algo && c->memo.args.count == memo.args.count &&
+                     c->memo.sig.hash == memo.sig.hash;
+    if (st == TRD_OK && (c->calls != calls || !cache_kept || !memo_kept || !timed))
+        rt_failf(log, "rank %d: selecting auto changed the core's state (calls %lld -> %lld, "
+                 "cache %s, memo %s) or timed nothing", (int)rank, (long long)calls,
+                 (long long)c->calls, cache_kept ? "kept" : "changed",
+                 memo_kept ? "kept" : "changed");
+    int32_t n = 0; /* past the tuning: the candidates' rounds and a decided call */
+    for (; st == TRD_OK && n < (TRD_TUNE_MAX + 1) * TRD_TUNE_CALLS + 2; n++)
+        st = trd_allreduce(c, in, out, COUNT, sum, &o);
+    if (st == TRD_OK && c->calls != calls + n)
+        rt_failf(log, "rank %d: %d public calls counted as %lld", (int)rank, (int)n,
+                 (long long)(c->calls - calls));
+    trd_op_free(sum);
+    return st;
+}
+
+static void test_selection_leaves_core_alone(void **state)
+{
+    (void)state;
+    rt_log log;
+    rt_log_init(&log);
+    trd_threads_opts topts = rt_topts(20);
+    rt_result res;
+    rt_run(P, &topts, select_rank, &log, &res);
+    for (int32_t r = 0; r < P; r++)
+        TU_CHECK(res.status[r] == TRD_OK, "rank %d: %s", (int)r, res.msg[r]);
+    assert_int_equal(log.failures, 0);
+    rt_log_destroy(&log);
+}
+
+/* An operator that calls a collective on the communicator whose call
+ * applies it: the inner call must be refused, the outer one unharmed. */
+static _Thread_local trd_comm *reenter_comm;
+static _Thread_local trd_status reenter_status;
+static _Thread_local char reenter_msg[RT_MSG];
+
+static void reentering_sum(const void *in, void *inout, int64_t count, void *ctx)
+{
+    (void)ctx;
+    const double *a = in;
+    double *b = inout, x = 1.0, y;
+    for (int64_t i = 0; i < count; i++)
+        b[i] += a[i];
+    if (reenter_status != TRD_OK)
+        return; /* refused once: enough */
+    trd_op *sum;
+    if (trd_op_builtin(&sum, TRD_OP_SUM, TRD_DOUBLE) != TRD_OK)
+        return;
+    reenter_status = trd_allreduce(reenter_comm, &x, &y, 1, sum, NULL);
+    snprintf(reenter_msg, RT_MSG, "%s", trd_errmsg());
+    trd_op_free(sum);
+}
+
+static trd_status reenter_rank(trd_comm *c, int32_t rank, void *arg)
+{
+    rt_log *log = arg;
+    double in[COUNT], out[COUNT];
+    trd_op *op;
+    trd_coll_opts o;
+    trd_coll_opts_init(&o);
+    o.algo = "recursive-doubling"; /* every rank combines */
+    reenter_comm = c;
+    reenter_status = TRD_OK;
+    for (int i = 0; i < COUNT; i++)
+        in[i] = rank + i;
+    trd_status st = trd_op_user(&op, reentering_sum, sizeof(double), true, NULL);
+    if (st == TRD_OK)
+        st = trd_allreduce(c, in, out, COUNT, op, &o);
+    if (reenter_status != TRD_EINVAL || !strstr(reenter_msg, "while a collective call runs"))
+        rt_failf(log, "rank %d: the inner call returned %d (%s), not a refusal", (int)rank,
+                 (int)reenter_status, reenter_msg);
+    for (int i = 0; st == TRD_OK && i < COUNT; i++)
+        if (out[i] != (double)(0 + 1 + 2 * i))
+            rt_failf(log, "rank %d: element %d is %g, not %d", (int)rank, i, out[i], 1 + 2 * i);
+    if (st == TRD_OK) /* and the communicator still works */
+        st = trd_allreduce(c, in, out, COUNT, op, &o);
+    trd_op_free(op);
+    return st;
+}
+
+static void test_reentry_refused(void **state)
+{
+    (void)state;
+    rt_log log;
+    rt_log_init(&log);
+    trd_threads_opts topts = rt_topts(5);
+    rt_result res;
+    rt_run(P, &topts, reenter_rank, &log, &res);
+    for (int32_t r = 0; r < P; r++)
+        TU_CHECK(res.status[r] == TRD_OK, "rank %d: %s", (int)r, res.msg[r]);
+    assert_int_equal(log.failures, 0);
+    rt_log_destroy(&log);
+}
+
+/* The wire registry: each wire by name, its communicators named after it;
+ * an unknown name refused with the list. */
+static void test_wire_registry(void **state)
+{
+    (void)state;
+    const trd_wire_info *w = NULL;
+    assert_int_equal(trd_wire_count(), 2);
+    assert_null(trd_wire_at(trd_wire_count()));
+    for (size_t i = 0; i < trd_wire_count(); i++) {
+        assert_int_equal(trd_wire_find(trd_wire_at(i)->name, &w), TRD_OK);
+        assert_ptr_equal(w, trd_wire_at(i));
+    }
+    assert_int_equal(trd_wire_find("mpi", &w), TRD_OK);
+    assert_true(w->launched && w->p_max == 1);
+    assert_int_equal(trd_wire_find("tcp", &w), TRD_EINVAL);
+    assert_null(w);
+    TU_CHECK(strstr(trd_errmsg(), "'tcp'") && strstr(trd_errmsg(), "threads, mpi"), "%s",
+             trd_errmsg());
+    assert_int_equal(trd_wire_find(NULL, &w), TRD_EINVAL);
+    assert_int_equal(trd_wire_find("threads", &w), TRD_OK);
+    assert_false(w->launched);
+    trd_comm *comm[3];
+    assert_int_equal(w->create(comm, 3, 5.0), TRD_OK);
+    for (int r = 0; r < 3; r++) {
+        assert_string_equal(trd_comm_transport(comm[r]), "threads");
+        assert_int_equal(trd_comm_rank(comm[r]), r);
+    }
+    rt_comms_free(comm, 3);
+    assert_int_equal(w->create(comm, w->p_max + 1, 5.0), TRD_EINVAL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_selection_leaves_core_alone),
+        cmocka_unit_test(test_reentry_refused),
+        cmocka_unit_test(test_wire_registry),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
