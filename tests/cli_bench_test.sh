@@ -54,6 +54,18 @@ jcheck '.transport == "threads" and .p == 2 and .baseline == "bound"
         and ([.ratios[] | .model_algo | type] | unique) == ["string"]
         and (.profiles.sum.ns_per_byte | type) == "number"' "$out/bench.json"
 
+# the grid report: with the model's first choice among the algorithms timed
+# (at p = 2 every exchange algorithm and a tree's two rounds tie or lose
+# to recursive doubling's one round; ties go by name), its time over the
+# best's is at least 1
+timeout 60 "$tool" bench -p 2 --sizes 8 --kinds allreduce --iters 2 --tune 0 \
+  --algos binomial,flat,recursive-doubling,ring,rabenseifner \
+  --format json --out "$out/grid" >"$out/grid.json" || bad "bench grid failed"
+jcheck '(.grid | length) == 1 and .first_over_best.points == 1
+        and all(.grid[]; (.first_over_best | type) == "number" and .first_over_best >= 1
+                and (.best_algo | type) == "string" and (.first_algo | type) == "string")
+        and (.profiles.sum.stream_GBps | length) >= 1' "$out/grid.json"
+
 # a costly operator: checked too, no memory bound for it
 expect 0 'reduce of costly' -- "$tool" bench -p 3 --ops costly --op-cost 20 --sizes 8 \
   --kinds reduce --algos binomial,tree-dyn --iters 2 --out "$out/costly"

@@ -98,7 +98,7 @@ expect 2 "invalid --c '0x10': not a decimal number" -- "$tool" plan -n 4 --c 0x1
 # --- profiles: metadata, strictness, and results that overflow ------------------
 prof=$out/profile.json
 expect 0 'written' -- "$tool" calibrate -p 2 --out "$prof"
-jcheck '.treduce_profile == 1 and .transport == "threads" and .p == 2 and .op == "sum"
+jcheck '.treduce_profile == 2 and .transport == "threads" and .p == 2 and .op == "sum"
         and .type == "double" and .elem_size == 8' "$prof"
 jq '.seconds_per_byte = 1e300 | del(.bandwidth_GBps)' "$prof" >"$out/huge.json"
 jout 2 'too large' -- "$tool" run --algo auto -p 2 --count 100 --profile "$out/huge.json" \

@@ -113,7 +113,7 @@ expect 2 "unknown option '--bogus'|--bogus" -- "$tool" run --algo binomial -p 4 
 # --- calibrate: the profile, its flight time, and run --profile ------------------
 prof=$out/profile.json
 expect 0 'in flight' -- "$tool" calibrate -p 2 --out "$prof"
-jcheck '.treduce_profile == 1 and (.latency_s | type) == "number"
+jcheck '.treduce_profile == 2 and (.latency_s | type) == "number"
         and (.flight_s | type) == "number" and .flight_s >= 0 and .flight_s <= .latency_s
         and .seconds_per_byte >= 0 and .combine_seconds_per_element >= 0
         and .parallelism >= 1 and .parallelism <= 2' "$prof"

@@ -5,6 +5,11 @@
  *   - what trd_profile_save writes, trd_profile_load reads back exactly
  *     (every value and the metadata: transport, ranks, operator, type,
  *     element size, rings' limit);
+ *   - the bandwidth curve of k concurrent streams round-trips too, and a
+ *     version 1 file (before it) loads without one (streams 0: not
+ *     modelled), while a version 1 file holding the curve, a version
+ *     above 2 and a curve that is not non-decreasing, positive and bounded
+ *     by k times the first are refused naming the key;
  *   - a profile written before flight_s, parallelism and elem_size existed
  *     loads with 0 for them (and the informational shm_probe_us of
  *     `treduce calibrate`'s report is accepted);
@@ -38,7 +43,8 @@ static void save_then_load(void **state)
 {
     (void)state;
     const trd_profile pr = {.latency = 6.25e-5, .per_byte = 1.0 / 3e10, .combine_fixed = 1e-7,
-                            .per_element = 2.5e-10, .flight = 6e-5, .parallelism = 1.5};
+                            .per_element = 2.5e-10, .flight = 6e-5, .parallelism = 1.5,
+                            .streams = 3, .stream_bw = {1e10 / 3, 6e9, 7.5e9}};
     const trd_profile_meta m = meta_of("mpi", 16, "matrix", "double", 32, 16384);
     char path[64];
     temp_file(path, sizeof path, "");
@@ -49,7 +55,8 @@ static void save_then_load(void **state)
     unlink(path);
     TU_CHECK(got.latency == pr.latency && got.per_byte == pr.per_byte &&
                  got.combine_fixed == pr.combine_fixed && got.per_element == pr.per_element &&
-                 got.flight == pr.flight && got.parallelism == pr.parallelism,
+                 got.flight == pr.flight && got.parallelism == pr.parallelism &&
+                 got.streams == 3 && !memcmp(got.stream_bw, pr.stream_bw, 3 * sizeof(double)),
              "values differ after a round trip (latency %.17g, per_byte %.17g)", got.latency,
              got.per_byte);
     assert_string_equal(gm.transport, "mpi");
@@ -76,7 +83,7 @@ static void older_profile_loads(void **state)
     trd_profile_meta m;
     TU_CHECK(trd_profile_load(path, &pr, &m) == TRD_OK, "%s", trd_errmsg());
     unlink(path);
-    assert_true(pr.flight == 0 && pr.parallelism == 0 && m.elem_size == 0);
+    assert_true(pr.flight == 0 && pr.parallelism == 0 && m.elem_size == 0 && pr.streams == 0);
     assert_true(pr.latency == 1e-5 && pr.per_byte == 2e-10 && pr.per_element == 3e-10);
 }
 
@@ -86,13 +93,14 @@ static void load_fails(const char *const *edit, trd_status want, const char *nee
                        const char *needle2)
 {
     static const char *const base[][2] = {
-        {"treduce_profile", "1"},         {"transport", "\"threads\""},
+        {"treduce_profile", "2"},         {"transport", "\"threads\""},
         {"p", "2"},                       {"op", "\"sum\""},
         {"type", "\"double\""},           {"elem_size", "8"},
         {"latency_s", "1e-5"},            {"flight_s", "5e-6"},
         {"seconds_per_byte", "1e-10"},    {"bandwidth_GBps", "10"},
         {"combine_fixed_s", "0"},         {"combine_seconds_per_element", "2e-10"},
-        {"parallelism", "2"},             {"shm_max_bytes", "0"}};
+        {"parallelism", "2"},             {"shm_max_bytes", "0"},
+        {"stream_bandwidth_Bps", "[1e10, 1.5e10]"}};
     char text[2048] = "{";
     size_t n = sizeof base / sizeof base[0];
     bool used[8] = {false};
@@ -138,7 +146,23 @@ static void malformed_profiles(void **state)
     load_fails(EDIT("flight_s", "-1"), TRD_EINVAL, "\"flight_s\"", NULL);
     load_fails(EDIT("flight_s", "1"), TRD_EINVAL, "\"flight_s\"", "above latency_s");
     load_fails(EDIT("parallelism", "\"two\""), TRD_EINVAL, "\"parallelism\"", NULL);
-    load_fails(EDIT("treduce_profile", "2"), TRD_EINVAL, "\"treduce_profile\" is 2", "version 1");
+    load_fails(EDIT("treduce_profile", "3"), TRD_EINVAL, "\"treduce_profile\" is 3",
+               "versions 1 to 2");
+    load_fails(EDIT("treduce_profile", "0"), TRD_EINVAL, "\"treduce_profile\" is 0", NULL);
+    load_fails(EDIT("treduce_profile", "1"), TRD_EINVAL, "\"stream_bandwidth_Bps\"",
+               "version 2 key");
+    load_fails(EDIT("stream_bandwidth_Bps", "[]"), TRD_EINVAL, "\"stream_bandwidth_Bps\"",
+               "array of 1 to 256");
+    load_fails(EDIT("stream_bandwidth_Bps", "5e9"), TRD_EINVAL, "\"stream_bandwidth_Bps\"",
+               "array");
+    load_fails(EDIT("stream_bandwidth_Bps", "[1e10, 9e9]"), TRD_EINVAL,
+               "\"stream_bandwidth_Bps\"", "non-decreasing");
+    load_fails(EDIT("stream_bandwidth_Bps", "[1e10, 2.5e10]"), TRD_EINVAL,
+               "\"stream_bandwidth_Bps\"", "at most k times");
+    load_fails(EDIT("stream_bandwidth_Bps", "[0, 1e10]"), TRD_EINVAL,
+               "\"stream_bandwidth_Bps\"", "> 0");
+    load_fails(EDIT("stream_bandwidth_Bps", "[1e10, \"x\"]"), TRD_EINVAL,
+               "\"stream_bandwidth_Bps\"", NULL);
     load_fails(EDIT("p", "0"), TRD_EINVAL, "\"p\"", "integer from 1");
     load_fails(EDIT("p", "2.5"), TRD_EINVAL, "\"p\"", NULL);
     load_fails(EDIT("op", "\"an-operator-name-longer-than-31-characters\""), TRD_EINVAL,
@@ -174,6 +198,10 @@ static void bad_saves(void **state)
     TU_CHECK(trd_profile_save("/tmp/x.json", &pr, &m) == TRD_EINVAL &&
                  strstr(trd_errmsg(), "flight"), "%s", trd_errmsg());
     pr.flight = 0;
+    pr.streams = 2, pr.stream_bw[0] = 1e10, pr.stream_bw[1] = 3e10; /* above 2 x the first */
+    TU_CHECK(trd_profile_save("/tmp/x.json", &pr, &m) == TRD_EINVAL &&
+                 strstr(trd_errmsg(), "stream_bw"), "%s", trd_errmsg());
+    pr.streams = 0;
     m.op[0] = '\0';
     TU_CHECK(trd_profile_save("/tmp/x.json", &pr, &m) == TRD_EINVAL &&
                  strstr(trd_errmsg(), "metadata"), "%s", trd_errmsg());

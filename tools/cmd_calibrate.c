@@ -28,7 +28,9 @@ static void help(void)
            "element (least squares); and the parallelism: P if an integer loop runs on\n"
            "all ranks at once about as fast as alone (a core each), else P times a\n"
            "combine's time alone over its time when all P ranks combine at once (auto\n"
-           "then adds the work the platform cannot run at once to its predictions).\n"
+           "then adds the work the platform cannot run at once to its predictions); and\n"
+           "the memory bandwidth of 1 to min(P, cores) ranks streaming a[i] += b[i] at\n"
+           "once (auto charges plans whose transfers and combines share the bus).\n"
            "Under MPI: mpirun -np P treduce calibrate --transport mpi; when all ranks\n"
            "share a node, messages of at most 16 KiB go through shared memory\n"
            "(TRD_MPI_SHM_MAX sets the limit, 0: none) and the profile's line is\n"
@@ -77,8 +79,11 @@ static trd_status measure(trd_comm *comm, void *arg)
 static json_t *profile_json(const cli_run_args *a, const calib_ctx *c, cli_finite *f)
 {
     const trd_profile *pr = &c->profile;
-    return json_pack("{s:i, s:s, s:I, s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, "
-                     "s:o}", "treduce_profile", 1, "transport", a->transport, "p",
+    json_t *curve = json_array();
+    for (int32_t k = 0; k < pr->streams; k++)
+        json_array_append_new(curve, cli_json_real(f, "stream_bandwidth_Bps", pr->stream_bw[k]));
+    return json_pack("{s:i, s:s, s:I, s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
+                     "s:I, s:o}", "treduce_profile", 2, "transport", a->transport, "p",
                      (json_int_t)c->p, "op", a->op, "type", a->type, "elem_size",
                      (json_int_t)c->elem_size, "latency_s", cli_json_real(f, "latency_s",
                                                                           pr->latency),
@@ -90,7 +95,7 @@ static json_t *profile_json(const cli_run_args *a, const calib_ctx *c, cli_finit
                      "combine_seconds_per_element",
                      cli_json_real(f, "combine_seconds_per_element", pr->per_element),
                      "parallelism", cli_json_real(f, "parallelism", pr->parallelism),
-                     "shm_max_bytes", (json_int_t)c->shm.max, "shm_probe_us",
+                     "stream_bandwidth_Bps", curve, "shm_max_bytes", (json_int_t)c->shm.max, "shm_probe_us",
                      cli_shm_probe_json(&c->shm));
 }
 
@@ -137,6 +142,10 @@ static int report(const cli_run_args *a, const calib_ctx *c, const char *out)
                1e9 * pr->per_element);
         printf("  parallel  %.3g of %lld ranks work at full speed at once\n", pr->parallelism,
                (long long)p);
+        printf("  memory   ");
+        for (int32_t k = 0; k < pr->streams; k++)
+            printf(" %.2f", 1e-9 * pr->stream_bw[k]);
+        printf(" GB/s with 1 to %d ranks streaming at once\n", (int)pr->streams);
         if (out)
             printf("  profile written to %s\n", out);
     }

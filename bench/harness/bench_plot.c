@@ -41,7 +41,7 @@ static const char *series_label(const bench_table *t, int kind, const char *algo
         snprintf(buf, size, "%s (%s)", kind == BENCH_ALLREDUCE ? "MPI_Allreduce" : "MPI_Reduce",
                  t->baseline_lib);
     else if (!strcmp(algo, "bound"))
-        snprintf(buf, size, "memory bound (a[i] += b[i])");
+        snprintf(buf, size, "memory bound (p streams)");
     else
         snprintf(buf, size, "%s", algo);
     return buf;

@@ -116,6 +116,48 @@ static const bench_point *best_algo(const bench_table *t, const bench_point *au)
     return best;
 }
 
+/* The model's first choice at auto's point as measured (its own series),
+ * or NULL when that algorithm was not timed. */
+static const bench_point *first_choice(const bench_table *t, const bench_point *au)
+{
+    return au->model ? bench_find(t, au->op, au->kind, au->bytes, au->model) : NULL;
+}
+
+/* The model's first over the best measured algorithm at auto's point
+ * (>= 1; NaN when either is missing). */
+static double first_over_best(const bench_table *t, const bench_point *au)
+{
+    const bench_point *first = first_choice(t, au), *best = best_algo(t, au);
+    return first && best && best->median > 0 ? first->median / best->median : NAN;
+}
+
+/* Over the grid (every auto point): the median and largest first / best,
+ * how many within 1.1x, of how many. */
+typedef struct grid_summary {
+    double median, worst;
+    size_t within, n;
+} grid_summary;
+
+static grid_summary summarize_grid(const bench_table *t)
+{
+    grid_summary g = {.median = NAN, .worst = NAN};
+    double *r = malloc((t->n + 1) * sizeof *r);
+    for (size_t i = 0; r && i < t->n; i++) {
+        double x = strcmp(t->pt[i].algo, "auto") ? NAN : first_over_best(t, &t->pt[i]);
+        if (isfinite(x)) {
+            r[g.n++] = x;
+            g.within += x <= 1.1;
+        }
+    }
+    if (r && g.n > 0) {
+        cli_sort(r, g.n);
+        g.median = g.n % 2 ? r[g.n / 2] : 0.5 * (r[g.n / 2 - 1] + r[g.n / 2]);
+        g.worst = r[g.n - 1];
+    }
+    free(r);
+    return g;
+}
+
 static void print_block(const bench_args *a, const bench_table *t, size_t op, int kind)
 {
     const char *base = bench_baseline_name(a);
@@ -125,8 +167,9 @@ static void print_block(const bench_args *a, const bench_table *t, size_t op, in
     printf("\n%s of %s, %lld ranks (%s) - microseconds, median over repetitions of the "
            "slowest rank\n", kind_name(kind), a->ops[op], (long long)t->p,
            strcmp(a->transport, "mpi") ? "threads" : "MPI processes");
-    printf("  %9s %10s %-20s %10s %-20s %10s %10s %10s  %s\n", "bytes", "auto", "(auto's choice)",
-           "best", "(algorithm)", base, ratio, "predicted", "model's first");
+    printf("  %9s %10s %-20s %10s %-20s %10s %10s %10s  %-20s %10s\n", "bytes", "auto",
+           "(auto's choice)", "best", "(algorithm)", base, ratio, "predicted", "model's first",
+           "first/best");
     for (size_t i = 0; i < t->n; i++) {
         const bench_point *au = &t->pt[i];
         if (au->op != op || au->kind != kind || strcmp(au->algo, "auto"))
@@ -147,7 +190,12 @@ static void print_block(const bench_args *a, const bench_table *t, size_t op, in
             printf("%10s  ", "-");
         else
             printf("%10.1f  ", 1e6 * au->predicted);
-        printf("%s\n", au->model && strcmp(au->model, au->chosen) ? au->model : "(the same)");
+        printf("%-20s ", au->model && strcmp(au->model, au->chosen) ? au->model : "(the same)");
+        double fb = first_over_best(t, au);
+        if (isfinite(fb))
+            printf("%10.2f\n", fb);
+        else
+            printf("%10s\n", "-");
     }
 }
 
@@ -157,7 +205,7 @@ static void print_text(const bench_args *a, const bench_table *t, bool verified)
     double err = prediction_error(t, &n);
     printf("treduce bench: %s transport, %lld ranks, baseline %s\n", a->transport,
            (long long)t->p, t->baseline_lib[0] ? t->baseline_lib
-                            : "the memory bound (a[i] += b[i], best repetition)");
+                            : "the memory bound (bytes to move / p streams' bandwidth)");
     if (t->shm.max >= INT_MAX)
         printf("(treduce's messages go through shared memory, not MPI)\n");
     else if (t->shm.max)
@@ -170,6 +218,10 @@ static void print_text(const bench_args *a, const bench_table *t, bool verified)
                 print_block(a, t, op, k);
     printf("\nmedian relative prediction error |predicted - measured| / measured: %.1f %% "
            "over %zu series (every algorithm and auto)\n", 100 * err, n);
+    grid_summary g = summarize_grid(t);
+    if (g.n > 0)
+        printf("model's first choice over the best measured algorithm: median %.2f, worst "
+               "%.2f; within 1.1x at %zu of %zu points\n", g.median, g.worst, g.within, g.n);
     printf("results %s; files in %s: bench.csv, ratios.csv, profile-*.json, time-*.png, "
            "ratio-*.png\n",
            verified ? "verified (every result equals the rank-order fold)"
@@ -195,14 +247,38 @@ static json_t *point_json(const bench_args *a, const bench_point *pt, cli_finite
 
 static json_t *profile_json(const trd_profile *pr, cli_finite *f)
 {
-    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "latency_us",
+    json_t *curve = json_array();
+    for (int32_t k = 0; k < pr->streams; k++)
+        json_array_append_new(curve, cli_json_real(f, "stream_GBps", 1e-9 * pr->stream_bw[k]));
+    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "latency_us",
                      cli_json_real(f, "latency_us", 1e6 * pr->latency), "flight_us",
                      cli_json_real(f, "flight_us", 1e6 * pr->flight), "ns_per_byte",
                      cli_json_real(f, "ns_per_byte", 1e9 * pr->per_byte), "combine_fixed_us",
                      cli_json_real(f, "combine_fixed_us", 1e6 * pr->combine_fixed),
                      "combine_ns_per_element",
                      cli_json_real(f, "combine_ns_per_element", 1e9 * pr->per_element),
-                     "parallelism", cli_json_real(f, "parallelism", pr->parallelism));
+                     "parallelism", cli_json_real(f, "parallelism", pr->parallelism),
+                     "stream_GBps", curve);
+}
+
+/* One point of the grid: the best measured algorithm, the model's first
+ * choice, and the first's time over the best's. */
+static json_t *grid_json(const bench_args *a, const bench_table *t, const bench_point *au,
+                         cli_finite *f)
+{
+    const bench_point *best = best_algo(t, au), *first = first_choice(t, au);
+    double fb = first_over_best(t, au);
+    json_t *o = json_pack("{s:s, s:s, s:I}", "kind", kind_name(au->kind), "op",
+                          a->ops[au->op], "bytes", (json_int_t)au->bytes);
+    json_object_set_new(o, "best_algo", best ? json_string(best->algo) : json_null());
+    json_object_set_new(o, "best_us", best ? cli_json_real(f, "best_us", 1e6 * best->median)
+                                           : json_null());
+    json_object_set_new(o, "first_algo", au->model ? json_string(au->model) : json_null());
+    json_object_set_new(o, "first_us", first ? cli_json_real(f, "first_us", 1e6 * first->median)
+                                             : json_null());
+    json_object_set_new(o, "first_over_best", isfinite(fb) ? cli_json_real(f, "ratio", fb)
+                                                           : json_null());
+    return o;
 }
 
 /* Every point, auto/baseline ratio and profile (f: the first number that
@@ -211,7 +287,8 @@ static json_t *table_json(const bench_args *a, const bench_table *t, cli_finite 
 {
     size_t n;
     double err = prediction_error(t, &n);
-    json_t *points = json_array(), *ratios = json_array(), *profiles = json_object();
+    json_t *points = json_array(), *ratios = json_array(), *profiles = json_object(),
+           *grid = json_array();
     const char *base = bench_baseline_name(a);
     for (size_t i = 0; i < t->n; i++) {
         const bench_point *pt = &t->pt[i], *b;
@@ -221,6 +298,8 @@ static json_t *table_json(const bench_args *a, const bench_table *t, cli_finite 
                 kind_name(pt->kind), "op", a->ops[pt->op], "bytes", (json_int_t)pt->bytes,
                 "auto_algo", pt->chosen, "model_algo", pt->model,
                 "ratio", cli_json_real(f, "ratio", pt->median / bench_baseline_value(b))));
+        if (!strcmp(pt->algo, "auto"))
+            json_array_append_new(grid, grid_json(a, t, pt, f));
     }
     for (size_t op = 0; op < a->nops; op++)
         json_object_set_new(profiles, a->ops[op], profile_json(&t->profile[op], f));
@@ -230,6 +309,14 @@ static json_t *table_json(const bench_args *a, const bench_table *t, cli_finite 
                           a->op_cost_us, "iters", (json_int_t)a->iters, "profiles", profiles,
                           "points", points, "ratios", ratios, "out", a->out);
     json_object_set_new(o, "median_prediction_error", isfinite(err) ? json_real(err) : json_null());
+    grid_summary g = summarize_grid(t);
+    json_object_set_new(o, "grid", grid);
+    json_object_set_new(o, "first_over_best",
+                        json_pack("{s:o, s:o, s:I, s:I}", "median",
+                                  g.n ? cli_json_real(f, "median", g.median) : json_null(),
+                                  "worst", g.n ? cli_json_real(f, "worst", g.worst) : json_null(),
+                                  "within_1_1", (json_int_t)g.within, "points",
+                                  (json_int_t)g.n));
     json_object_set_new(o, "shm_max_bytes", json_integer((json_int_t)t->shm.max));
     json_object_set_new(o, "shm_probe_us", cli_shm_probe_json(&t->shm));
     return o;

@@ -316,6 +316,19 @@ typedef struct trd_coll_opts {
                                 W > T (trd_plan_work, docs/RUNTIME.md);
                                 default 0 (or >= n): not modelled, every
                                 rank has a core of its own */
+    const double *stream_bw; /* the node's memory: stream_bw[k - 1] is the
+                                aggregate bandwidth of k concurrent streams
+                                (bytes per second, k = 1 .. streams,
+                                non-decreasing, at most k times one
+                                stream's: trd_profile.stream_bw).  A
+                                prediction then charges every stretch of
+                                the plan's timeline where its transfers and
+                                combines stream at once, at most parallelism
+                                of them, k B(1) / B(k) of its length
+                                (docs/RUNTIME.md, "The node's memory").
+                                Must outlive the calls (trd_profile_apply
+                                points it into the profile); default NULL */
+    int32_t streams;         /* entries of stream_bw (0: not modelled) */
     int64_t K;               /* greedy-k-*: the limit (default 2) */
     const trd_costs *costs;  /* heterogeneous costs of this communicator's
                                 ranks (trd_params.costs; default NULL):
@@ -426,10 +439,15 @@ trd_status trd_comm_run_plan(trd_comm *comm, const trd_plan *plan, void *buf, in
  * a combine's time alone over its time when every rank combines at once,
  * at the ping-pong's probe size), the same on
  * every rank (combine_fixed 0: one size cannot tell the per-call part),
- * and clears opts->measure_model (the model is given).  Takes a few
- * milliseconds plus a few combines. */
+ * opts->stream_bw and streams to the communicator's memory bandwidth
+ * curve (trd_profile.stream_bw, measured on its first calibration and
+ * kept: it lives as long as the communicator), and clears
+ * opts->measure_model (the model is given).  Takes a few milliseconds
+ * plus a few combines (and the curve's streams, the first time). */
 trd_status trd_comm_calibrate(trd_comm *comm, const trd_op *op, int64_t count,
                               trd_coll_opts *opts);
+/* The most concurrent streams a profile's bandwidth curve holds. */
+#define TRD_STREAMS_MAX 256
 /* A platform's cost profile: what `treduce calibrate` writes.  A transfer
  * of b bytes costs latency + b * per_byte; a combine of m elements with
  * the operator it was measured with costs combine_fixed + m * per_element. */
@@ -443,11 +461,20 @@ typedef struct trd_profile {
                              when many arrive at once */
     double parallelism;   /* trd_coll_opts.parallelism: how many ranks combine
                              at full speed at once (0: not modelled) */
+    int32_t streams;      /* entries of stream_bw (0: not measured) */
+    double stream_bw[TRD_STREAMS_MAX]; /* aggregate bytes per second of k
+                             ranks streaming a[i] += b[i] at once,
+                             stream_bw[k - 1], k = 1 .. min(p, cores):
+                             non-decreasing and at most k stream_bw[0] */
 } trd_profile;
 /* Measures a profile (collective): ping-pongs of 0 B to 8 MiB between
  * ranks 0 and 1 and combines of 1 Ki to 1 Mi elements of op on every rank
  * (the slowest kept), each fitted by least squares (GSL) to a line, and
- * the parallelism (as trd_comm_calibrate's, with 256 Ki elements);
+ * the parallelism (as trd_comm_calibrate's, with 256 Ki elements), and
+ * the aggregate memory bandwidth of 1 to min(p, cores) ranks streaming
+ * a[i] += b[i] over 8 MiB arrays at once (median of 5 rounds, each from
+ * the first start to the last end; made non-decreasing and at most k times one stream:
+ * noise, not the node, breaks either), measured once per communicator;
  * every rank gets the same values.  A few tens of milliseconds plus the
  * operator's own time. */
 trd_status trd_comm_profile(trd_comm *comm, const trd_op *op, trd_profile *profile);

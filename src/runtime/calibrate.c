@@ -297,8 +297,12 @@ trd_status trd_comm_calibrate(trd_comm *c, const trd_op *op, int64_t count, trd_
         st = trd_comm_agree_max(c, v, m, 4);
     if (st == TRD_OK)
         st = trd_calibrate_parallelism(c, op, many, &o->parallelism);
+    if (st == TRD_OK)
+        st = trd_comm_node_curve(c);
     if (st != TRD_OK)
         return st;
+    o->stream_bw = c->profiles.streams > 0 ? c->profiles.stream_bw : NULL;
+    o->streams = c->profiles.streams;
     o->latency = m[0];
     o->flight = m[0] > m[3] ? m[0] - m[3] : 0.0;
     o->combine_fixed = 0.0;

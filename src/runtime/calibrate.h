@@ -24,6 +24,15 @@ trd_status trd_calibrate_combine(trd_comm *c, const trd_op *op, int64_t count,
  * elements of op alone over its time when every rank combines at once,
  * within [1, p]. */
 trd_status trd_calibrate_parallelism(trd_comm *c, const trd_op *op, int64_t count, double *k);
+/* The aggregate memory bandwidth of k ranks streaming at once into
+ * bw[k - 1] (bytes per second), k = 1 .. *streams = min(p, cores),
+ * cleaned (trd_node_clean_curve); the same on every rank (collective).
+ * *streams = 0 when a pass was too short for the clock. */
+trd_status trd_calibrate_streams(trd_comm *c, double *bw, int32_t *streams);
+/* The communicator's curve (c->profiles.stream_bw), measured by
+ * trd_calibrate_streams the first time (collective): the node does not
+ * change with the operator or the call. */
+trd_status trd_comm_node_curve(trd_comm *c);
 /* The median of v[0..n) (upper median for even n; sorts v). */
 double trd_calibrate_median(double *v, int n);
 

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "core/error.h"
+#include "model/node.h"
 #include "plan/registry.h"
 #include "runtime/comm.h"
 #include "sim/costs.h"
@@ -88,12 +89,17 @@ static trd_status check_sizes(const trd_comm *c, int64_t count, size_t elem,
 }
 
 /* trd_coll_opts.parallelism: 0 (not modelled) or a finite k > 0;
+ * stream_bw: a curve of trd_node_curve_valid;
  * trd_coll_opts.tune: 0 to TRD_TUNE_MAX candidates. */
 static trd_status check_model(const trd_coll_opts *o)
 {
     if (!isfinite(o->parallelism) || o->parallelism < 0)
         return trd_fail(TRD_EINVAL, "parallelism = %g: need a finite number >= 0 (0: not "
                         "modelled)", o->parallelism);
+    if (!trd_node_curve_valid(o->stream_bw, o->streams))
+        return trd_fail(TRD_EINVAL, "stream_bw of %ld streams: need 0 to %d streams, each "
+                        "value finite, > 0, non-decreasing and at most k stream_bw[0]",
+                        (long)o->streams, TRD_STREAMS_MAX);
     if (o->tune < 0 || o->tune > TRD_TUNE_MAX)
         return trd_fail(TRD_EINVAL, "tune = %ld: need 0 (the model's choice) to %d candidates",
                         (long)o->tune, TRD_TUNE_MAX);

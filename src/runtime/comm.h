@@ -56,6 +56,8 @@ typedef struct trd_comm_profiles {
     uint64_t op_serial[TRD_COMM_PROFILES]; /* trd_op_serial; 0: a free slot */
     trd_profile profile[TRD_COMM_PROFILES];
     int32_t next;
+    int32_t streams;  /* the node's curve, measured once (trd_comm_node_curve) */
+    double stream_bw[TRD_STREAMS_MAX];
 } trd_comm_profiles;
 
 struct trd_comm {

@@ -7,7 +7,9 @@
  * work that k cannot run at once is added (with_parallelism): the
  * simulator gives every rank a core and a memory path of its own, so on 8
  * ranks over 2 cores it would have a pipeline's 7 stages run at once,
- * which they cannot (docs/RUNTIME.md, "Calibration and prediction").
+ * which they cannot (docs/RUNTIME.md, "Calibration and prediction");
+ * and, when the options give the node's bandwidth curve, the time its
+ * memory streams lose sharing one bus (contention.c).
  *
  * `auto`: like SimGrid's automatic selector, it
  * predicts the time of every candidate for this very call - by the same
@@ -26,6 +28,7 @@
 #include "plan/plan_internal.h"
 #include "plan/registry.h"
 #include "runtime/comm.h"
+#include "runtime/contention.h"
 #include "sim/costs.h"
 
 /* A dynamic algorithm: one simulation with constant costs, the
@@ -83,19 +86,25 @@ trd_status trd_comm_predict(trd_comm *c, int64_t count, const trd_op *op, int32_
     if (st != TRD_OK)
         return st;
     const trd_params *p = &key.params;
-    double k = opts ? opts->parallelism : 0.0, work;
+    trd_coll_opts none;
+    trd_coll_opts_init(&none);
+    const trd_coll_opts *o = opts ? opts : &none;
+    double work, late = 0.0, bytes = (double)count * (double)key.elem;
     if (!plan) {
         st = simulate_policy(&key, seconds);
         /* any tree: n - 1 transfers and combines of the whole buffer */
         work = (double)(p->n - 1) * (trd_transfer_work(p, 1.0) + trd_combine_work(p, 1.0));
+        if (st == TRD_OK)
+            late = trd_contention_tree(p, *seconds, bytes, o);
     } else {
         bool big = trd_plan_blocks(plan) > TRD_PREDICT_BLOCKS_MAX;
         *seconds = big ? NAN : trd_plan_makespan(plan);
         work = trd_plan_work(plan);
+        late = trd_contention_plan(plan, *seconds, bytes, o);
         trd_plan_free(plan);
     }
     if (st == TRD_OK)
-        *seconds = with_parallelism(*seconds, work, p->n, k);
+        *seconds = with_parallelism(*seconds, work, p->n, o->parallelism) + late;
     return st;
 }
 

@@ -7,8 +7,10 @@
  * with trd_comm_calibrate (src/runtime/calibrate.c). */
 #include <gsl/gsl_fit.h>
 #include <math.h>
+#include <string.h>
 
 #include "core/error.h"
+#include "model/node.h"
 #include "runtime/calibrate.h"
 #include "runtime/op.h"
 
@@ -50,8 +52,12 @@ trd_status trd_comm_profile(trd_comm *c, const trd_op *op, trd_profile *out)
         st = trd_comm_agree_max(c, v, agreed, NT + NC + 1);
     if (st == TRD_OK)
         st = trd_calibrate_parallelism(c, op, PARALLEL_PROBE, &out->parallelism);
+    if (st == TRD_OK)
+        st = trd_comm_node_curve(c);
     if (st != TRD_OK)
         return st;
+    out->streams = c->profiles.streams;
+    memcpy(out->stream_bw, c->profiles.stream_bw, sizeof out->stream_bw);
     for (size_t i = 0; i < NT; i++)
         t[i] = agreed[i];
     for (size_t i = 0; i < NC; i++)
@@ -74,17 +80,22 @@ trd_status trd_profile_apply(const trd_profile *p, int64_t count, size_t elem, t
     if (!p || !o || count < 0)
         return trd_fail(TRD_EINVAL, "profile: NULL argument or count < 0");
     if (!valid(p->latency) || !valid(p->per_byte) || !valid(p->combine_fixed) ||
-        !valid(p->per_element) || !valid(p->flight) || !valid(p->parallelism))
+        !valid(p->per_element) || !valid(p->flight) || !valid(p->parallelism) ||
+        !trd_node_curve_valid(p->stream_bw, p->streams))
         return trd_fail(TRD_EINVAL, "profile: every value must be finite and >= 0 (latency "
                         "%g, per_byte %g, combine_fixed %g, per_element %g, flight %g, "
-                        "parallelism %g)", p->latency, p->per_byte, p->combine_fixed,
-                        p->per_element, p->flight, p->parallelism);
+                        "parallelism %g), and stream_bw, of 0 to %d streams, "
+                        "non-decreasing, positive and at most k stream_bw[0]", p->latency,
+                        p->per_byte, p->combine_fixed, p->per_element, p->flight,
+                        p->parallelism, TRD_STREAMS_MAX);
     o->latency = p->latency;
     o->flight = p->flight < p->latency ? p->flight : p->latency;
     o->d = p->latency + (double)count * (double)elem * p->per_byte;
     o->c = count > 0 ? p->combine_fixed + (double)count * p->per_element : 0.0;
     o->combine_fixed = count > 0 ? p->combine_fixed : 0.0;
     o->parallelism = p->parallelism;
+    o->stream_bw = p->streams > 0 ? p->stream_bw : NULL;
+    o->streams = p->streams;
     o->measure_model = false; /* a model is given now */
     return TRD_OK;
 }

@@ -3,7 +3,8 @@
  * --profile` reads:
  *
  *   {"treduce_profile": 1, "transport": "threads", "p": 2, "op": "sum",
- *    "type": "double", "elem_size": 8, "latency_s": 6.3e-5, ...}
+ *    "type": "double", "elem_size": 8, "latency_s": 6.3e-5, ...,
+ *    "stream_bandwidth_Bps": [9.1e9, 1.3e10]}
  *
  * The reader is as strict as the platform files': every key known, every
  * value of its type and range, the first problem named with its key (or
@@ -18,9 +19,13 @@
 #include <sys/stat.h>
 
 #include "core/error.h"
+#include "model/node.h"
 #include "treduce/treduce.h"
 
-#define FORMAT_VERSION 1
+/* Version 2 added the node's bandwidth curve (stream_bandwidth_Bps);
+ * version 1 files are still read, without one (not modelled). */
+#define FORMAT_VERSION 2
+#define FORMAT_OLDEST 1
 
 /* Every key a profile may hold; the informational ones are read only to
  * be checked (bandwidth_GBps) or skipped (shm_probe_us: the timing that
@@ -28,7 +33,7 @@
 static const char *const known_keys[] = {
     "treduce_profile", "transport", "p", "op", "type", "elem_size", "latency_s", "flight_s",
     "seconds_per_byte", "bandwidth_GBps", "combine_fixed_s", "combine_seconds_per_element",
-    "parallelism", "shm_max_bytes", "shm_probe_us", NULL};
+    "parallelism", "stream_bandwidth_Bps", "shm_max_bytes", "shm_probe_us", NULL};
 
 /* A failure naming the file and the key. */
 static trd_status TRD_PRINTF(3, 4) bad_key(const char *path, const char *key, const char *fmt, ...)
@@ -53,7 +58,8 @@ static trd_status check_keys(json_t *root, const char *path)
             return trd_fail(TRD_EINVAL, "profile %s: unknown key \"%s\" (a profile holds "
                             "treduce_profile, transport, p, op, type, elem_size, latency_s, "
                             "flight_s, seconds_per_byte, bandwidth_GBps, combine_fixed_s, "
-                            "combine_seconds_per_element, parallelism, shm_max_bytes)",
+                            "combine_seconds_per_element, parallelism, "
+                            "stream_bandwidth_Bps, shm_max_bytes)",
                             path, key);
     }
     return TRD_OK;
@@ -106,13 +112,14 @@ static trd_status read_name(json_t *root, const char *path, const char *key, cha
     return TRD_OK;
 }
 
-static trd_status read_meta(json_t *root, const char *path, trd_profile_meta *m)
+static trd_status read_meta(json_t *root, const char *path, trd_profile_meta *m,
+                            json_int_t *version)
 {
-    json_int_t version, p = 0, elem = 0, shm = 0;
-    trd_status st = read_count(root, path, "treduce_profile", true, 0, INT32_MAX, &version);
-    if (st == TRD_OK && version != FORMAT_VERSION)
-        st = bad_key(path, "treduce_profile", "is %lld: this treduce reads version %d",
-                     (long long)version, FORMAT_VERSION);
+    json_int_t p = 0, elem = 0, shm = 0;
+    trd_status st = read_count(root, path, "treduce_profile", true, 0, INT32_MAX, version);
+    if (st == TRD_OK && (*version < FORMAT_OLDEST || *version > FORMAT_VERSION))
+        st = bad_key(path, "treduce_profile", "is %lld: this treduce reads versions %d to %d",
+                     (long long)*version, FORMAT_OLDEST, FORMAT_VERSION);
     if (st == TRD_OK)
         st = read_name(root, path, "transport", m->transport);
     if (st == TRD_OK)
@@ -129,6 +136,36 @@ static trd_status read_meta(json_t *root, const char *path, trd_profile_meta *m)
     m->elem_size = (size_t)elem;
     m->shm_max = (size_t)shm;
     return st;
+}
+
+/* The bandwidth curve: an array of 1 to TRD_STREAMS_MAX numbers, each
+ * > 0, non-decreasing, the k-th at most k times the first (what
+ * trd_calibrate_streams writes); absent: not modelled (version 1 files
+ * never hold it). */
+static trd_status read_curve(json_t *root, const char *path, json_int_t version,
+                             trd_profile *pr)
+{
+    const char *key = "stream_bandwidth_Bps";
+    json_t *v = json_object_get(root, key);
+    pr->streams = 0;
+    if (!v)
+        return TRD_OK;
+    if (version < 2)
+        return bad_key(path, key, "is a version 2 key: this file says version %lld",
+                       (long long)version);
+    size_t n = json_array_size(v);
+    if (!json_is_array(v) || n < 1 || n > TRD_STREAMS_MAX)
+        return bad_key(path, key, "must be an array of 1 to %d numbers", TRD_STREAMS_MAX);
+    for (size_t i = 0; i < n; i++) {
+        json_t *x = json_array_get(v, i);
+        pr->stream_bw[i] = json_is_number(x) ? json_number_value(x) : NAN;
+    }
+    if (!trd_node_curve_valid(pr->stream_bw, (int32_t)n))
+        return bad_key(path, key, "must hold finite numbers > 0 (bytes per second of k "
+                       "streams at once), non-decreasing, the k-th at most k times the "
+                       "first");
+    pr->streams = (int32_t)n;
+    return TRD_OK;
 }
 
 static trd_status read_values(json_t *root, const char *path, trd_profile *pr)
@@ -175,6 +212,7 @@ trd_status trd_profile_load(const char *path, trd_profile *profile, trd_profile_
         return trd_fail(TRD_EINVAL, "profile %s:%d:%d: malformed JSON: %s", path, err.line,
                         err.column, err.text);
     trd_profile pr = {0};
+    json_int_t version = 0;
     trd_profile_meta m;
     memset(&m, 0, sizeof m);
     trd_status st = json_is_object(root)
@@ -184,9 +222,11 @@ trd_status trd_profile_load(const char *path, trd_profile *profile, trd_profile_
     if (st == TRD_OK)
         st = check_keys(root, path);
     if (st == TRD_OK)
-        st = read_meta(root, path, &m);
+        st = read_meta(root, path, &m, &version);
     if (st == TRD_OK)
         st = read_values(root, path, &pr);
+    if (st == TRD_OK)
+        st = read_curve(root, path, version, &pr);
     json_decref(root);
     if (st != TRD_OK)
         return st;
@@ -212,6 +252,10 @@ static trd_status check_save(const trd_profile *pr, const trd_profile_meta *m)
     if (pr->flight > pr->latency)
         return trd_fail(TRD_EINVAL, "trd_profile_save: flight = %g is above latency = %g",
                         pr->flight, pr->latency);
+    if (!trd_node_curve_valid(pr->stream_bw, pr->streams))
+        return trd_fail(TRD_EINVAL, "trd_profile_save: stream_bw of %d streams: need 0 to %d, "
+                        "finite, > 0, non-decreasing, the k-th at most k times the first",
+                        (int)pr->streams, TRD_STREAMS_MAX);
     if (!valid_name(m->transport) || !valid_name(m->op) || !valid_name(m->type) || m->p < 1)
         return trd_fail(TRD_EINVAL, "trd_profile_save: the metadata needs a transport, an "
                         "operator and a type (1 to %d characters) and p >= 1",
@@ -239,6 +283,11 @@ trd_status trd_profile_save(const char *path, const trd_profile *pr, const trd_p
         return trd_fail(TRD_ENOMEM, "trd_profile_save: out of memory");
     if (m->elem_size == 0)
         json_object_del(o, "elem_size");
+    json_t *curve = pr->streams > 0 ? json_array() : NULL;
+    for (int32_t k = 0; curve && k < pr->streams; k++)
+        json_array_append_new(curve, json_real(pr->stream_bw[k]));
+    if (curve)
+        json_object_set_new(o, "stream_bandwidth_Bps", curve);
     int rc = json_dump_file(o, path, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
     json_decref(o);
     if (rc != 0)
