@@ -89,7 +89,11 @@ static trd_status apply_model(tml_comm *c, const tml_run *r, trd_coll_opts *opts
     } else {
         p.per_element *= (double)r->elem / sizeof(double);
     }
-    return trd_profile_apply(&p, r->n, r->elem, opts);
+    st = trd_profile_apply(&p, r->n, r->elem, opts);
+    /* the memory curve must outlive the calls: the communicator's, not p's */
+    if (st == TRD_OK && opts->stream_bw)
+        opts->stream_bw = c->platform.stream_bw;
+    return st;
 }
 
 static bool excluded(const tml_run *r, const char *algo)
