@@ -44,9 +44,11 @@ static double rank_memory(const trd_plan *plan, int32_t r, double bytes, double 
     for (size_t i = 0; i < trd_plan_step_count(plan, r); i++) {
         const trd_step *s = trd_plan_step(plan, r, i);
         double share = (double)(s->blocks > 1 ? s->blocks : 1) / (double)blocks;
-        if (s->kind == TRD_STEP_SEND)
+        /* a fused receive's combine reads the message where it lies: its
+         * memory traffic is the combine's, the sender's SEND has the copy */
+        if (s->kind == TRD_STEP_SEND || s->kind == TRD_STEP_SEND_INPUT)
             m += memory_time((p->d - p->latency) * share, 2 * bytes * share, b1);
-        else if (s->kind == TRD_STEP_COMBINE)
+        else if (s->kind == TRD_STEP_COMBINE || s->kind == TRD_STEP_RECV_COMBINE)
             m += memory_time((p->c - p->combine_fixed) * share, 3 * bytes * share, b1);
     }
     return m;
