@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,24 +68,28 @@ static inline const trd_costs *tu_costs(int64_t n, double d, double c, uint64_t 
         uint64_t seed;
     } *kept;
     static size_t nkept;
-    for (size_t i = 0; i < nkept; i++)
-        if (kept[i].n == n && kept[i].d == d && kept[i].c == c && kept[i].seed == seed)
-            return kept[i].k;
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER; /* ranks ask at once */
+    pthread_mutex_lock(&lock);
     trd_costs *k = NULL;
-    if (trd_costs_create(&k, n, TRD_DIST_CONST, d, c, 0.0) != TRD_OK)
-        return NULL;
-    if (seed && trd_costs_random(k, "links", 10.0, seed) != TRD_OK) {
-        trd_costs_free(k);
-        return NULL;
+    for (size_t i = 0; i < nkept && !k; i++)
+        if (kept[i].n == n && kept[i].d == d && kept[i].c == c && kept[i].seed == seed)
+            k = kept[i].k;
+    if (!k && trd_costs_create(&k, n, TRD_DIST_CONST, d, c, 0.0) == TRD_OK) {
+        void *grown = NULL;
+        if ((seed && trd_costs_random(k, "links", 10.0, seed) != TRD_OK) ||
+            !(grown = realloc(kept, (nkept + 1) * sizeof *kept))) {
+            trd_costs_free(k);
+            k = NULL;
+        } else {
+            kept = grown;
+            kept[nkept].k = k;
+            kept[nkept].n = n;
+            kept[nkept].d = d;
+            kept[nkept].c = c;
+            kept[nkept++].seed = seed;
+        }
     }
-    void *grown = realloc(kept, (nkept + 1) * sizeof *kept);
-    assert_non_null(grown);
-    kept = grown;
-    kept[nkept].k = k;
-    kept[nkept].n = n;
-    kept[nkept].d = d;
-    kept[nkept].c = c;
-    kept[nkept++].seed = seed;
+    pthread_mutex_unlock(&lock);
     return k;
 }
 
