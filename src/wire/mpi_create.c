@@ -123,6 +123,14 @@ static trd_status setup(mpi_wire *w, MPI_Comm comm)
         rc = MPI_Comm_rank(w->comm, &w->rank);
     if (rc == MPI_SUCCESS)
         rc = MPI_Comm_size(w->comm, &w->size);
+    if (rc == MPI_SUCCESS && w->rank == 0) {
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        w->epoch = ((uint64_t)now.tv_sec << 30 ^ (uint64_t)now.tv_nsec) * 0x9E3779B97F4A7C15ull ^
+                   (uint64_t)getpid();
+    }
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Bcast(&w->epoch, 1, MPI_UINT64_T, 0, w->comm);
     if (rc != MPI_SUCCESS)
         return trd_mpi_error(TRD_EBACKEND, rc, "setting up the communicator", -1);
     int local = 1;

@@ -77,6 +77,7 @@ static void record(mpi_wire *w, int rank, trd_status code, const char *text)
 {
     w->fail_code = code;
     w->fail_rank = rank;
+    w->fail.epoch = w->epoch;
     w->fail.code = (int32_t)code;
     w->fail.rank = rank;
     snprintf(w->fail.text, sizeof w->fail.text, "%s", text);
@@ -109,9 +110,21 @@ static void learn_from_rings(mpi_wire *w)
         record(w, rank, valid_code(code), text);
 }
 
+static int post_notice_in(mpi_wire *w)
+{
+    return MPI_Irecv(&w->fail_in, (int)sizeof w->fail_in, MPI_BYTE, MPI_ANY_SOURCE,
+                     w->ctrl_tag + T_ABORT, w->comm, &w->ctrl[C_ABORT_IN]);
+}
+
 trd_status trd_mpi_on_notice(mpi_wire *w, int src)
 {
     fail_msg *m = &w->fail_in;
+    if (m->epoch != w->epoch) { /* a freed wire's: not about this one */
+        int rc = post_notice_in(w);
+        return rc == MPI_SUCCESS ? trd_mpi_check_usable(w)
+                                 : trd_mpi_error(TRD_EBACKEND, rc, "MPI_Irecv of failure notices",
+                                                 w->rank);
+    }
     m->text[sizeof m->text - 1] = '\0';
     if (w->fail_code == TRD_OK)
         record(w, m->rank >= 0 && m->rank < w->size ? m->rank : src, valid_code(m->code),
@@ -159,8 +172,7 @@ trd_status trd_mpi_setup_faults(mpi_wire *w, int tag_ub)
         return trd_fail(TRD_ENOMEM, "mpi wire: out of memory for %d ranks", w->size);
     for (size_t q = 0; q < n; q++)
         w->tell_req[q] = MPI_REQUEST_NULL;
-    int rc = MPI_Irecv(&w->fail_in, (int)sizeof w->fail_in, MPI_BYTE, MPI_ANY_SOURCE,
-                       w->ctrl_tag + T_ABORT, w->comm, &w->ctrl[C_ABORT_IN]);
+    int rc = post_notice_in(w);
     if (rc == MPI_SUCCESS)
         rc = post_call_in(w);
     return rc == MPI_SUCCESS ? TRD_OK

@@ -59,6 +59,7 @@ typedef struct agree_msg {
 
 /* A failed rank's notice to its peers. */
 typedef struct fail_msg {
+    uint64_t epoch; /* the wire it is about (mpi_wire.epoch) */
     int32_t code, rank;
     char text[496];
 } fail_msg;
@@ -67,6 +68,12 @@ typedef struct mpi_wire {
     trd_wire wire; /* first: the wire and its ctx are one allocation */
     MPI_Comm comm;
     int rank, size, ctrl_tag;
+    /* This wire among the wires made on the same ranks, the same on every
+     * rank (rank 0's at creation): MPI may give a new communicator the
+     * context of a freed one, so a failure notice a freed wire's peer sent
+     * and nobody received can match a new wire's receive; its epoch tells
+     * it apart. */
+    uint64_t epoch;
     double timeout;
     long empty_polls; /* back-off state */
     bool crowded;     /* more ranks on this node than cores: idle waits sleep */
