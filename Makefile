@@ -18,7 +18,7 @@ test: build
 test-sanitize: bootstrap
 	CC=clang cmake -S . -B build-sanitize -DTRD_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug $(CMAKE_FLAGS)
 	cmake --build build-sanitize -j $(JOBS)
-	cd build-sanitize && ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp ctest --output-on-failure --timeout 600 -j $(JOBS)
+	cd build-sanitize && ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 ctest --output-on-failure --timeout 600 -j $(JOBS)
 
 # The MPI transport built and run against MPICH instead of Open MPI.
 test-mpich: bootstrap
