@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# run_benchmarks.sh: the target configurations of issue 5 ("the benchmark"),
-# each run REPS times (default 3), with the median over the runs reported
+# run_benchmarks.sh: the target configurations of `treduce bench`, each
+# run REPS times (default 3), with the median over the runs reported
 # (docs/BENCHMARKS.md has the results and what they mean).  Open MPI only:
 # MPICH busy-polls, which on a machine with fewer cores than ranks measures
 # the scheduler rather than the library.

@@ -1,6 +1,6 @@
 /* cmd_bench.c: `treduce bench`: every treduce algorithm, auto and a
- * baseline, timed on real data over a range of sizes - the benchmark of
- * issue 5.  Under MPI the baseline is the linked MPI library's own
+ * baseline, timed on real data over a range of sizes (docs/BENCHMARKS.md).
+ * Under MPI the baseline is the linked MPI library's own
  * MPI_Reduce / MPI_Allreduce measured in the same run; over threads, the
  * memory-bandwidth bound (bench_threads.c says why it is one).  auto runs
  * what the model picks under a profile of the platform measured once at

@@ -1,5 +1,5 @@
 /* costly_op.c: operators whose combine costs a set time per call, the
- * case MPI libraries ignore when they pick an algorithm (issue 5): the
+ * case MPI libraries ignore when they pick an algorithm: the
  * tree that overlaps transfers with combines (canon-antoniu) matters most
  * when the operator is slow. */
 #include "costly_op.h"

@@ -72,16 +72,14 @@ struct trd_op {
  * KERNEL_BLOCK elements have a known trip count, so even gcc -O2's
  * "very cheap" vectoriser takes them; the tail is done one by one.  Each
  * block is unrolled whole: left as a loop of a few vector instructions,
- * its speed depended on where the linker placed it (2 MiB of doubles in
- * place: 47 or 71 us on this machine's EPYC, as the loop did or did not
- * cross a 64-byte line; unrolled, 45 us wherever it lands,
- * docs/BENCHMARKS.md, "bench/op"). */
+ * its speed depended on where the linker placed it (whether the loop
+ * crossed a 64-byte line; docs/BENCHMARKS.md, "bench/op"). */
 #define KERNEL_BLOCK 16
 #define UNROLLED_BLOCK _Pragma("GCC unroll 16") for (int j = 0; j < KERNEL_BLOCK; j++)
 /* On x86-64 each kernel is also compiled for AVX2, picked at load time
  * where the CPU has it (as Open MPI's op/avx does): twice the elements per
- * instruction (2 MiB of doubles in place: 45 -> 44 us, 128 KiB: 2.6 ->
- * 2.3 us, docs/BENCHMARKS.md, "bench/op"). */
+ * instruction, which pays where the data is in cache (docs/BENCHMARKS.md,
+ * "bench/op"). */
 #if defined(__x86_64__) && defined(__has_attribute)
 #if __has_attribute(target_clones)
 #define KERNEL_CLONES __attribute__((target_clones("avx2", "default")))

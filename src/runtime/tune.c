@@ -100,9 +100,8 @@ trd_tune_entry *trd_tune_start(trd_tune_table *t, const trd_tune_key *key,
 
 /* The candidate of tuning call k: rounds of every candidate once, each
  * round starting one candidate later.  A machine that warms up over the
- * rounds (the first calls at a new size touch fresh pages: 600 us, then
- * 136, 122, 104, 94 us for a 512 KiB reduce at np 2) then favours no
- * position in a round. */
+ * rounds (the first calls at a new size touch fresh pages and take several
+ * times longer than the later ones) then favours no position in a round. */
 static int32_t candidate(const trd_tune_entry *e, int32_t k)
 {
     return (k % e->n + k / e->n) % e->n;

@@ -4,8 +4,10 @@
 # limit).  PART: algos-few (every algorithm on 1 to 4 processes),
 # algos-many (on 5, 8 and 9), cases (all the rest), or all (the default);
 # spread (every algorithm on 4 and a few on 5, for testbed_matrix.sh);
-# ctest runs the three as separate tests, each with its own time limit
-# (under ASan the whole took up to 760 s).
+# ctest runs the three as separate tests, each with its own time limit.
+# Under TRD_TEST_QUICK=1 (make test-sanitize) every algorithm runs on 3
+# and on 5 processes, the other cases on 2 and 5, and spread one algorithm
+# of each kind: the whole matrix took over 2,700 s under ASan.
 #   - every registered algorithm on 1, 2, 3, 4, 5, 8 and 9 processes (those
 #     on the star graph, p = n! only, on 1 and 2: see cli_star_mpi.sh),
 #     verified against the rank-order fold (the non-commutative 2x2 matrix
@@ -27,10 +29,21 @@ part=${3:-all}
 
 kind_of() { "$tool" list --format json | jq -r ".[] | select(.name == \"$1\") | .kind"; }
 
-# every_algorithm NP...: every registered algorithm on each process count
+# algorithms [one-per-kind]: the registered algorithms, or the first of each kind
+algorithms() {
+  if [ "${1:-}" = one-per-kind ]; then
+    "$tool" list --format json | jq -r 'group_by(.kind) | .[][0].name'
+  else
+    "$tool" list --format json | jq -r '.[].name'
+  fi
+}
+
+# every_algorithm [--one-per-kind] NP...: every registered algorithm (or
+# the first of each kind) on each process count
 every_algorithm() {
-  local algo kind np mode op model
-  for algo in $("$tool" list --format json | jq -r '.[].name'); do
+  local algo kind np mode op model which=all
+  [ "$1" = --one-per-kind ] && { which=one-per-kind; shift; }
+  for algo in $(algorithms "$which"); do
     kind=$(kind_of "$algo")
     mode=(); op=(--op matrix)
     [ "$kind" = exchange ] && mode=(--allreduce)
@@ -51,7 +64,9 @@ every_algorithm() {
 
 # other_cases: counts, the rings, bad input, a killed process
 other_cases() {
-  for np in 1 2 5 8 9; do
+  local nps=(1 2 5 8 9)
+  quick && nps=(2 5)
+  for np in "${nps[@]}"; do
     for count in 0 1 4097; do
       run_ok "$np" --algo greedy --count "$count" --op interval --allreduce --d 1 --c 1
       run_ok "$np" --algo rabenseifner --count "$count" --op matrix --allreduce --d 1 --c 1
@@ -138,15 +153,17 @@ other_cases() {
     bad "dead rank: exit $status after ${took}s: $(tail -3 "$out/dead")"; fi
 }
 
+few=(1 2 3 4) many=(5 8 9) spread=()
+quick && few=(3) many=(5) spread=(--one-per-kind)
 case $part in
-  algos-few) every_algorithm 1 2 3 4 ;;
-  algos-many) every_algorithm 5 8 9 ;;
+  algos-few) every_algorithm "${few[@]}" ;;
+  algos-many) every_algorithm "${many[@]}" ;;
   cases) other_cases ;;
   spread) # testbed_matrix.sh: on 4 testbed hosts, and 5 ranks (two share a host)
-    every_algorithm 4
+    every_algorithm "${spread[@]}" 4
     run_ok 5 --algo greedy --count 4097 --op interval --allreduce --d 1 --c 1
     run_ok 5 --algo nc-tree-dyn --count 4097 --op matrix --d 1 --c 1 ;;
-  all) every_algorithm 1 2 3 4 5 8 9; other_cases ;;
+  all) every_algorithm "${few[@]}" "${many[@]}"; other_cases ;;
   *) echo "cli_run_mpi.sh: unknown part '$part' (algos-few, algos-many, cases, spread, all)" >&2; exit 2 ;;
 esac
 

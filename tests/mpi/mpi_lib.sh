@@ -8,7 +8,11 @@
 #                              cli_lib.sh's expect can run it);
 #   mpi NP ARGS...             `treduce run --transport mpi ARGS` on NP;
 #   run_ok NP ARGS...          a verified run with the contract's JSON keys
-#                              (allreduce true exactly when ARGS ask for it).
+#                              (allreduce true exactly when ARGS ask for it);
+#   quick                      true under TRD_TEST_QUICK=1 (make
+#                              test-sanitize, where one launch costs ~7 s
+#                              against ~1 s): the scripts then run their
+#                              matrix on fewer process counts.
 launcher=$1
 tool=$2
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -21,6 +25,7 @@ if [ -z "$launcher" ] || ! command -v "$launcher" >/dev/null 2>&1; then
   exit 77
 fi
 launch=("$here/run_mpi.sh" "$launcher")
+quick() { [ "${TRD_TEST_QUICK:-0}" = 1 ]; }
 mpi() { local np=$1; shift; "${launch[@]}" "$np" "$tool" run --transport mpi "$@"; }
 
 run_ok() {
