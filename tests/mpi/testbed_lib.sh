@@ -2,9 +2,9 @@
 # testbed_lib.sh: what testbed_test.sh and testbed_matrix.sh share.
 # testbed_require LAUNCHER: exits 77 (ctest's skip) with one line where
 # network namespaces cannot be made (not root, no iproute2) or there is no
-# Open MPI mpirun (testbed run passes Open MPI's parameters); then sets
-# what run_mpi.sh sets for MPI jobs under AddressSanitizer (the MPI
-# libraries' own leaks suppressed), which testbed run hands to the ranks.
+# Open MPI mpirun (testbed run passes Open MPI's parameters); then turns
+# off leak checks in the ranks under AddressSanitizer, as mpi_lib.sh does
+# (testbed run hands ASAN_OPTIONS to the ranks).
 testbed_require() {
   if ! command -v ip >/dev/null || ! ip netns add "trdprobe-$$" 2>/dev/null; then
     echo "SKIP: cannot make network namespaces here (needs root and iproute2)"
@@ -19,7 +19,5 @@ testbed_require() {
     echo "SKIP: the testbed runs Open MPI's mpirun; $1 is another"
     exit 77
   fi
-  local supp
-  supp="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lsan_mpi.supp"
-  export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$supp:fast_unwind_on_malloc=0"
+  export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 }
