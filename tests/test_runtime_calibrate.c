@@ -24,6 +24,71 @@ static trd_status calibrate_rank(trd_comm *comm, int32_t rank, void *arg)
     return trd_comm_calibrate(comm, x->op, x->count, &x->got[rank]);
 }
 
+/* Every rank's calibrated model: finite, latency <= d, parallelism 1..p,
+ * bitwise the same on every rank, opts.algo left alone. */
+static void check_calibrated(const calib_ctx *x, const rt_result *res, int32_t p)
+{
+    for (int32_t r = 0; r < p; r++) {
+        TU_CHECK(res->status[r] == TRD_OK, "calibrate p=%d rank %d: %s", (int)p, (int)r,
+                 res->msg[r]);
+        const trd_coll_opts *o = &x->got[r], *o0 = &x->got[0];
+        TU_CHECK(isfinite(o->d) && isfinite(o->c) && isfinite(o->latency) && o->d >= 0 &&
+                     o->c >= 0 && o->latency >= 0 && o->latency <= o->d,
+                 "calibrate p=%d rank %d: d=%g c=%g latency=%g", (int)p, (int)r, o->d, o->c,
+                 o->latency);
+        TU_CHECK(memcmp(&o->d, &o0->d, sizeof o->d) == 0 &&
+                     memcmp(&o->c, &o0->c, sizeof o->c) == 0 &&
+                     memcmp(&o->latency, &o0->latency, sizeof o->latency) == 0,
+                 "calibrate p=%d: rank %d has d=%.17g c=%.17g latency=%.17g, rank 0 "
+                 "d=%.17g c=%.17g latency=%.17g",
+                 (int)p, (int)r, o->d, o->c, o->latency, o0->d, o0->c, o0->latency);
+        TU_CHECK(strcmp(o->algo, "greedy") == 0, "calibrate changed opts.algo");
+        TU_CHECK(o->parallelism >= 1 && o->parallelism <= p &&
+                     memcmp(&o->parallelism, &o0->parallelism, sizeof(double)) == 0,
+                 "calibrate p=%d rank %d: parallelism %g (rank 0: %g), need 1..p on all",
+                 (int)p, (int)r, o->parallelism, o0->parallelism);
+    }
+    if (p >= 2)
+        TU_CHECK(x->got[0].d > 0, "calibrate p=%d: d = %g (a transfer takes time)", (int)p,
+                 x->got[0].d);
+}
+
+/* Algorithm a's predictions under the calibrated model o (local: on rank
+ * 0's and the last rank's handles), and the refusals of its kind. */
+static void check_predictions(trd_comm **comm, int32_t p, const trd_op *op, size_t a,
+                              const trd_coll_opts *o)
+{
+    trd_algo_kind kind = trd_algo_kind_of(a);
+    for (int all = 0; all < 2; all++) {
+        if ((kind == TRD_KIND_DYNAMIC && all) || (kind == TRD_KIND_EXCHANGE && !all))
+            continue;
+        for (int64_t count = 1; count <= 10000; count *= 100) {
+            double t = NAN;
+            trd_comm *c = comm[all ? p - 1 : 0];
+            trd_status st = trd_comm_predict(c, count, op, p - 1, all, o, &t);
+            if (st == TRD_EUNSUPPORTED && rt_plan_refuses(a, p, false))
+                continue; /* star, star-reduce-bcast: p is no n! */
+            if (rt_not_yet(st, trd_errmsg())) {
+                char note[160];
+                snprintf(note, sizeof note, "skipped %s: %s", o->algo, trd_errmsg());
+                rt_note_once(note);
+                continue;
+            }
+            TU_CHECK(st == TRD_OK, "predict %s p=%d count=%lld %s: %s", o->algo, (int)p,
+                     (long long)count, all ? "allreduce" : "reduce", trd_errmsg());
+            TU_CHECK(isfinite(t) && (p == 1 ? t >= 0 : t > 0),
+                     "predict %s p=%d count=%lld %s: %g", o->algo, (int)p, (long long)count,
+                     all ? "allreduce" : "reduce", t);
+        }
+    }
+    if (kind == TRD_KIND_DYNAMIC || kind == TRD_KIND_EXCHANGE) {
+        double t = 1234.5;
+        trd_status st = trd_comm_predict(comm[0], 10, op, 0, kind == TRD_KIND_DYNAMIC, o, &t);
+        TU_CHECK(st == TRD_EUNSUPPORTED, "predict %s refused kind: status %d", o->algo,
+                 (int)st);
+    }
+}
+
 static void test_calibrate_predict(void **state)
 {
     (void)state;
@@ -36,67 +101,12 @@ static void test_calibrate_predict(void **state)
         rt_comms_create(comm, p, &topts);
         rt_result res;
         rt_run_on(comm, p, calibrate_rank, &x, &res);
-        for (int32_t r = 0; r < p; r++) {
-            TU_CHECK(res.status[r] == TRD_OK, "calibrate p=%d rank %d: %s", (int)p, (int)r,
-                     res.msg[r]);
-            const trd_coll_opts *o = &x.got[r];
-            TU_CHECK(isfinite(o->d) && isfinite(o->c) && isfinite(o->latency) && o->d >= 0 &&
-                         o->c >= 0 && o->latency >= 0 && o->latency <= o->d,
-                     "calibrate p=%d rank %d: d=%g c=%g latency=%g", (int)p, (int)r, o->d, o->c,
-                     o->latency);
-            TU_CHECK(memcmp(&o->d, &x.got[0].d, sizeof o->d) == 0 &&
-                         memcmp(&o->c, &x.got[0].c, sizeof o->c) == 0 &&
-                         memcmp(&o->latency, &x.got[0].latency, sizeof o->latency) == 0,
-                     "calibrate p=%d: rank %d has d=%.17g c=%.17g latency=%.17g, rank 0 "
-                     "d=%.17g c=%.17g latency=%.17g",
-                     (int)p, (int)r, o->d, o->c, o->latency, x.got[0].d, x.got[0].c,
-                     x.got[0].latency);
-            TU_CHECK(strcmp(o->algo, "greedy") == 0, "calibrate changed opts.algo");
-            TU_CHECK(o->parallelism >= 1 && o->parallelism <= p &&
-                         memcmp(&o->parallelism, &x.got[0].parallelism, sizeof(double)) == 0,
-                     "calibrate p=%d rank %d: parallelism %g (rank 0: %g), need 1..p on all",
-                     (int)p, (int)r, o->parallelism, x.got[0].parallelism);
-        }
-        if (p >= 2)
-            TU_CHECK(x.got[0].d > 0, "calibrate p=%d: d = %g (a transfer takes time)", (int)p,
-                     x.got[0].d);
-        /* predict (local: here, on rank 0's and the last rank's handles) */
+        check_calibrated(&x, &res, p);
         for (size_t a = 0; a < trd_algo_count(); a++) {
-            trd_algo_kind kind = trd_algo_kind_of(a);
             trd_coll_opts o = x.got[0];
             o.algo = trd_algo_name(a);
-            if (trd_algo_uses_costs(a))
-                continue; /* heterogeneous costs, not a calibrated latency: test_hetero */
-            for (int all = 0; all < 2; all++) {
-                if ((kind == TRD_KIND_DYNAMIC && all) || (kind == TRD_KIND_EXCHANGE && !all))
-                    continue;
-                for (int64_t count = 1; count <= 10000; count *= 100) {
-                    double t = NAN;
-                    trd_comm *c = comm[all ? p - 1 : 0];
-                    trd_status st = trd_comm_predict(c, count, x.op, p - 1, all, &o, &t);
-                    if (st == TRD_EUNSUPPORTED && rt_plan_refuses(a, p, false))
-                        continue; /* star, star-reduce-bcast: p is no n! */
-                    if (rt_not_yet(st, trd_errmsg())) {
-                        char note[160];
-                        snprintf(note, sizeof note, "skipped %s: %s", o.algo, trd_errmsg());
-                        rt_note_once(note);
-                        continue;
-                    }
-                    TU_CHECK(st == TRD_OK, "predict %s p=%d count=%lld %s: %s", o.algo, (int)p,
-                             (long long)count, all ? "allreduce" : "reduce", trd_errmsg());
-                    TU_CHECK(isfinite(t) && (p == 1 ? t >= 0 : t > 0),
-                             "predict %s p=%d count=%lld %s: %g", o.algo, (int)p,
-                             (long long)count, all ? "allreduce" : "reduce", t);
-                }
-            }
-            /* the refusals of the call itself */
-            if (kind == TRD_KIND_DYNAMIC || kind == TRD_KIND_EXCHANGE) {
-                double t = 1234.5;
-                trd_status st = trd_comm_predict(comm[0], 10, x.op, 0,
-                                                 kind == TRD_KIND_DYNAMIC, &o, &t);
-                TU_CHECK(st == TRD_EUNSUPPORTED, "predict %s refused kind: status %d", o.algo,
-                         (int)st);
-            }
+            if (!trd_algo_uses_costs(a)) /* else costs, not a calibrated latency: test_hetero */
+                check_predictions(comm, p, x.op, a, &o);
         }
         rt_comms_free(comm, p);
     }
@@ -119,9 +129,9 @@ static double predict_k(trd_comm *comm, const char *algo, int64_t count, const t
     return t;
 }
 
-static void test_parallelism_predict(void **state)
+/* trd_plan_work on closed forms. */
+static void check_plan_work(void)
 {
-    (void)state;
     /* work of a segmented pipeline: n - 1 links, m segments each, every
      * segment sent and combined once per link */
     trd_params pp;
@@ -143,7 +153,38 @@ static void test_parallelism_predict(void **state)
     TU_CHECK(fabs(trd_plan_work(plan) - want) < 1e-12, "flat work %.17g, want %.17g",
              trd_plan_work(plan), want);
     trd_plan_free(plan);
+}
 
+/* Ties (to the picosecond) go to static plans before dynamic ones. */
+static void check_ties(trd_comm *comm, const trd_op *op)
+{
+    trd_candidate cand[64];
+    size_t n = 0;
+    trd_coll_opts o;
+    trd_coll_opts_init(&o);
+    o.d = 1e-3, o.c = 1e-3;
+    o.measure_model = false;
+    TU_CHECK(trd_comm_explain(comm, 1, op, 0, false, &o, cand, &n) == TRD_OK, "explain: %s",
+             trd_errmsg());
+    size_t ties = 0;
+    for (size_t i = 1; i < n && cand[i].status == TRD_OK; i++) {
+        size_t ia = 0, ib = 0;
+        if (nearbyint(cand[i - 1].predicted * 1e12) != nearbyint(cand[i].predicted * 1e12))
+            continue;
+        TU_CHECK(trd_algo_find(cand[i - 1].algo, &ia) == TRD_OK &&
+                     trd_algo_find(cand[i].algo, &ib) == TRD_OK, "find");
+        bool da = trd_algo_kind_of(ia) == TRD_KIND_DYNAMIC;
+        bool db = trd_algo_kind_of(ib) == TRD_KIND_DYNAMIC;
+        ties += da != db;
+        TU_CHECK(!da || db, "tie: dynamic %s before static %s", cand[i - 1].algo, cand[i].algo);
+    }
+    TU_CHECK(ties > 0, "no tie between a static and a dynamic algorithm: the check is vacuous");
+}
+
+static void test_parallelism_predict(void **state)
+{
+    (void)state;
+    check_plan_work();
     const int32_t p = 8;
     trd_comm *comm[RT_MAX_P];
     trd_threads_opts topts = rt_topts(RT_TIMEOUT_S);
@@ -176,25 +217,7 @@ static void test_parallelism_predict(void **state)
         TU_CHECK(piped == !pass, "k = %g: auto's first choice is %s", o.parallelism,
                  cand[0].algo);
     }
-    /* ties (to the picosecond) go to static plans before dynamic ones */
-    trd_coll_opts_init(&o);
-    o.d = 1e-3, o.c = 1e-3;
-    o.measure_model = false;
-    TU_CHECK(trd_comm_explain(comm[0], 1, op, 0, false, &o, cand, &n) == TRD_OK, "explain: %s",
-             trd_errmsg());
-    size_t ties = 0;
-    for (size_t i = 1; i < n && cand[i].status == TRD_OK; i++) {
-        size_t ia = 0, ib = 0;
-        if (nearbyint(cand[i - 1].predicted * 1e12) != nearbyint(cand[i].predicted * 1e12))
-            continue;
-        TU_CHECK(trd_algo_find(cand[i - 1].algo, &ia) == TRD_OK &&
-                     trd_algo_find(cand[i].algo, &ib) == TRD_OK, "find");
-        bool da = trd_algo_kind_of(ia) == TRD_KIND_DYNAMIC;
-        bool db = trd_algo_kind_of(ib) == TRD_KIND_DYNAMIC;
-        ties += da != db;
-        TU_CHECK(!da || db, "tie: dynamic %s before static %s", cand[i - 1].algo, cand[i].algo);
-    }
-    TU_CHECK(ties > 0, "no tie between a static and a dynamic algorithm: the check is vacuous");
+    check_ties(comm[0], op);
     o.algo = "binomial";
     o.parallelism = NAN;
     TU_CHECK(trd_comm_predict(comm[0], small, op, 0, false, &o, &t) == TRD_EINVAL &&
