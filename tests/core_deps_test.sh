@@ -1,11 +1,32 @@
 #!/usr/bin/env bash
-# core_deps_test.sh LIB...: each shared library given (libtreduce.so, the
-# core; libtreduce_mpi.so, built on it) must load without PLplot and export
-# no figure or plotting function: those live in libtreduce_figures, so a
-# program that draws nothing links the core alone.
+# core_deps_test.sh [--api HEADER_DIR] LIB...: each shared library given
+# (libtreduce.so, the core; libtreduce_mpi.so, built on it) must load
+# without PLplot and export no figure or plotting function: those live in
+# libtreduce_figures, so a program that draws nothing links the core alone.
+# With --api, each must also export only the functions the headers of
+# HEADER_DIR name (figures.h aside), and trd_fail for libtreduce_figures:
+# no internal function a program could come to depend on.
 set -euo pipefail
 fail=0
+api=
+if [ "${1:-}" = --api ]; then api=$2; shift 2; fi
+
+# check_api LIB: no exported function that the public headers do not name
+check_api() {
+  local declared extra
+  declared=$(find "$api" -name '*.h' ! -name figures.h -exec grep -ohE '\btrd_[a-z0-9_]+\(' {} + |
+    tr -d '(' | sort -u)
+  extra=$(nm -D --defined-only "$1" | awk '$3 ~ /^trd_/ {print $3}' | sort -u |
+    comm -23 - <(printf '%s\ntrd_fail\n' "$declared" | sort -u))
+  if [ -n "$extra" ]; then
+    echo "FAIL: $1 exports $(wc -l <<<"$extra") functions no public header declares:" \
+      "$(head -5 <<<"$extra" | tr '\n' ' ')"
+    fail=1
+  fi
+}
+
 for lib in "$@"; do
+  [ -z "$api" ] || check_api "$lib"
   needed=$(readelf -d "$lib" | awk '/\(NEEDED\)/ {print $NF}')
   if grep -qi plplot <<<"$needed"; then
     echo "FAIL: $lib needs PLplot: $(grep -i plplot <<<"$needed" | tr '\n' ' ')"
