@@ -1,5 +1,6 @@
-/* runtime_util.h: helpers shared by test_runtime.c and
- * test_runtime_errors.c (header only, like testutil.h).
+/* runtime_util.h: helpers shared by the runtime's tests (test_runtime_*.c,
+ * test_tune.c, test_threads_claim.c, runtime_matrix.c and others; header
+ * only, like testutil.h).
  *
  * Ranks are threads: rt_run() creates p communicators over one threads
  * transport, runs a callback on p pthreads (one per rank, with that rank's
@@ -24,6 +25,7 @@
 
 #define RT_MAX_P 128
 #define RT_MSG 512
+#define RT_TIMEOUT_S 10.0 /* every wait: a broken runtime fails, never hangs ctest */
 
 static inline double rt_now(void)
 {
@@ -240,6 +242,51 @@ static inline trd_threads_opts rt_topts(double timeout_s)
     return o;
 }
 
+/* Runs fn on p fresh communicators (the test deadline; random delays of
+ * up to delay_us before every send); every rank must return TRD_OK. */
+static inline void rt_run_all_ok(int32_t p, rt_rank_fn fn, void *ctx, const char *what,
+                                 double delay_us)
+{
+    trd_threads_opts topts = rt_topts(RT_TIMEOUT_S);
+    trd_test_hooks hooks = rt_delays(delay_us, 1);
+    rt_result res;
+    rt_run_hooked(p, &topts, &hooks, fn, ctx, &res);
+    for (int32_t r = 0; r < p; r++)
+        TU_CHECK(res.status[r] == TRD_OK, "%s: rank %d: %s", what, (int)r, res.msg[r]);
+}
+
+/* Per-test wall time, printed after each test (cmocka setup and teardown
+ * of the tests whose run times a report quotes). */
+static inline double *rt_test_start(void)
+{
+    static double t0;
+    return &t0;
+}
+static inline int rt_timing_setup(void **state)
+{
+    (void)state;
+    *rt_test_start() = rt_now();
+    return 0;
+}
+static inline int rt_timing_teardown(void **state)
+{
+    (void)state;
+    printf("  (%.2f s)\n", rt_now() - *rt_test_start());
+    fflush(stdout);
+    return 0;
+}
+#define RT_TIMED(fn) cmocka_unit_test_setup_teardown(fn, rt_timing_setup, rt_timing_teardown)
+
+/* usage: PROGRAM [PATTERN [SKIP]]: only the tests matching PATTERN, except
+ * those matching SKIP (cmocka's filters, '*' and '?' wildcards). */
+static inline void rt_filters(int argc, char **argv)
+{
+    if (argc > 1)
+        cmocka_set_test_filter(argv[1]);
+    if (argc > 2)
+        cmocka_set_skip_filter(argv[2]);
+}
+
 /* ---- Inputs and independent rank-order folds. ---- */
 
 static inline uint64_t rt_mix(uint64_t x)
@@ -273,19 +320,25 @@ static const char *const rt_op_names[RT_NOPS] = {"int32 sum",  "int64 prod", "ui
 
 static inline bool rt_op_nc(rt_opid id) { return id == RT_MATRIX || id == RT_INTERVAL; }
 
+/* Creates the operator id (no cmocka: MPI programs use it too). */
+static inline trd_status rt_op_try(rt_opid id, trd_op **op)
+{
+    *op = NULL;
+    switch (id) {
+    case RT_I32_SUM: return trd_op_builtin(op, TRD_OP_SUM, TRD_INT32);
+    case RT_I64_PROD: return trd_op_builtin(op, TRD_OP_PROD, TRD_INT64);
+    case RT_U64_BXOR: return trd_op_builtin(op, TRD_OP_BXOR, TRD_UINT64);
+    case RT_F64_SUM: return trd_op_builtin(op, TRD_OP_SUM, TRD_DOUBLE);
+    case RT_MATRIX: return trd_op_matrix2x2(op);
+    default: return trd_op_interval(op);
+    }
+}
+
 /* Creates the operator id (must succeed). */
 static inline trd_op *rt_op_create(rt_opid id)
 {
     trd_op *op = NULL;
-    trd_status st;
-    switch (id) {
-    case RT_I32_SUM: st = trd_op_builtin(&op, TRD_OP_SUM, TRD_INT32); break;
-    case RT_I64_PROD: st = trd_op_builtin(&op, TRD_OP_PROD, TRD_INT64); break;
-    case RT_U64_BXOR: st = trd_op_builtin(&op, TRD_OP_BXOR, TRD_UINT64); break;
-    case RT_F64_SUM: st = trd_op_builtin(&op, TRD_OP_SUM, TRD_DOUBLE); break;
-    case RT_MATRIX: st = trd_op_matrix2x2(&op); break;
-    default: st = trd_op_interval(&op); break;
-    }
+    trd_status st = rt_op_try(id, &op);
     TU_CHECK(st == TRD_OK && op, "operator %s: %s", rt_op_names[id], trd_errmsg());
     return op;
 }

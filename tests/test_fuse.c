@@ -15,8 +15,9 @@
  *     the combine still their last writer, the first SEND of its channel);
  *   - ring (whose combines wait for their receive alone) has fused
  *     have fused receives at all, so the runtime's fast path is reached.
- * The runtime's results on fused plans are checked by test_runtime (every
- * algorithm, non-commutative checkers, the threads wire) and the schedule
+ * The runtime's results on fused plans are checked by test_runtime_matrix
+ * (every algorithm, non-commutative checkers, the threads and MPI wires:
+ * runtime_matrix.c) and the schedule
  * by test_trace (simulated == executed). */
 #include <stdlib.h>
 #include <string.h>

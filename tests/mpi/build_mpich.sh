@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # build_mpich.sh [BUILD_DIR]: builds treduce, the MPI wire test and the MPI
-# layer (libtreduce_mpi.so and its tests) against MPICH instead of the
-# default Open MPI (both must build: DESIGN.md), then runs those tests with
-# MPICH's launcher (2 and 3 processes).  Debian's
+# layer (libtreduce_mpi.so and its tests) and the runtime's correctness
+# matrix against MPICH instead of the default Open MPI (both must build:
+# DESIGN.md), then runs those tests with MPICH's launcher (2 and 3
+# processes: MPICH busy-polls, more would crowd 2 cores).  Debian's
 # libmpich-dev provides the wrapper mpicc.mpich and mpiexec.mpich; override
 # them with MPICH_CC and MPICH_EXEC.  Exit 77 when MPICH is not installed.
 set -euo pipefail
@@ -18,9 +19,9 @@ cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DMPI_C_COMPILER="$mpicc" -DMPIEXEC_EXECUTABLE="$mpiexec"
 layer_targets=()
 for p in layer_types layer_comms layer_errors layer_stats; do layer_targets+=("$p" "${p}_linked"); done
-cmake --build "$build" -j "$(nproc)" --target test_wire_mpi reduce_mpi treduce_tool treduce_mpi \
+cmake --build "$build" -j "$(nproc)" --target test_wire_mpi test_runtime_matrix_mpi reduce_mpi treduce_tool treduce_mpi \
   "${layer_targets[@]}"
-cd "$build" && ctest -R "mpi_wire|example_reduce_mpi|mpi_layer" --output-on-failure
+cd "$build" && ctest -R "mpi_wire|mpi_runtime_matrix_np[23]|example_reduce_mpi|mpi_layer" --output-on-failure
 # the tool itself over MPICH: 2 processes (MPICH busy-polls: no more on 2 cores)
 out=$(timeout 60 "$mpiexec" -np 2 ./treduce run --transport mpi --algo fibonacci \
   --count 1001 --op matrix --iters 2 --format json)
