@@ -80,7 +80,7 @@ awk '
     printf "%-28s %12s %12s %14s\n", "measure (median)", "before", "after", "after/before"
     for (m in seen) {
       b = median(v[m SUBSEP "before"]); a = median(v[m SUBSEP "after"])
-      printf "%-28s %12.3f %12.3f %14.3f\n", m, b, a, b > 0 ? a / b : 0
+      printf "%-28s %12.3f %12.3f %14.3f\n", m, b, a, (b > 0 ? a / b : 0)
       med[m, "before"] = b; med[m, "after"] = a
     }
     m = "sim-binomial64-const-us"; g = "simgrid-binomial64-us"

@@ -13,8 +13,8 @@ trd_status trd_fuse_program(const trd_step *prog, size_t n, int32_t blocks, trd_
                             size_t *m);
 
 /* Fuses the programs of nranks ranks in place: rank r's program is
- * (*steps)[step_first[r] .. step_first[r + 1]) before and after; *steps
- * (malloc'd) is replaced. */
+ * (*steps)[step_first[r] .. step_first[r + 1]) before and after (the
+ * array keeps its size; the programs may end earlier). */
 trd_status trd_fuse_plan(size_t nranks, size_t *step_first, trd_step **steps, int32_t blocks);
 
 #endif
