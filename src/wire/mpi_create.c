@@ -53,7 +53,15 @@ void trd_mpi_free(void *ctx)
             drop(&w->fail_req[r], false);
         for (int r = 0; w->tell_req && r < w->size; r++)
             drop(&w->tell_req[r], false);
-        MPI_Comm_free(&w->comm);
+        /* A failed wire's communicator is kept, not freed: sends it
+         * abandoned may still arrive, and Open MPI delivers a message for
+         * a freed context to the next communicator that reuses it - a new
+         * wire's call would take a failed call's data (caught by the call
+         * signature, or not where the calls agree), and creating that
+         * communicator stalled in MPI_Comm_dup in about one run of six
+         * (tests/mpi/test_faults_mpi.c).  One communicator per failure. */
+        if (w->fail_code == TRD_OK)
+            MPI_Comm_free(&w->comm);
     }
     free(w->reqs);
     free(w->info);
