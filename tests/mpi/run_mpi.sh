@@ -34,10 +34,8 @@ elif [ "${TRD_TEST_RECOVERY:-}" = 1 ]; then
 fi
 # A private temporary directory: Open MPI keeps its session directory
 # there, and two runs starting at once (ctest -j) race on a shared one.
-# Its shared-memory segments go there too: in /dev/shm, a killed job's
-# segments stay, named by a 16-bit job id that a later job can draw again,
-# which then opens the stale segment and stalls for good (seen in
-# MPI_Comm_dup, every rank yielding in ompi_comm_nextcid).
+# Its shared-memory segments go there too: a killed job (the dead-rank
+# tests) cannot remove them, and in /dev/shm they would pile up.
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/trd-mpi.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 export TMPDIR=$tmp OMPI_MCA_btl_vader_backing_directory=$tmp
