@@ -99,6 +99,13 @@ static void bad_costs(void **state)
     expect_failure("binomial", &p, TRD_EINVAL, "flight =");
     p.flight = 0.75; /* above the latency it is part of */
     expect_failure("greedy", &p, TRD_EINVAL, "above latency");
+    p.flight = 0;
+    p.recv_combine_saving = -0.1;
+    expect_failure("binomial", &p, TRD_EINVAL, "recv_combine_saving = -0.1");
+    p.recv_combine_saving = 1.5;
+    expect_failure("pipeline", &p, TRD_EINVAL, "outside [0, 1]");
+    p.recv_combine_saving = NAN;
+    expect_failure("flat", &p, TRD_EINVAL, "recv_combine_saving = nan");
 }
 
 static void k_zero(void **state)

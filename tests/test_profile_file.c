@@ -44,7 +44,7 @@ static void save_then_load(void **state)
     (void)state;
     const trd_profile pr = {.latency = 6.25e-5, .per_byte = 1.0 / 3e10, .combine_fixed = 1e-7,
                             .per_element = 2.5e-10, .flight = 6e-5, .parallelism = 1.5,
-                            .streams = 3, .stream_bw = {1e10 / 3, 6e9, 7.5e9}};
+                            .recv_combine_saving = 0.625, .streams = 3, .stream_bw = {1e10 / 3, 6e9, 7.5e9}};
     const trd_profile_meta m = meta_of("mpi", 16, "matrix", "double", 32, 16384);
     char path[64];
     temp_file(path, sizeof path, "");
@@ -56,7 +56,7 @@ static void save_then_load(void **state)
     TU_CHECK(got.latency == pr.latency && got.per_byte == pr.per_byte &&
                  got.combine_fixed == pr.combine_fixed && got.per_element == pr.per_element &&
                  got.flight == pr.flight && got.parallelism == pr.parallelism &&
-                 got.streams == 3 && !memcmp(got.stream_bw, pr.stream_bw, 3 * sizeof(double)),
+                 got.recv_combine_saving == pr.recv_combine_saving && got.streams == 3 && !memcmp(got.stream_bw, pr.stream_bw, 3 * sizeof(double)),
              "values differ after a round trip (latency %.17g, per_byte %.17g)", got.latency,
              got.per_byte);
     assert_string_equal(gm.transport, "mpi");
@@ -146,6 +146,10 @@ static void malformed_profiles(void **state)
     load_fails(EDIT("flight_s", "-1"), TRD_EINVAL, "\"flight_s\"", NULL);
     load_fails(EDIT("flight_s", "1"), TRD_EINVAL, "\"flight_s\"", "above latency_s");
     load_fails(EDIT("parallelism", "\"two\""), TRD_EINVAL, "\"parallelism\"", NULL);
+    load_fails(EDIT("recv_combine_saving", "1.5"), TRD_EINVAL, "\"recv_combine_saving\"",
+               "above 1");
+    load_fails(EDIT("recv_combine_saving", "-0.5"), TRD_EINVAL, "\"recv_combine_saving\"",
+               ">= 0");
     load_fails(EDIT("treduce_profile", "3"), TRD_EINVAL, "\"treduce_profile\" is 3",
                "versions 1 to 2");
     load_fails(EDIT("treduce_profile", "0"), TRD_EINVAL, "\"treduce_profile\" is 0", NULL);
@@ -198,6 +202,10 @@ static void bad_saves(void **state)
     TU_CHECK(trd_profile_save("/tmp/x.json", &pr, &m) == TRD_EINVAL &&
                  strstr(trd_errmsg(), "flight"), "%s", trd_errmsg());
     pr.flight = 0;
+    pr.recv_combine_saving = 2;
+    TU_CHECK(trd_profile_save("/tmp/x.json", &pr, &m) == TRD_EINVAL &&
+                 strstr(trd_errmsg(), "recv_combine_saving"), "%s", trd_errmsg());
+    pr.recv_combine_saving = 0;
     pr.streams = 2, pr.stream_bw[0] = 1e10, pr.stream_bw[1] = 3e10; /* above 2 x the first */
     TU_CHECK(trd_profile_save("/tmp/x.json", &pr, &m) == TRD_EINVAL &&
                  strstr(trd_errmsg(), "stream_bw"), "%s", trd_errmsg());

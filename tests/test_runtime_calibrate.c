@@ -6,6 +6,7 @@
  * without rings.
  *
  * usage: test_runtime_calibrate [PATTERN [SKIP]] (cmocka filters). */
+#include "runtime/calibrate.h" /* trd_calibrate_saving */
 #include "runtime_util.h"
 
 /* ---- Calibrate and predict. ---- */
@@ -47,6 +48,11 @@ static void check_calibrated(const calib_ctx *x, const rt_result *res, int32_t p
                      memcmp(&o->parallelism, &o0->parallelism, sizeof(double)) == 0,
                  "calibrate p=%d rank %d: parallelism %g (rank 0: %g), need 1..p on all",
                  (int)p, (int)r, o->parallelism, o0->parallelism);
+        TU_CHECK(o->recv_combine_saving >= 0 && o->recv_combine_saving <= 1 &&
+                     memcmp(&o->recv_combine_saving, &o0->recv_combine_saving,
+                            sizeof(double)) == 0,
+                 "calibrate p=%d rank %d: recv_combine_saving %g (rank 0: %g), need 0..1 on "
+                 "all", (int)p, (int)r, o->recv_combine_saving, o0->recv_combine_saving);
     }
     if (p >= 2)
         TU_CHECK(x->got[0].d > 0, "calibrate p=%d: d = %g (a transfer takes time)", (int)p,
@@ -129,6 +135,26 @@ static double predict_k(trd_comm *comm, const char *algo, int64_t count, const t
     return t;
 }
 
+/* trd_calibrate_saving on hand values: a 100 us copy, latency 2 us, a
+ * combine of 30 us; the receive-and-combine's time says how much of the
+ * copy it paid. */
+static void check_saving(void)
+{
+    static const struct { double rc, want; } cases[] = {
+        {132e-6, 0.0},  /* latency + copy + combine: nothing saved */
+        {82e-6, 0.5},   /* half the copy */
+        {32e-6, 1.0},   /* the combine alone */
+        {20e-6, 1.0},   /* faster than that (noise): all, not more */
+        {500e-6, 0.0},  /* slower than copying (noise): nothing, not less */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        double got = trd_calibrate_saving(cases[i].rc, 2e-6, 100e-6, 30e-6);
+        TU_CHECK(fabs(got - cases[i].want) < 1e-12, "saving of %g s: %.17g, want %g",
+                 cases[i].rc, got, cases[i].want);
+    }
+    TU_CHECK(trd_calibrate_saving(1e-3, 1e-6, 0.0, 1e-6) == 0.0, "no copy: nothing to save");
+}
+
 /* trd_plan_work on closed forms. */
 static void check_plan_work(void)
 {
@@ -185,6 +211,7 @@ static void test_parallelism_predict(void **state)
 {
     (void)state;
     check_plan_work();
+    check_saving();
     const int32_t p = 8;
     trd_comm *comm[RT_MAX_P];
     trd_threads_opts topts = rt_topts(RT_TIMEOUT_S);

@@ -195,6 +195,37 @@ static void flight_lets_a_rank_take_its_next_message(void **state)
             }
 }
 
+/* trd_params.recv_combine_saving s: a message folded into the
+ * accumulator as it arrives (a RECV_COMBINE, plan/fuse.c) pays the
+ * latency and (1 - s) of the rest of d; any other message pays d.  With
+ * d = 10 of which latency 2, c = 1: on 2 ranks the one message is fused,
+ * 2 + 8 (1 - s) + 1, and an allreduce's broadcast then adds a plain d; on
+ * 4 ranks the binomial tree fuses only the first level (the second folds
+ * into an accumulator the first wrote), 2 + 8 (1 - s) + 1 + 10 + 1. */
+static void a_fused_receive_pays_what_the_saving_leaves(void **state)
+{
+    (void)state;
+    static const double savings[] = {0.0, 0.25, 0.5, 1.0};
+    for (size_t i = 0; i < sizeof savings / sizeof savings[0]; i++) {
+        double s = savings[i], m = NAN, fused = 2 + 8 * (1 - s) + 1;
+        trd_params p = tu_params(2, 10, 1, 0);
+        p.latency = 2;
+        p.recv_combine_saving = s;
+        assert_int_equal(trd_makespan("binomial", &p, &m), TRD_OK);
+        TU_CHECK(tu_close(m, fused), "binomial n=2 s=%g: %.17g, want %.17g", s, m, fused);
+        p.allreduce = true;
+        assert_int_equal(trd_makespan("binomial", &p, &m), TRD_OK);
+        TU_CHECK(tu_close(m, fused + 10), "binomial allreduce n=2 s=%g: %.17g, want %.17g", s,
+                 m, fused + 10);
+        p = tu_params(4, 10, 1, 0);
+        p.latency = 2;
+        p.recv_combine_saving = s;
+        assert_int_equal(trd_makespan("binomial", &p, &m), TRD_OK);
+        TU_CHECK(tu_close(m, fused + 11), "binomial n=4 s=%g: %.17g, want %.17g", s, m,
+                 fused + 11);
+    }
+}
+
 /* One run of sim both ways (the same seed and run: the same draws). */
 static void check_both_ways(trd_sim *sim, const char *algo, int64_t n, int port, int64_t run)
 {
@@ -242,6 +273,7 @@ int main(void)
         cmocka_unit_test(fibonacci_takes_k_plus_1),
         cmocka_unit_test(flat_tree_port_models),
         cmocka_unit_test(flight_lets_a_rank_take_its_next_message),
+        cmocka_unit_test(a_fused_receive_pays_what_the_saving_leaves),
         cmocka_unit_test(inlined_loop_equals_vtable),
     };
     return tu_run_per_planner(&(struct tu_per_planner){

@@ -83,7 +83,7 @@ static json_t *profile_json(const cli_run_args *a, const calib_ctx *c, cli_finit
     for (int32_t k = 0; k < pr->streams; k++)
         json_array_append_new(curve, cli_json_real(f, "stream_bandwidth_Bps", pr->stream_bw[k]));
     return json_pack("{s:i, s:s, s:I, s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
-                     "s:I, s:o}", "treduce_profile", 2, "transport", a->transport, "p",
+                     "s:o, s:I, s:o}", "treduce_profile", 2, "transport", a->transport, "p",
                      (json_int_t)c->p, "op", a->op, "type", a->type, "elem_size",
                      (json_int_t)c->elem_size, "latency_s", cli_json_real(f, "latency_s",
                                                                           pr->latency),
@@ -95,6 +95,8 @@ static json_t *profile_json(const cli_run_args *a, const calib_ctx *c, cli_finit
                      "combine_seconds_per_element",
                      cli_json_real(f, "combine_seconds_per_element", pr->per_element),
                      "parallelism", cli_json_real(f, "parallelism", pr->parallelism),
+                     "recv_combine_saving",
+                     cli_json_real(f, "recv_combine_saving", pr->recv_combine_saving),
                      "stream_bandwidth_Bps", curve, "shm_max_bytes", (json_int_t)c->shm.max, "shm_probe_us",
                      cli_shm_probe_json(&c->shm));
 }
@@ -131,6 +133,8 @@ static int report(const cli_run_args *a, const calib_ctx *c, const char *out)
                pr->per_byte > 0 ? 1e-9 / pr->per_byte : 0.0);
         printf("            of the latency, %.3g us in flight (a rank spends %.3g us per "
                "message)\n", 1e6 * pr->flight, 1e6 * (pr->latency - pr->flight));
+        printf("            a message combined as it arrives saves %.0f%% of its time per byte\n",
+               100 * pr->recv_combine_saving);
         if (c->shm.max >= INT_MAX)
             printf("            every message goes through shared memory\n");
         else if (c->shm.max) /* one line through two regimes: say so */

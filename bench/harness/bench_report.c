@@ -250,7 +250,7 @@ static json_t *profile_json(const trd_profile *pr, cli_finite *f)
     json_t *curve = json_array();
     for (int32_t k = 0; k < pr->streams; k++)
         json_array_append_new(curve, cli_json_real(f, "stream_GBps", 1e-9 * pr->stream_bw[k]));
-    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "latency_us",
+    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "latency_us",
                      cli_json_real(f, "latency_us", 1e6 * pr->latency), "flight_us",
                      cli_json_real(f, "flight_us", 1e6 * pr->flight), "ns_per_byte",
                      cli_json_real(f, "ns_per_byte", 1e9 * pr->per_byte), "combine_fixed_us",
@@ -258,6 +258,8 @@ static json_t *profile_json(const trd_profile *pr, cli_finite *f)
                      "combine_ns_per_element",
                      cli_json_real(f, "combine_ns_per_element", 1e9 * pr->per_element),
                      "parallelism", cli_json_real(f, "parallelism", pr->parallelism),
+                     "recv_combine_saving",
+                     cli_json_real(f, "recv_combine_saving", pr->recv_combine_saving),
                      "stream_GBps", curve);
 }
 

@@ -56,6 +56,14 @@ typedef struct trd_params {
                             message while the last one is still on its way.
                             Simulated (plans' makespans are then simulated,
                             never closed forms); the planners ignore it */
+    double recv_combine_saving; /* the share of a transfer's size-dependent
+                            time (d - latency) that a RECV_COMBINE step does
+                            not pay (0 <= it <= 1): a wire that combines a
+                            message where the sender keeps it (threads)
+                            never copies it, and the combine's slower reads
+                            of it are what is left.  0: a transfer then a
+                            combine (a wire that lands the message first).
+                            Simulated like flight; the planners ignore it */
     const trd_costs *costs; /* NULL: the homogeneous model (d, c).  Else the
                             clairvoyant heterogeneous model of benoit Sec.
                             3.1 for costs' n = n ranks: rank i sends the

@@ -307,6 +307,8 @@ typedef struct trd_coll_opts {
                                 (trd_params; default 0) */
     double flight;           /* the part of latency in flight (trd_params;
                                 default 0) */
+    double recv_combine_saving; /* the share of a transfer a receive-and-
+                                combine does not pay (trd_params; default 0) */
     double parallelism;      /* how many ranks' transfers and combines the
                                 platform runs at once at full speed
                                 (trd_comm_calibrate measures it: fewer
@@ -431,13 +433,15 @@ trd_status trd_comm_run_plan(trd_comm *comm, const trd_plan *plan, void *buf, in
 
 /* Measures this platform for a call of `count` elements of op (collective:
  * every rank calls it): the latency of a message and the time per byte
- * (ping-pong between ranks 0 and 1), and the time of one combine of count
+ * (messages between ranks 0 and 1 that both leave a barrier, each timed
+ * by its receiver, both directions averaged), and the time of one combine of count
  * elements (on every rank, the slowest kept), then sets opts->latency,
  * opts->flight (latency minus the time rank 0 takes per message of a burst
  * from rank 1), opts->d = latency + bytes * time per byte, opts->c and
  * opts->parallelism (p when every rank has a core of its own, else p times
  * a combine's time alone over its time when every rank combines at once,
- * at the ping-pong's probe size), the same on
+ * at the messages' probe size), opts->recv_combine_saving (the same
+ * message combined as it arrives, trd_params), the same on
  * every rank (combine_fixed 0: one size cannot tell the per-call part),
  * opts->stream_bw and streams to the communicator's memory bandwidth
  * curve (trd_profile.stream_bw, measured on its first calibration and
@@ -461,24 +465,27 @@ typedef struct trd_profile {
                              when many arrive at once */
     double parallelism;   /* trd_coll_opts.parallelism: how many ranks combine
                              at full speed at once (0: not modelled) */
+    double recv_combine_saving; /* trd_params.recv_combine_saving, measured
+                             with a 1 MiB message (0: not modelled) */
     int32_t streams;      /* entries of stream_bw (0: not measured) */
     double stream_bw[TRD_STREAMS_MAX]; /* aggregate bytes per second of k
                              ranks streaming a[i] += b[i] at once,
                              stream_bw[k - 1], k = 1 .. min(p, cores):
                              non-decreasing and at most k stream_bw[0] */
 } trd_profile;
-/* Measures a profile (collective): ping-pongs of 0 B to 8 MiB between
+/* Measures a profile (collective): messages of 0 B to 8 MiB between
  * ranks 0 and 1 and combines of 1 Ki to 1 Mi elements of op on every rank
  * (the slowest kept), each fitted by least squares (GSL) to a line, and
- * the parallelism (as trd_comm_calibrate's, with 256 Ki elements), and
- * the aggregate memory bandwidth of 1 to min(p, cores) ranks streaming
+ * the parallelism (as trd_comm_calibrate's, with 256 Ki elements), the
+ * receive-and-combine saving (1 MiB messages), and the aggregate memory bandwidth of 1 to min(p, cores) ranks streaming
  * a[i] += b[i] over 8 MiB arrays at once (median of 5 rounds, each from
  * the first start to the last end; made non-decreasing and at most k times one stream:
  * noise, not the node, breaks either), measured once per communicator;
  * every rank gets the same values.  A few tens of milliseconds plus the
  * operator's own time. */
 trd_status trd_comm_profile(trd_comm *comm, const trd_op *op, trd_profile *profile);
-/* Sets opts->latency, flight, d, c, combine_fixed and parallelism for a
+/* Sets opts->latency, flight, d, c, combine_fixed, parallelism and
+ * recv_combine_saving for a
  * call of count elements of elem_size bytes under profile, and clears
  * opts->measure_model (the model is given).  TRD_EINVAL for negative or
  * non-finite values. */

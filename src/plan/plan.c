@@ -27,7 +27,7 @@ void trd_params_init(trd_params *p)
     *p = (trd_params){.n = 1, .d = 1.0, .c = 1.0, .K = 0, .root = 0,
                       .noncommutative = false, .segments = 0, .latency = 0.0,
                       .combine_fixed = 0.0,
-                      .allreduce = false, .flight = 0.0};
+                      .allreduce = false, .flight = 0.0, .recv_combine_saving = 0.0};
 }
 
 static trd_status check_cost(const char *name, double v)
@@ -48,11 +48,20 @@ static trd_status check_costs(const trd_params *p)
     if (trd_costs_n(p->costs) != p->n)
         return trd_fail(TRD_EINVAL, "the heterogeneous costs are for n = %lld ranks, the plan "
                         "has n = %lld", (long long)trd_costs_n(p->costs), (long long)p->n);
-    if (p->latency != 0 || p->combine_fixed != 0 || p->flight != 0)
-        return trd_fail(TRD_EINVAL, "latency = %g, combine_fixed = %g, flight = %g: with "
-                        "heterogeneous costs they must be 0 (each d[i][j] and c[i] is a "
-                        "whole transfer or combine)", p->latency, p->combine_fixed, p->flight);
+    if (p->latency != 0 || p->combine_fixed != 0 || p->flight != 0 ||
+        p->recv_combine_saving != 0)
+        return trd_fail(TRD_EINVAL, "latency = %g, combine_fixed = %g, flight = %g, "
+                        "recv_combine_saving = %g: with heterogeneous costs they must be 0 "
+                        "(each d[i][j] and c[i] is a whole transfer or combine)", p->latency,
+                        p->combine_fixed, p->flight, p->recv_combine_saving);
     return TRD_OK;
+}
+
+/* Whether the tree evaluator (Prop. 3) times plans under p: it knows no
+ * flight and charges every message a whole transfer. */
+static bool evaluator_model(const trd_params *p)
+{
+    return p->flight == 0 && p->recv_combine_saving == 0;
 }
 
 trd_cost_view trd_plan_cost_view(const trd_params *p)
@@ -90,6 +99,10 @@ static trd_status check_params(const trd_algo *algo, const trd_params *p)
     if (p->flight > p->latency)
         return trd_fail(TRD_EINVAL, "flight = %g is above latency = %g: it is the part of "
                         "the latency a message spends in flight", p->flight, p->latency);
+    if (!(p->recv_combine_saving >= 0 && p->recv_combine_saving <= 1))
+        return trd_fail(TRD_EINVAL, "recv_combine_saving = %g is outside [0, 1]: it is the "
+                        "share of a transfer a receive-and-combine does not pay",
+                        p->recv_combine_saving);
     if ((st = check_cost("combine_fixed", p->combine_fixed)) != TRD_OK)
         return st;
     if (p->combine_fixed > p->c)
@@ -200,7 +213,7 @@ static trd_status build_tree_plan(trd_plan *plan, bool makespan_only)
         (st = trd_evaluate_costs(&tree, &costs, &timing)) != TRD_OK)
         goto done;
     plan->makespan = timing.makespan;
-    if (makespan_only && plan->timed && plan->params.flight == 0)
+    if (makespan_only && plan->timed && evaluator_model(&plan->params))
         goto done; /* the evaluator's makespan is the plan's: no programs needed */
     if ((st = trd_number_ranks(&timing, plan->params.root, plan->params.noncommutative,
                                rank)) != TRD_OK)
@@ -235,7 +248,7 @@ static trd_status build_exchange_plan(trd_plan *plan)
 
 /* The segment count (params.segments, else the algorithm's choice), the
  * programs, and the makespan: the tree evaluator's for an unsegmented tree
- * reduce without flight (under params.costs when there are some, unless a
+ * reduce in its model (evaluator_model; under params.costs when there are some, unless a
  * non-commutative numbering keeps them out of the evaluator), the
  * simulator's (same engine, constant costs) otherwise. */
 static trd_status build_plan(trd_plan *plan, bool makespan_only, bool fuse)
@@ -253,7 +266,7 @@ static trd_status build_plan(trd_plan *plan, bool makespan_only, bool fuse)
     st = a->build ? build_tree_plan(plan, makespan_only) : build_exchange_plan(plan);
     if (st == TRD_OK && fuse && plan->steps) /* every plan seen runs fused (plan/fuse.c) */
         st = trd_fuse_plan((size_t)p->n, plan->step_first, &plan->steps, plan->blocks);
-    if (st == TRD_OK && !(plan->timed && p->flight == 0))
+    if (st == TRD_OK && !(plan->timed && evaluator_model(p)))
         plan->makespan = NAN; /* the simulator's (src/sim/plan_makespan.c) */
     return st;
 }

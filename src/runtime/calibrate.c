@@ -1,6 +1,6 @@
 /* calibrate.c: the size-aware cost model of DESIGN.md measured on the
- * running transport: one-way times of messages (ping-pong between ranks 0
- * and 1), the time a rank spends per message of a burst (the rest of the
+ * running transport: one-way times of messages (between ranks 0 and 1,
+ * both leaving a barrier), the time a rank spends per message of a burst (the rest of the
  * latency is in flight: LogP's L against its o), times of combines with
  * the actual operator, how many ranks combine at full speed at once
  * (trd_coll_opts.parallelism), and an agreement on the values (the
@@ -16,16 +16,14 @@
 #include "core/error.h"
 #include "core/splitmix.h"
 
+/* Messages timed each way, the median kept.  Each message reuses the
+ * same buffers, as a program that reduces its buffers call after call
+ * (and treduce bench) does: a message that fits in cache is timed from
+ * cache, a larger one from memory. */
 #define PINGS_SMALL 21
-#define PINGS_LARGE 5
+#define PINGS_LARGE 9
 #define PROBE_MIN (64 * 1024)
 #define PROBE_MAX (4 * 1024 * 1024)
-/* Round trips cycle through buffers spanning at least this much, so that a
- * large message is measured from memory, as in a real call (whose
- * buffers, scratch slots and peers' buffers do not stay in cache), not
- * from a cache the same buffer keeps warm. */
-#define COLD_SPAN (32 * 1024 * 1024)
-#define COLD_BUFFERS 16
 #define BURST 16  /* messages per burst (trd_calibrate_gap) */
 #define BURSTS 5  /* bursts, the median kept */
 #define ROUNDS 5  /* rounds of combines all at once, the median kept */
@@ -43,46 +41,129 @@ double trd_calibrate_median(double *v, int n)
     return v[n / 2];
 }
 
-/* One round trip of `bytes` between ranks 0 and 1. */
-static trd_status round_trip(trd_comm *c, void *buf, size_t bytes, double *seconds)
+/* Where one timed message lands: a plain receive into `buf`, or, with
+ * an operator, a receive-and-combine into `acc` (count elements). */
+typedef struct leg_bufs {
+    unsigned char *buf, *acc;
+    const trd_op *op;
+    int64_t count;
+} leg_bufs;
+
+/* A consumed message folded into the accumulator where it lies (wire.h
+ * irecv_consume), as the executor's consume does. */
+static trd_status fold(void *arg, const void *data, size_t bytes)
+{
+    const leg_bufs *l = arg;
+    (void)bytes;
+    return trd_op_apply(l->op, data, l->acc, l->count);
+}
+
+/* The receiving end of one timed message: as the executor runs a
+ * RECV_COMBINE (exec.c post_recv_combine) when l->op is set - combined
+ * where the sender keeps it when the wire can, else landed then combined
+ * - or a plain receive. */
+static trd_status receive(trd_comm *c, int32_t from, const leg_bufs *l, size_t bytes)
 {
     trd_wire *w = &c->wire;
-    int32_t me = w->rank, peer = 1 - me, id, from;
+    int32_t id, src;
+    trd_status st = l->op && w->irecv_consume
+                        ? w->irecv_consume(w->ctx, from, 0, bytes, 0, fold, (void *)l)
+                        : w->irecv(w->ctx, from, 0, l->buf, bytes, 0);
+    if (st == TRD_OK)
+        st = w->wait(w->ctx, c->timeout_s, &id, &src);
+    if (st == TRD_OK && l->op && !w->irecv_consume)
+        st = trd_op_apply(l->op, l->buf, l->acc, l->count);
+    return st;
+}
+
+/* One message of `bytes` from rank `from` to the other of ranks 0 and 1,
+ * as a collective meets it: both leave a barrier, one sends, the other
+ * receives; the receiver's time from the barrier to the message's arrival
+ * (*seconds; the other ranks: the barrier only).  Not half a ping-pong: a
+ * ping-pong's leg waits a whole leg before its message comes, long enough
+ * for a wire that spins and then parks (threads) to park, where a
+ * collective's message mostly arrives during the spin; and a bench times
+ * a call the same way, from a barrier to its end. */
+static trd_status one_leg(trd_comm *c, int32_t from, const leg_bufs *l, size_t bytes,
+                          double *seconds)
+{
+    trd_wire *w = &c->wire;
+    int32_t me = w->rank, id, src;
+    trd_status st = trd_comm_barrier(c);
     double t0 = w->now(w->ctx);
-    trd_status st = TRD_OK;
-    for (int leg = 0; leg < 2 && st == TRD_OK; leg++) {
-        bool sending = (leg == 0) == (me == 0);
-        st = sending ? w->isend(w->ctx, peer, 0, buf, bytes, 0)
-                     : w->irecv(w->ctx, peer, 0, buf, bytes, 0);
+    if (st == TRD_OK && me == from) {
+        st = w->isend(w->ctx, 1 - me, 0, l->buf, bytes, 0);
         if (st == TRD_OK)
-            st = w->wait(w->ctx, c->timeout_s, &id, &from);
+            st = w->wait(w->ctx, c->timeout_s, &id, &src);
+    } else if (st == TRD_OK && me <= 1) {
+        st = receive(c, from, l, bytes);
     }
     *seconds = w->now(w->ctx) - t0;
     return st;
 }
 
-trd_status trd_calibrate_one_way(trd_comm *c, size_t bytes, double *seconds)
+/* The mean of rank 0's `mine` and rank 1's, on rank 0 (rank 1 sends its
+ * value; the other ranks do nothing). */
+static trd_status mean_of_two(trd_comm *c, double mine, double *mean)
+{
+    trd_wire *w = &c->wire;
+    int32_t id, from;
+    double theirs = 0.0;
+    trd_status st = TRD_OK;
+    if (w->rank > 1)
+        return TRD_OK;
+    st = w->rank == 1 ? w->isend(w->ctx, 0, 1, &mine, sizeof mine, 0)
+                      : w->irecv(w->ctx, 1, 1, &theirs, sizeof theirs, 0);
+    if (st == TRD_OK)
+        st = w->wait(w->ctx, c->timeout_s, &id, &from);
+    *mean = w->rank == 0 ? 0.5 * (mine + theirs) : 0.0;
+    return st;
+}
+
+/* Messages of `bytes` go both ways, each timed by its receiver, and the
+ * two medians are averaged: a barrier does not release its ranks at the
+ * same instant (over MPI the rank that gathers the arrivals leaves
+ * first), and what that lag adds to one direction it takes from the
+ * other.  With op, each message folds into an accumulator. */
+static trd_status timed_legs(trd_comm *c, const trd_op *op, size_t bytes, double *seconds)
 {
     double t[PINGS_SMALL];
-    int reps = bytes < PROBE_MIN ? PINGS_SMALL : PINGS_LARGE;
-    *seconds = 0.0;
-    if (c->wire.size < 2 || c->wire.rank > 1)
-        return TRD_OK;
-    size_t nbuf = bytes ? COLD_SPAN / bytes : 1;
-    nbuf = nbuf < 1 ? 1 : nbuf > COLD_BUFFERS ? COLD_BUFFERS : nbuf;
-    unsigned char *buf = malloc(nbuf * (bytes ? bytes : 1));
-    if (!buf)
-        return trd_fail(TRD_ENOMEM, "calibrate: out of memory for %zu bytes", nbuf * bytes);
-    memset(buf, 1, nbuf * bytes); /* real pages, not the shared zero page */
+    int reps = bytes < PROBE_MIN ? PINGS_SMALL : PINGS_LARGE, got = 0;
+    size_t room = c->wire.rank <= 1 && bytes ? bytes : 1;
+    unsigned char *buf = malloc(room), *acc = op ? malloc(room) : NULL;
     trd_status st = TRD_OK;
-    for (int i = 0; i < reps && st == TRD_OK; i++)
-        st = round_trip(c, buf + (size_t)i % nbuf * bytes, bytes, &t[i]);
+    if (!buf || (op && !acc))
+        st = trd_fail(TRD_ENOMEM, "calibrate: out of memory for %zu bytes", 2 * room);
+    else /* real pages, not the shared zero page; zeros are valid for every type */
+        memset(buf, 0, room), memset(acc ? acc : buf, 0, room);
+    leg_bufs l = {buf, acc, op, op ? (int64_t)(bytes / trd_op_elem_size(op)) : 0};
+    for (int i = 0; i < 2 * reps && st == TRD_OK; i++) {
+        int32_t from = i % 2; /* directions alternate */
+        double one;
+        st = one_leg(c, from, &l, bytes, &one);
+        if (c->wire.rank == 1 - from)
+            t[got++] = one;
+    }
     st = trd_comm_fail(c, st); /* before buf goes: the peer may hold it */
     free(buf);
-    if (st == TRD_OK) {
-        *seconds = trd_calibrate_median(t, reps) / 2;
-    }
+    free(acc);
+    if (st == TRD_OK)
+        st = trd_comm_fail(c, mean_of_two(c, got ? trd_calibrate_median(t, got) : 0.0, seconds));
     return st;
+}
+
+trd_status trd_calibrate_one_way(trd_comm *c, size_t bytes, double *seconds)
+{
+    *seconds = 0.0;
+    return c->wire.size < 2 ? TRD_OK : timed_legs(c, NULL, bytes, seconds);
+}
+
+trd_status trd_calibrate_recv_combine(trd_comm *c, const trd_op *op, int64_t count,
+                                      double *seconds)
+{
+    *seconds = 0.0;
+    return c->wire.size < 2 ? TRD_OK
+                            : timed_legs(c, op, (size_t)count * trd_op_elem_size(op), seconds);
 }
 
 /* One burst: rank 1 posts BURST sends, everyone passes a barrier, then
@@ -274,6 +355,14 @@ trd_status trd_calibrate_parallelism(trd_comm *c, const trd_op *op, int64_t coun
 }
 
 
+double trd_calibrate_saving(double recv_combine, double latency, double copy, double combine)
+{
+    if (!(copy > 0))
+        return 0.0;
+    double paid = (recv_combine - latency - combine) / copy;
+    return paid <= 0 ? 1.0 : paid >= 1 ? 0.0 : 1.0 - paid;
+}
+
 trd_status trd_comm_calibrate(trd_comm *c, const trd_op *op, int64_t count, trd_coll_opts *o)
 {
     if (!c || !op || !o || count < 0)
@@ -283,7 +372,7 @@ trd_status trd_comm_calibrate(trd_comm *c, const trd_op *op, int64_t count, trd_
         return st;
     size_t bytes = (size_t)count * trd_op_elem_size(op);
     size_t probe = bytes < PROBE_MIN ? PROBE_MIN : bytes > PROBE_MAX ? PROBE_MAX : bytes;
-    double v[4], m[4], big = 0.0;
+    double v[6], m[6], big = 0.0;
     int64_t many = (int64_t)(probe / trd_op_elem_size(op)); /* parallelism's probe */
     st = trd_calibrate_one_way(c, 0, &v[0]);
     if (st == TRD_OK)
@@ -294,7 +383,11 @@ trd_status trd_comm_calibrate(trd_comm *c, const trd_op *op, int64_t count, trd_
     if (st == TRD_OK)
         st = trd_calibrate_gap(c, &v[3]);
     if (st == TRD_OK)
-        st = trd_comm_agree_max(c, v, m, 4);
+        st = trd_calibrate_combine(c, op, many, &v[4]);
+    if (st == TRD_OK)
+        st = trd_calibrate_recv_combine(c, op, many, &v[5]);
+    if (st == TRD_OK)
+        st = trd_comm_agree_max(c, v, m, 6);
     if (st == TRD_OK)
         st = trd_calibrate_parallelism(c, op, many, &o->parallelism);
     if (st == TRD_OK)
@@ -305,6 +398,8 @@ trd_status trd_comm_calibrate(trd_comm *c, const trd_op *op, int64_t count, trd_
     o->streams = c->profiles.streams;
     o->latency = m[0];
     o->flight = m[0] > m[3] ? m[0] - m[3] : 0.0;
+    o->recv_combine_saving = trd_calibrate_saving(m[5], m[0], (double)many *
+                                                  (double)trd_op_elem_size(op) * m[1], m[4]);
     o->combine_fixed = 0.0;
     o->d = m[0] + (double)bytes * m[1];
     o->c = m[2];

@@ -5,9 +5,21 @@
 
 #include "runtime/comm.h"
 
-/* Median one-way time of a `bytes` message between ranks 0 and 1
- * (collective; 0 on the other ranks and when p = 1). */
+/* One-way time of a `bytes` message between ranks 0 and 1 when both
+ * leave a barrier, the receiver's: the mean of the two directions'
+ * medians (collective; on rank 0, 0 on the others and when p = 1). */
 trd_status trd_calibrate_one_way(trd_comm *c, size_t bytes, double *seconds);
+/* The same with a receive-and-combine of count elements of op at the
+ * receiving end, run as the executor runs a RECV_COMBINE step: until the
+ * message is combined into the receiver's accumulator. */
+trd_status trd_calibrate_recv_combine(trd_comm *c, const trd_op *op, int64_t count,
+                                      double *seconds);
+/* trd_params.recv_combine_saving from a receive-and-combine's time (as
+ * trd_calibrate_recv_combine) and, for the same message, the latency, the
+ * size-dependent part of its plain transfer (`copy`) and its combine's
+ * time: the share of `copy` that the receive-and-combine did not pay,
+ * within [0, 1] (0 when copy is 0). */
+double trd_calibrate_saving(double recv_combine, double latency, double copy, double combine);
 /* Median time rank 0 spends per message when a burst of empty messages
  * from rank 1 is already waiting for it (collective; 0 on the other ranks
  * and when p = 1): what a rank pays per message, as opposed to the time a

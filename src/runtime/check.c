@@ -143,6 +143,7 @@ trd_status trd_comm_key_for(const trd_comm *c, int64_t count, const trd_op *op, 
     p.latency = o->latency;
     p.combine_fixed = o->combine_fixed;
     p.flight = o->flight;
+    p.recv_combine_saving = o->recv_combine_saving;
     p.K = trd_algo_uses_k(index) ? o->K : 0;
     p.root = root;
     p.allreduce = allreduce;

@@ -17,6 +17,7 @@
 static const size_t transfer_sizes[] = {0, 4096, 65536, 1 << 20, 8 << 20};
 static const int64_t combine_counts[] = {1024, 16384, 262144, 1 << 20};
 #define PARALLEL_PROBE 262144 /* elements of the combines measuring the parallelism */
+#define FUSED_PROBE (1 << 20) /* bytes of the receive-and-combine (recv_combine_saving) */
 #define NT (sizeof transfer_sizes / sizeof transfer_sizes[0])
 #define NC (sizeof combine_counts / sizeof combine_counts[0])
 
@@ -35,7 +36,8 @@ static void fit(const double *x, const double *y, size_t n, double *c0, double *
 
 trd_status trd_comm_profile(trd_comm *c, const trd_op *op, trd_profile *out)
 {
-    double x[NT], t[NT], xc[NC], tc[NC], v[NT + NC + 1], agreed[NT + NC + 1];
+    double x[NT], t[NT], xc[NC], tc[NC], v[NT + NC + 2], agreed[NT + NC + 2];
+    int64_t fused = op ? FUSED_PROBE / (int64_t)trd_op_elem_size(op) : 0;
     trd_status st = c && op && out ? trd_comm_usable(c)
                                    : trd_fail(TRD_EINVAL, "profile: NULL argument");
     for (size_t i = 0; i < NT && st == TRD_OK; i++) {
@@ -49,7 +51,9 @@ trd_status trd_comm_profile(trd_comm *c, const trd_op *op, trd_profile *out)
     if (st == TRD_OK)
         st = trd_calibrate_gap(c, &v[NT + NC]);
     if (st == TRD_OK)
-        st = trd_comm_agree_max(c, v, agreed, NT + NC + 1);
+        st = trd_calibrate_recv_combine(c, op, fused, &v[NT + NC + 1]);
+    if (st == TRD_OK)
+        st = trd_comm_agree_max(c, v, agreed, NT + NC + 2);
     if (st == TRD_OK)
         st = trd_calibrate_parallelism(c, op, PARALLEL_PROBE, &out->parallelism);
     if (st == TRD_OK)
@@ -67,6 +71,9 @@ trd_status trd_comm_profile(trd_comm *c, const trd_op *op, trd_profile *out)
         out->latency = t[0];
     fit(xc, tc, NC, &out->combine_fixed, &out->per_element);
     out->flight = out->latency > agreed[NT + NC] ? out->latency - agreed[NT + NC] : 0.0;
+    out->recv_combine_saving = trd_calibrate_saving(
+        agreed[NT + NC + 1], out->latency, (double)fused * trd_op_elem_size(op) * out->per_byte,
+        out->combine_fixed + (double)fused * out->per_element);
     return TRD_OK;
 }
 
@@ -81,19 +88,22 @@ trd_status trd_profile_apply(const trd_profile *p, int64_t count, size_t elem, t
         return trd_fail(TRD_EINVAL, "profile: NULL argument or count < 0");
     if (!valid(p->latency) || !valid(p->per_byte) || !valid(p->combine_fixed) ||
         !valid(p->per_element) || !valid(p->flight) || !valid(p->parallelism) ||
+        !(p->recv_combine_saving >= 0 && p->recv_combine_saving <= 1) ||
         !trd_node_curve_valid(p->stream_bw, p->streams))
         return trd_fail(TRD_EINVAL, "profile: every value must be finite and >= 0 (latency "
                         "%g, per_byte %g, combine_fixed %g, per_element %g, flight %g, "
-                        "parallelism %g), and stream_bw, of 0 to %d streams, "
+                        "parallelism %g), recv_combine_saving (%g) within [0, 1], and "
+                        "stream_bw, of 0 to %d streams, "
                         "non-decreasing, positive and at most k stream_bw[0]", p->latency,
                         p->per_byte, p->combine_fixed, p->per_element, p->flight,
-                        p->parallelism, TRD_STREAMS_MAX);
+                        p->parallelism, p->recv_combine_saving, TRD_STREAMS_MAX);
     o->latency = p->latency;
     o->flight = p->flight < p->latency ? p->flight : p->latency;
     o->d = p->latency + (double)count * (double)elem * p->per_byte;
     o->c = count > 0 ? p->combine_fixed + (double)count * p->per_element : 0.0;
     o->combine_fixed = count > 0 ? p->combine_fixed : 0.0;
     o->parallelism = p->parallelism;
+    o->recv_combine_saving = p->recv_combine_saving;
     o->stream_bw = p->streams > 0 ? p->stream_bw : NULL;
     o->streams = p->streams;
     o->measure_model = false; /* a model is given now */

@@ -33,7 +33,8 @@
 static const char *const known_keys[] = {
     "treduce_profile", "transport", "p", "op", "type", "elem_size", "latency_s", "flight_s",
     "seconds_per_byte", "bandwidth_GBps", "combine_fixed_s", "combine_seconds_per_element",
-    "parallelism", "stream_bandwidth_Bps", "shm_max_bytes", "shm_probe_us", NULL};
+    "parallelism", "recv_combine_saving", "stream_bandwidth_Bps", "shm_max_bytes",
+    "shm_probe_us", NULL};
 
 /* A failure naming the file and the key. */
 static trd_status TRD_PRINTF(3, 4) bad_key(const char *path, const char *key, const char *fmt, ...)
@@ -59,7 +60,7 @@ static trd_status check_keys(json_t *root, const char *path)
                             "treduce_profile, transport, p, op, type, elem_size, latency_s, "
                             "flight_s, seconds_per_byte, bandwidth_GBps, combine_fixed_s, "
                             "combine_seconds_per_element, parallelism, "
-                            "stream_bandwidth_Bps, shm_max_bytes)",
+                            "recv_combine_saving, stream_bandwidth_Bps, shm_max_bytes)",
                             path, key);
     }
     return TRD_OK;
@@ -178,11 +179,17 @@ static trd_status read_values(json_t *root, const char *path, trd_profile *pr)
         st = read_seconds(root, path, "combine_fixed_s", true, &pr->combine_fixed);
     if (st == TRD_OK)
         st = read_seconds(root, path, "combine_seconds_per_element", true, &pr->per_element);
-    /* profiles written before flight and parallelism were measured lack them */
+    /* profiles written before flight, parallelism and the saving were
+     * measured lack them */
     if (st == TRD_OK)
         st = read_seconds(root, path, "flight_s", false, &pr->flight);
     if (st == TRD_OK)
         st = read_seconds(root, path, "parallelism", false, &pr->parallelism);
+    if (st == TRD_OK)
+        st = read_seconds(root, path, "recv_combine_saving", false, &pr->recv_combine_saving);
+    if (st == TRD_OK && pr->recv_combine_saving > 1)
+        st = bad_key(path, "recv_combine_saving", "= %g is above 1: it is the share of a "
+                     "transfer a receive-and-combine does not pay", pr->recv_combine_saving);
     if (st == TRD_OK)
         st = read_seconds(root, path, "bandwidth_GBps", false, &gbps);
     if (st == TRD_OK && pr->flight > pr->latency)
@@ -244,7 +251,7 @@ static bool valid_name(const char *s)
 static trd_status check_save(const trd_profile *pr, const trd_profile_meta *m)
 {
     const double v[] = {pr->latency, pr->per_byte, pr->combine_fixed, pr->per_element,
-                        pr->flight, pr->parallelism};
+                        pr->flight, pr->parallelism, pr->recv_combine_saving};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         if (!isfinite(v[i]) || v[i] < 0)
             return trd_fail(TRD_EINVAL, "trd_profile_save: every value must be finite and "
@@ -252,6 +259,9 @@ static trd_status check_save(const trd_profile *pr, const trd_profile_meta *m)
     if (pr->flight > pr->latency)
         return trd_fail(TRD_EINVAL, "trd_profile_save: flight = %g is above latency = %g",
                         pr->flight, pr->latency);
+    if (pr->recv_combine_saving > 1)
+        return trd_fail(TRD_EINVAL, "trd_profile_save: recv_combine_saving = %g is above 1",
+                        pr->recv_combine_saving);
     if (!trd_node_curve_valid(pr->stream_bw, pr->streams))
         return trd_fail(TRD_EINVAL, "trd_profile_save: stream_bw of %d streams: need 0 to %d, "
                         "finite, > 0, non-decreasing, the k-th at most k times the first",
@@ -271,13 +281,14 @@ trd_status trd_profile_save(const char *path, const trd_profile *pr, const trd_p
     if (st != TRD_OK)
         return st;
     json_t *o = json_pack("{s:i, s:s, s:i, s:s, s:s, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, "
-                          "s:I}", "treduce_profile", FORMAT_VERSION, "transport", m->transport,
+                          "s:f, s:I}", "treduce_profile", FORMAT_VERSION, "transport", m->transport,
                           "p", (int)m->p, "op", m->op, "type", m->type, "elem_size",
                           (json_int_t)m->elem_size, "latency_s", pr->latency, "flight_s",
                           pr->flight, "seconds_per_byte", pr->per_byte, "bandwidth_GBps",
                           pr->per_byte > 0 ? 1e-9 / pr->per_byte : 0.0, "combine_fixed_s",
                           pr->combine_fixed, "combine_seconds_per_element", pr->per_element,
-                          "parallelism", pr->parallelism, "shm_max_bytes",
+                          "parallelism", pr->parallelism, "recv_combine_saving",
+                          pr->recv_combine_saving, "shm_max_bytes",
                           (json_int_t)m->shm_max);
     if (!o)
         return trd_fail(TRD_ENOMEM, "trd_profile_save: out of memory");

@@ -20,6 +20,8 @@ struct trd_costs {
     double latency; /* added to every transfer, never scaled or drawn */
     double flight;  /* of that latency, the part after the ports are free
                        (trd_params.flight): 0 <= flight <= latency */
+    double recv_combine_saving; /* the share of a transfer's drawn part a
+                       RECV_COMBINE's message saves (trd_params) */
     double combine_fixed; /* added to every combine, likewise */
     double *dmat; /* n*n transfer bases (i sends to j at [i*n+j]), or NULL */
     double *cvec; /* n combine bases, or NULL */

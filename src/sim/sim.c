@@ -112,7 +112,7 @@ trd_status trd_plan_simulate_makespan(const trd_plan *plan, double *makespan)
     const trd_params *p = trd_plan_params(plan);
     trd_costs costs = {.n = p->n, .dist = TRD_DIST_CONST, .mean_d = p->d - p->latency,
                        .mean_c = p->c - p->combine_fixed, .latency = p->latency,
-                       .flight = p->flight,
+                       .flight = p->flight, .recv_combine_saving = p->recv_combine_saving,
                        .combine_fixed = p->combine_fixed, .draw = TRD_DRAW_ONE};
     if (p->costs) /* constant heterogeneous bases (latency and the rest are 0) */
         costs = (trd_costs){.n = p->n, .dist = TRD_DIST_CONST, .mean_d = p->costs->mean_d,

@@ -168,10 +168,14 @@ static double share(const trd_virtual *v, int32_t id)
 
 /* The latency plus d(from, to) times the share of send s times the next
  * draw of the transfer stream (params.latency: a segment of 1/m of the
- * buffer costs latency + (d - latency)/m). */
-static NOINLINE double transfer_cost(trd_virtual *v, int32_t s, int32_t from, int32_t to)
+ * buffer costs latency + (d - latency)/m), of which a message into a
+ * RECV_COMBINE (`fused`) pays only what params.recv_combine_saving
+ * leaves. */
+static NOINLINE double transfer_cost(trd_virtual *v, int32_t s, int32_t from, int32_t to,
+                                     bool fused)
 {
-    double cost = trd_costs_transfer_base(v->costs, from, to) * share(v, s);
+    double keep = fused ? 1.0 - v->costs->recv_combine_saving : 1.0;
+    double cost = trd_costs_transfer_base(v->costs, from, to) * share(v, s) * keep;
     return v->costs->latency + (v->random ? cost * trd_costs_factor(v->costs, &v->rng_d) : cost);
 }
 
@@ -207,7 +211,7 @@ static void start_transfer(trd_virtual *v, int32_t s, int32_t r, int32_t *rlink)
     if (v->plain)
         trd_eq_push(&v->events, LANE_TRANSFER, v->now + v->mean_d, op_of(s, EV_TRANSFER));
     else
-        push_transfer_end(v, s, transfer_cost(v, s, from, to));
+        push_transfer_end(v, s, transfer_cost(v, s, from, to, v->flag[r] & F_FUSED));
     int32_t *link = &v->ranks[from].out_head;
     while (*link != s)
         link = &v->st[*link].next_out;
@@ -612,7 +616,8 @@ void trd_virtual_reset(trd_virtual *v, uint64_t seed, int64_t run)
     v->mean_d = v->costs->mean_d; /* a cost file may have been loaded since init */
     v->mean_c = v->costs->mean_c;
     v->plain = !v->random && !v->costs->dmat && !v->costs->cvec && v->costs->latency == 0 &&
-               v->costs->combine_fixed == 0 && v->costs->flight == 0;
+               v->costs->combine_fixed == 0 && v->costs->flight == 0 &&
+               v->costs->recv_combine_saving == 0;
     v->scale = NULL; /* until attach */
     v->now = 0.0;
     trd_eq_clear(&v->events);
