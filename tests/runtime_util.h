@@ -255,6 +255,21 @@ static inline void rt_run_all_ok(int32_t p, rt_rank_fn fn, void *ctx, const char
         TU_CHECK(res.status[r] == TRD_OK, "%s: rank %d: %s", what, (int)r, res.msg[r]);
 }
 
+/* Runs fn on p ranks (a wait of timeout_s) with a fresh rt_log as its
+ * argument: every rank returns TRD_OK and none logs a failure. */
+static inline void rt_run_logged_ok(int32_t p, double timeout_s, rt_rank_fn fn, const char *what)
+{
+    rt_log log;
+    rt_log_init(&log);
+    trd_threads_opts topts = rt_topts(timeout_s);
+    rt_result res;
+    rt_run(p, &topts, fn, &log, &res);
+    for (int32_t r = 0; r < p; r++)
+        TU_CHECK(res.status[r] == TRD_OK, "%s: rank %d: %s", what, (int)r, res.msg[r]);
+    rt_log_check(&log, what);
+    rt_log_destroy(&log);
+}
+
 /* Per-test wall time, printed after each test (cmocka setup and teardown
  * of the tests whose run times a report quotes). */
 static inline double *rt_test_start(void)

@@ -73,15 +73,7 @@ static trd_status select_rank(trd_comm *c, int32_t rank, void *arg)
 static void test_selection_leaves_core_alone(void **state)
 {
     (void)state;
-    rt_log log;
-    rt_log_init(&log);
-    trd_threads_opts topts = rt_topts(20);
-    rt_result res;
-    rt_run(P, &topts, select_rank, &log, &res);
-    for (int32_t r = 0; r < P; r++)
-        TU_CHECK(res.status[r] == TRD_OK, "rank %d: %s", (int)r, res.msg[r]);
-    assert_int_equal(log.failures, 0);
-    rt_log_destroy(&log);
+    rt_run_logged_ok(P, 20, select_rank, "selection");
 }
 
 /* An operator that calls a collective on the communicator whose call
@@ -137,15 +129,7 @@ static trd_status reenter_rank(trd_comm *c, int32_t rank, void *arg)
 static void test_reentry_refused(void **state)
 {
     (void)state;
-    rt_log log;
-    rt_log_init(&log);
-    trd_threads_opts topts = rt_topts(5);
-    rt_result res;
-    rt_run(P, &topts, reenter_rank, &log, &res);
-    for (int32_t r = 0; r < P; r++)
-        TU_CHECK(res.status[r] == TRD_OK, "rank %d: %s", (int)r, res.msg[r]);
-    assert_int_equal(log.failures, 0);
-    rt_log_destroy(&log);
+    rt_run_logged_ok(P, 5, reenter_rank, "re-entry");
 }
 
 /* The wire registry: each wire by name, its communicators named after it;

@@ -241,15 +241,7 @@ static trd_status memo_rank(trd_comm *comm, int32_t rank, void *arg)
 static void test_auto_memo(void **state)
 {
     (void)state;
-    rt_log log;
-    rt_log_init(&log);
-    trd_threads_opts topts = rt_topts(20);
-    rt_result res;
-    rt_run(MEMO_P, &topts, memo_rank, &log, &res);
-    for (int32_t r = 0; r < MEMO_P; r++)
-        TU_CHECK(res.status[r] == TRD_OK, "rank %d: %s", (int)r, res.msg[r]);
-    assert_int_equal(log.failures, 0);
-    rt_log_destroy(&log);
+    rt_run_logged_ok(MEMO_P, 20, memo_rank, "memo");
 }
 
 /* trd_coll_opts.measure_model (trd_coll_opts_init's default): auto ranks

@@ -226,6 +226,28 @@ static void a_fused_receive_pays_what_the_saving_leaves(void **state)
     }
 }
 
+/* A rank combines one thing at a time.  Binomial on 2 ranks cut into m
+ * blocks, c > d: the blocks arrive every d/m (one port) and their
+ * combines queue, so the makespan is d/m + c, whether the combines are
+ * folded in on arrival (costly ones too) or not; combines that
+ * overlapped would end it at d + c/m. */
+static void a_rank_combines_one_block_at_a_time(void **state)
+{
+    (void)state;
+    static const int64_t blocks[] = {2, 8, 64};
+    for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++)
+        for (int saving = 0; saving < 2; saving++) {
+            double m = (double)blocks[i], got = NAN;
+            trd_params p = tu_params(2, 1, 4, 0);
+            p.segments = blocks[i];
+            p.recv_combine_saving = saving ? 0.5 : 0.0;
+            double want = (saving ? 0.5 : 1.0) / m + 4;
+            assert_int_equal(trd_makespan("binomial", &p, &got), TRD_OK);
+            TU_CHECK(tu_close(got, want), "binomial n=2 m=%g d=1 c=4 s=%g: %.17g, want %.17g", m,
+                     p.recv_combine_saving, got, want);
+        }
+}
+
 /* One run of sim both ways (the same seed and run: the same draws). */
 static void check_both_ways(trd_sim *sim, const char *algo, int64_t n, int port, int64_t run)
 {
@@ -274,6 +296,7 @@ int main(void)
         cmocka_unit_test(flat_tree_port_models),
         cmocka_unit_test(flight_lets_a_rank_take_its_next_message),
         cmocka_unit_test(a_fused_receive_pays_what_the_saving_leaves),
+        cmocka_unit_test(a_rank_combines_one_block_at_a_time),
         cmocka_unit_test(inlined_loop_equals_vtable),
     };
     return tu_run_per_planner(&(struct tu_per_planner){

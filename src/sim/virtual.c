@@ -328,11 +328,23 @@ ALWAYS_INLINE trd_status post_recv(trd_virtual *v, int32_t rank, int32_t id,
 
 /* A COMBINE (or COPY, free) ends after its cost: drawn, or read from the
  * cost model's tables. */
+/* The end of a combine of `cost` on `rank` that may start now: a rank
+ * combines one thing at a time, as the thread or process running it
+ * does, so it starts when the rank's last combine ends.  Independent
+ * combines of one rank (blocks of a segmented plan, a message folded in
+ * on arrival while a COMBINE runs) would otherwise overlap. */
+static inline double combine_end(trd_virtual *v, int32_t rank, double cost)
+{
+    double start = v->cpu_free[rank] > v->now ? v->cpu_free[rank] : v->now;
+    return v->cpu_free[rank] = start + cost;
+}
+
 static NOINLINE trd_status post_local_drawn(trd_virtual *v, int32_t rank, int32_t id,
                                             const trd_step *s)
 {
     if (s->kind == TRD_STEP_COMBINE)
-        push_event(v, LANE_COMBINE, v->now + combine_cost(v, id, rank), op_of(id, EV_COMBINE));
+        push_event(v, LANE_COMBINE, combine_end(v, rank, combine_cost(v, id, rank)),
+                   op_of(id, EV_COMBINE));
     else
         push_event(v, LANE_COMBINE, v->now, op_of(id, EV_COMBINE));
     return TRD_OK;
@@ -346,8 +358,8 @@ ALWAYS_INLINE trd_status post_local(trd_virtual *v, int32_t rank, int32_t id,
     v->st[id].rank = rank;
     if (!v->plain)
         return post_local_drawn(v, rank, id, s);
-    double cost = s->kind == TRD_STEP_COMBINE ? v->mean_c : 0.0;
-    trd_eq_push(&v->events, LANE_COMBINE, v->now + cost, op_of(id, EV_COMBINE));
+    double end = s->kind == TRD_STEP_COMBINE ? combine_end(v, rank, v->mean_c) : v->now;
+    trd_eq_push(&v->events, LANE_COMBINE, end, op_of(id, EV_COMBINE));
     return TRD_OK;
 }
 
@@ -423,8 +435,9 @@ static void wake(trd_virtual *v, int32_t rank)
  * accumulator waited for nothing: plan/fuse.c), and ends the step. */
 static COLD void combine_arrived(trd_virtual *v, int32_t id)
 {
-    double cost = v->plain ? v->mean_c : combine_cost(v, id, v->st[id].rank);
-    push_event(v, LANE_COMBINE, v->now + cost, op_of(id, EV_COMBINE));
+    int32_t rank = v->st[id].rank;
+    double cost = v->plain ? v->mean_c : combine_cost(v, id, rank);
+    push_event(v, LANE_COMBINE, combine_end(v, rank, cost), op_of(id, EV_COMBINE));
 }
 
 /* Holds the RECV end of send g (rank r) for the next wait_any, or starts
@@ -578,7 +591,8 @@ trd_status trd_virtual_init(trd_virtual *v, int32_t n, trd_port port, const trd_
     v->ranks = malloc(nn * sizeof *v->ranks);
     v->idle = malloc(nn * sizeof *v->idle);
     v->dirty = malloc(nn * sizeof *v->dirty);
-    if (!v->ranks || !v->idle || !v->dirty ||
+    v->cpu_free = calloc(nn, sizeof *v->cpu_free);
+    if (!v->ranks || !v->idle || !v->dirty || !v->cpu_free ||
         !trd_eq_reserve(&v->events, 2 * (uint32_t)n + 16)) {
         trd_virtual_destroy(v);
         return trd_fail(TRD_ENOMEM, "simulator: out of memory for n = %ld", (long)n);
@@ -594,6 +608,7 @@ void trd_virtual_destroy(trd_virtual *v)
     free(v->ranks);
     free(v->idle);
     free(v->dirty);
+    free(v->cpu_free);
     free(v->st);
     free(v->flag);
     free(v->no_partner);
@@ -611,6 +626,7 @@ static uint64_t mix(uint64_t x) { return trd_splitmix64(&x); }
 void trd_virtual_reset(trd_virtual *v, uint64_t seed, int64_t run)
 {
     memcpy(v->ranks, v->idle, (size_t)v->n * sizeof *v->ranks); /* a block copy: no loop */
+    memset(v->cpu_free, 0, (size_t)v->n * sizeof *v->cpu_free);
     if (v->cap > 0)
         memset(v->flag, 0, (size_t)v->cap * sizeof *v->flag);
     v->mean_d = v->costs->mean_d; /* a cost file may have been loaded since init */

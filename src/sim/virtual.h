@@ -44,6 +44,8 @@ typedef struct trd_virtual {
     trd_event_queue events;
     trd_vrank *ranks;
     trd_vrank *idle;         /* n idle ranks: what reset copies into ranks */
+    double *cpu_free;        /* by rank: when its last combine ends (a rank
+                                combines one thing at a time) */
     int32_t *dirty;          /* ranks whose transfers may start once the current */
     int32_t ndirty;          /* instant has settled (ties follow the plan) */
     trd_vstep *st;           /* by id */
