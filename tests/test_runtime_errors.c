@@ -218,8 +218,9 @@ static void test_bad_count(void **state)
         .want = TRD_EINVAL, .key = {"count", "too large"});
 }
 
-/* trd_profile_apply: every value finite and >= 0, the parallelism too;
- * a good profile gives its parallelism to the call's options. */
+/* trd_profile_apply: every value finite and >= 0, the parallelism too,
+ * the receive-and-combine saving within [0, 1]; a good profile gives its
+ * parallelism to the call's options. */
 static void test_bad_profile(void **state)
 {
     (void)state;
@@ -237,6 +238,15 @@ static void test_bad_profile(void **state)
         TU_CHECK(trd_profile_apply(&p, 1000, 8, &o) == TRD_EINVAL &&
                      strstr(trd_errmsg(), "parallelism") && o.parallelism == 0,
                  "profile parallelism %g: %s", bad[i], trd_errmsg());
+    }
+    const double bad_saving[] = {-0.5, 1.5, NAN};
+    for (size_t i = 0; i < sizeof bad_saving / sizeof bad_saving[0]; i++) {
+        trd_profile p = good;
+        p.recv_combine_saving = bad_saving[i];
+        trd_coll_opts_init(&o);
+        TU_CHECK(trd_profile_apply(&p, 1000, 8, &o) == TRD_EINVAL &&
+                     strstr(trd_errmsg(), "recv_combine_saving") && o.recv_combine_saving == 0,
+                 "profile recv_combine_saving %g: %s", bad_saving[i], trd_errmsg());
     }
 }
 
