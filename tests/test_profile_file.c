@@ -44,7 +44,8 @@ static void save_then_load(void **state)
     (void)state;
     const trd_profile pr = {.latency = 6.25e-5, .per_byte = 1.0 / 3e10, .combine_fixed = 1e-7,
                             .per_element = 2.5e-10, .flight = 6e-5, .parallelism = 1.5,
-                            .recv_combine_saving = 0.625, .streams = 3, .stream_bw = {1e10 / 3, 6e9, 7.5e9}};
+                            .recv_combine_saving = 0.625, .streams = 3,
+                            .stream_bw = {1e10 / 3, 6e9, 7.5e9}};
     const trd_profile_meta m = meta_of("mpi", 16, "matrix", "double", 32, 16384);
     char path[64];
     temp_file(path, sizeof path, "");
@@ -56,7 +57,8 @@ static void save_then_load(void **state)
     TU_CHECK(got.latency == pr.latency && got.per_byte == pr.per_byte &&
                  got.combine_fixed == pr.combine_fixed && got.per_element == pr.per_element &&
                  got.flight == pr.flight && got.parallelism == pr.parallelism &&
-                 got.recv_combine_saving == pr.recv_combine_saving && got.streams == 3 && !memcmp(got.stream_bw, pr.stream_bw, 3 * sizeof(double)),
+                 got.recv_combine_saving == pr.recv_combine_saving && got.streams == 3 &&
+                 !memcmp(got.stream_bw, pr.stream_bw, 3 * sizeof(double)),
              "values differ after a round trip (latency %.17g, per_byte %.17g)", got.latency,
              got.per_byte);
     assert_string_equal(gm.transport, "mpi");

@@ -1,13 +1,14 @@
 /* calibrate.c: the size-aware cost model of DESIGN.md measured on the
  * running transport: one-way times of messages (between ranks 0 and 1,
- * both leaving a barrier), the time a rank spends per message of a burst (the rest of the
- * latency is in flight: LogP's L against its o), times of combines with
- * the actual operator, how many ranks combine at full speed at once
- * (trd_coll_opts.parallelism), and an agreement on the values (the
- * wire's own, with the communicator's deadline: trd_comm_agree_max) so
- * that every rank builds the same plans.  trd_comm_calibrate measures at
- * the size of one call; trd_comm_profile (profile.c) at several sizes,
- * fitted to lines. */
+ * both leaving a barrier), with and without a combine on arrival (the
+ * receive-and-combine saving), the time a rank spends per message of a
+ * burst (the rest of the latency is in flight: LogP's L against its o),
+ * times of combines with the actual operator, how many ranks combine at
+ * full speed at once (trd_coll_opts.parallelism), and an agreement on the
+ * values (the wire's own, with the communicator's deadline:
+ * trd_comm_agree_max) so that every rank builds the same plans.
+ * trd_comm_calibrate measures at the size of one call; trd_comm_profile
+ * (profile.c) at several sizes, fitted to lines. */
 #include "runtime/calibrate.h"
 
 #include <stdlib.h>

@@ -188,7 +188,8 @@ static bool same_key(const trd_comm_key *x, const trd_comm_key *y)
            a->noncommutative == b->noncommutative && a->segments == b->segments &&
            a->d == b->d && a->c == b->c && a->latency == b->latency && a->K == b->K &&
            a->combine_fixed == b->combine_fixed && a->flight == b->flight &&
-           a->recv_combine_saving == b->recv_combine_saving && a->costs == b->costs && x->costs_version == y->costs_version;
+           a->recv_combine_saving == b->recv_combine_saving && a->costs == b->costs &&
+           x->costs_version == y->costs_version;
 }
 
 /* The cached plan (or policy) and engine for key. */
