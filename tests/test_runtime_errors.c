@@ -230,23 +230,22 @@ static void test_bad_profile(void **state)
     trd_coll_opts_init(&o);
     TU_CHECK(trd_profile_apply(&good, 1000, 8, &o) == TRD_OK && o.parallelism == 1.5,
              "good profile: %s, parallelism %g", trd_errmsg(), o.parallelism);
-    const double bad[] = {-1.0, NAN, INFINITY};
+    static const struct { const char *key; size_t at; double value; } bad[] = {
+        {"parallelism", offsetof(trd_profile, parallelism), -1.0},
+        {"parallelism", offsetof(trd_profile, parallelism), NAN},
+        {"parallelism", offsetof(trd_profile, parallelism), INFINITY},
+        {"recv_combine_saving", offsetof(trd_profile, recv_combine_saving), -0.5},
+        {"recv_combine_saving", offsetof(trd_profile, recv_combine_saving), 1.5},
+        {"recv_combine_saving", offsetof(trd_profile, recv_combine_saving), NAN},
+    };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         trd_profile p = good;
-        p.parallelism = bad[i];
+        memcpy((char *)&p + bad[i].at, &bad[i].value, sizeof(double));
         trd_coll_opts_init(&o);
         TU_CHECK(trd_profile_apply(&p, 1000, 8, &o) == TRD_EINVAL &&
-                     strstr(trd_errmsg(), "parallelism") && o.parallelism == 0,
-                 "profile parallelism %g: %s", bad[i], trd_errmsg());
-    }
-    const double bad_saving[] = {-0.5, 1.5, NAN};
-    for (size_t i = 0; i < sizeof bad_saving / sizeof bad_saving[0]; i++) {
-        trd_profile p = good;
-        p.recv_combine_saving = bad_saving[i];
-        trd_coll_opts_init(&o);
-        TU_CHECK(trd_profile_apply(&p, 1000, 8, &o) == TRD_EINVAL &&
-                     strstr(trd_errmsg(), "recv_combine_saving") && o.recv_combine_saving == 0,
-                 "profile recv_combine_saving %g: %s", bad_saving[i], trd_errmsg());
+                     strstr(trd_errmsg(), bad[i].key) && o.parallelism == 0 &&
+                     o.recv_combine_saving == 0,
+                 "profile %s %g: %s", bad[i].key, bad[i].value, trd_errmsg());
     }
 }
 
