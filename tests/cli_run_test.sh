@@ -116,16 +116,19 @@ expect 0 'in flight' -- "$tool" calibrate -p 2 --out "$prof"
 jcheck '.treduce_profile == 2 and (.latency_s | type) == "number"
         and (.flight_s | type) == "number" and .flight_s >= 0 and .flight_s <= .latency_s
         and .seconds_per_byte >= 0 and .combine_seconds_per_element >= 0
-        and .parallelism >= 1 and .parallelism <= 2' "$prof"
+        and .parallelism >= 1 and .parallelism <= 2
+        and .recv_combine_saving >= 0 and .recv_combine_saving <= 1' "$prof"
 if run from-profile --algo binomial -p 2 --count 100 --profile "$prof"; then
   jcheck '.verified == true and .model.flight_us >= 0
-          and .model.flight_us <= .model.latency_us and .model.parallelism >= 1' \
+          and .model.flight_us <= .model.latency_us and .model.parallelism >= 1
+          and .model.recv_combine_saving == ('"$(jq .recv_combine_saving "$prof")"')' \
     "$out/from-profile.json"
 fi
 # a profile written before flight_s existed still loads (flight 0)
-jq 'del(.flight_s, .parallelism)' "$prof" >"$out/old-profile.json"
+jq 'del(.flight_s, .parallelism, .recv_combine_saving)' "$prof" >"$out/old-profile.json"
 if run run-old-profile --algo binomial -p 2 --count 100 --profile "$out/old-profile.json"; then
-  jcheck '.model.flight_us == 0 and .model.parallelism == 0' "$out/run-old-profile.json"
+  jcheck '.model.flight_us == 0 and .model.parallelism == 0 and .model.recv_combine_saving == 0' \
+    "$out/run-old-profile.json"
 fi
 jq '.flight_s = -1' "$prof" >"$out/bad-profile.json"
 expect 2 "flight_s" -- "$tool" run --algo binomial -p 2 --count 4 --profile "$out/bad-profile.json"

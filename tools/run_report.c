@@ -28,9 +28,10 @@ static void print_text(const cli_run_args *a, int64_t p, size_t bytes, double me
                        1e6 * c->predicted, 1e6 * c->measured);
         }
     }
-    printf("  model      latency %.3g us (%.3g in flight), transfer d %.3g us, combine c "
-           "%.3g us, parallelism %.3g%s\n", 1e6 * res->model.latency, 1e6 * res->model.flight,
-           1e6 * res->model.d, 1e6 * res->model.c, res->model.parallelism,
+    printf("  model      latency %.3g us (%.3g in flight), transfer d %.3g us (%.0f%% of "
+           "its per-byte part saved when combined on arrival), combine c %.3g us, parallelism %.3g%s\n",
+           1e6 * res->model.latency, 1e6 * res->model.flight, 1e6 * res->model.d,
+           100 * res->model.recv_combine_saving, 1e6 * res->model.c, res->model.parallelism,
            a->model_set ? " (given)" : a->profile_path ? " (from the profile)" : " (measured now)");
     if (isnan(res->predicted))
         printf("  predicted  n/a (over %d segments: not simulated)\n", TRD_PREDICT_BLOCKS_MAX);
@@ -68,7 +69,7 @@ static json_t *report_json(const cli_run_args *a, int64_t p, size_t bytes, doubl
     const trd_coll_opts *m = &res->model;
     json_t *o = json_pack(
         "{s:s, s:s, s:I, s:I, s:s, s:s, s:I, s:b, s:I, s:o, s:o, s:o, s:b,"
-        " s:{s:o, s:o, s:o, s:o, s:o, s:b}}",
+        " s:{s:o, s:o, s:o, s:o, s:o, s:o, s:b}}",
         "algo", m->algo, "transport", a->transport, "p", (json_int_t)p, "count",
         (json_int_t)a->count, "type", a->type, "op", a->op, "bytes", (json_int_t)bytes,
         "allreduce", a->allreduce, "iters", (json_int_t)a->iters, "median_us",
@@ -78,7 +79,8 @@ static json_t *report_json(const cli_run_args *a, int64_t p, size_t bytes, doubl
         "verified", res->verified, "model", "latency_us",
         cli_json_real(f, "latency_us", 1e6 * m->latency), "flight_us",
         cli_json_real(f, "flight_us", 1e6 * m->flight), "d_us", cli_json_real(f, "d_us", 1e6 * m->d),
-        "c_us", cli_json_real(f, "c_us", 1e6 * m->c), "parallelism",
+        "c_us", cli_json_real(f, "c_us", 1e6 * m->c), "recv_combine_saving",
+        cli_json_real(f, "recv_combine_saving", m->recv_combine_saving), "parallelism",
         cli_json_real(f, "parallelism", m->parallelism), "given", a->model_set);
     if (!strcmp(a->algo, "auto"))
         json_object_set_new(o, "chosen_by", json_string("auto"));
