@@ -228,7 +228,8 @@ typedef enum trd_side { TRD_SIDE_LEFT = 0, TRD_SIDE_RIGHT = 1 } trd_side;
  * steps that write slot 0 need not wait for it to leave), and a combine
  * whose result a SEND ships whole gets `ship` (the result may be written
  * into the receiver as it is computed).
- * The simulator charges a RECV_COMBINE its transfer and then its combine;
+ * The simulator charges a RECV_COMBINE its transfer (less
+ * recv_combine_saving of its size-dependent part) and then its combine;
  * the runtime's executor interprets the steps as written, without
  * analysing or rewriting them. */
 

@@ -15,7 +15,8 @@
  * writing it to scratch and reading it back (docs/RUNTIME.md, "Memory
  * traffic of large buffers"); elsewhere the executor lands it in `src`
  * and combines on completion: one step either way, charged as a transfer
- * then a combine by the simulator.  A COMBINE whose accumulator an earlier
+ * (less the wire's measured recv_combine_saving) then a combine by the
+ * simulator.  A COMBINE whose accumulator an earlier
  * step writes is not fused: folding on arrival would have to wait for
  * that step, and the transfer would start later than the model plans it
  * (canon-antoniu Sec. 3.1: a rank receives its next input while it

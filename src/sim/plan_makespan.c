@@ -1,9 +1,9 @@
 /* plan_makespan.c: trd_plan_makespan and trd_makespan.
  *
  * The planner (plan.c) stores the tree evaluator's makespan (Prop. 3)
- * where it covers the plan: an unsegmented tree reduce without flight.
- * Every other plan (segmented, allreduce, exchange, flight, a custom plan
- * given none) is timed here, by the simulator that sits above the plans:
+ * where it covers the plan: an unsegmented tree reduce without flight or
+ * receive-and-combine saving.  Every other plan (segmented, allreduce,
+ * exchange, flight, a saving, a custom plan given none) is timed here, by the simulator that sits above the plans:
  * plan.c never calls it.  Nothing is cached in the plan, so a plan is
  * never written after trd_plan_create and any number of threads may read
  * it at once; the price is a simulation per call for those plans (the
