@@ -11,9 +11,13 @@
  *     barriers and agreements between them, with a core per rank and with
  *     more ranks than this machine has cores (the waits then sleep):
  *     every byte checked against its sender and round, every agreement
- *     against the largest value.  Built with -fsanitize=thread too, this is
+ *     against the largest value;
+ *   - the mailboxes' lock (trd_lock) excludes: threads that add to one
+ *     plain counter under it, with a core each and with more threads than
+ *     cores (then its waiters sleep), lose no addition.  Built with -fsanitize=thread too, this is
  *     the race check of the lock-free waits and barrier. */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -209,11 +213,64 @@ static void test_ring(void **state)
     run_ring(8); /* more ranks than cores on most machines that run the suite */
 }
 
+typedef struct locked_count {
+    trd_lock lock;
+    int64_t count; /* plain: only the lock keeps additions apart */
+    _Atomic int ready; /* threads started: they add only once all have */
+    int n;
+} locked_count;
+
+#define ADDS 200000
+
+static void *add_main(void *arg)
+{
+    locked_count *lc = arg;
+    atomic_fetch_add(&lc->ready, 1);
+    while (atomic_load(&lc->ready) < lc->n)
+        sched_yield();
+    for (int i = 0; i < ADDS; i++) {
+        trd_lock_take(&lc->lock);
+        /* a read and a write apart: an overlapping holder's addition is lost */
+        int64_t v = *(volatile int64_t *)&lc->count;
+        for (int k = 0; k < 8; k++)
+            __asm__ __volatile__("" ::: "memory");
+        *(volatile int64_t *)&lc->count = v + 1;
+        trd_lock_give(&lc->lock);
+    }
+    return NULL;
+}
+
+/* n threads adding under the lock while `ranks` ranks are counted live
+ * (their waits spin or sleep, threads_park.c). */
+static void run_adds(int n, int64_t ranks)
+{
+    pthread_t tid[16];
+    locked_count lc = {.count = 0, .n = n};
+    trd_threads_ranks_add(ranks);
+    for (int t = 0; t < n; t++)
+        assert_int_equal(pthread_create(&tid[t], NULL, add_main, &lc), 0);
+    for (int t = 0; t < n; t++)
+        pthread_join(tid[t], NULL);
+    trd_threads_ranks_add(-ranks);
+    TU_CHECK(lc.count == (int64_t)n * ADDS, "%d threads, %ld ranks live: count %ld, want %ld", n,
+             (long)ranks, (long)lc.count, (long)n * ADDS);
+    TU_CHECK(atomic_load(&lc.lock.state) == 0, "the lock is left held (state %u)",
+             (unsigned)atomic_load(&lc.lock.state));
+}
+
+static void test_lock(void **state)
+{
+    (void)state;
+    run_adds(2, 2);
+    run_adds(6, 1000); /* crowded: waiters poll briefly and sleep */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_eager),
         cmocka_unit_test(test_ring),
+        cmocka_unit_test(test_lock),
     };
     return cmocka_run_group_tests_name("threads_wire", tests, NULL, NULL);
 }

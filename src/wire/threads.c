@@ -1,10 +1,10 @@
 /* threads.c: the threads wire (wire.h) - ranks are threads of one process,
  * the embedded default: no launcher, no MPI.
  *
- * Every rank has a mailbox guarded by one mutex: the sends posted to it
- * that no receive has taken yet, its posted receives that no send has
- * matched yet, the matched pairs it has still to copy, and its queue of
- * completed steps.  A send is a rendezvous: whoever arrives second (the
+ * Every rank has a mailbox guarded by one lock (trd_lock, threads_park.c:
+ * a spin, then a futex): the sends posted to it that no receive has taken
+ * yet, its posted receives that no send has matched yet, the matched
+ * pairs it has still to copy, and its queue of completed steps.  A send is a rendezvous: whoever arrives second (the
  * sender finding a posted receive, or the receiver finding a waiting send)
  * takes the pair out of the mailbox under the lock; the receiving rank's
  * thread copies the bytes outside it (one memcpy, no intermediate buffer,
@@ -124,9 +124,9 @@ static trd_status complete_locked(mailbox *box, int32_t id, int32_t from)
 
 static trd_status complete(mailbox *box, int32_t id, int32_t from)
 {
-    pthread_mutex_lock(&box->mu);
+    trd_lock_take(&box->mu);
     trd_status st = complete_locked(box, id, from);
-    pthread_mutex_unlock(&box->mu);
+    trd_lock_give(&box->mu);
     return st;
 }
 
@@ -146,7 +146,7 @@ static trd_status check_pair(int32_t from, int32_t to, const pending *send, cons
 /* Lets box->mu go; a failure of this rank's own becomes the world's. */
 static trd_status unlock_failing(mailbox *box, rank_ctx *r, trd_status st)
 {
-    pthread_mutex_unlock(&box->mu);
+    trd_lock_give(&box->mu);
     return st == TRD_OK ? st : trd_threads_fail_with(r->world, r->rank, st);
 }
 
@@ -217,7 +217,7 @@ static bool make_eager(const trd_world *w, int32_t peer, const mailbox *box, pen
  * held, let go here.  An eager send completes at once. */
 static trd_status posted_send(rank_ctx *r, mailbox *box, const pending *me, trd_status st)
 {
-    pthread_mutex_unlock(&box->mu);
+    trd_lock_give(&box->mu);
     if (st != TRD_OK)
         return trd_threads_fail_with(r->world, r->rank, st);
     return me->eager ? complete(&r->world->box[r->rank], me->id, -1) : TRD_OK;
@@ -232,9 +232,9 @@ static trd_status t_isend(void *ctx, int32_t peer, int32_t tag, const void *buf,
     mailbox *box = &w->box[peer];
     pending me = stamped(r, (pending){.peer = r->rank, .tag = tag, .id = id, .buf = (void *)buf,
                                       .bytes = bytes});
-    pthread_mutex_lock(&box->mu);
+    trd_lock_take(&box->mu);
     if (trd_threads_failed(w)) {
-        pthread_mutex_unlock(&box->mu);
+        trd_lock_give(&box->mu);
         return trd_threads_failure(w);
     }
     long other, i = queue_find(&box->recvs, r->rank, tag, me.sig, &other);
@@ -263,9 +263,9 @@ static trd_status post_recv(rank_ctx *r, pending me)
     mailbox *box = &w->box[r->rank];
     int32_t peer = me.peer, tag = me.tag;
     me = stamped(r, me);
-    pthread_mutex_lock(&box->mu);
+    trd_lock_take(&box->mu);
     if (trd_threads_failed(w)) {
-        pthread_mutex_unlock(&box->mu);
+        trd_lock_give(&box->mu);
         return trd_threads_failure(w);
     }
     long other, i = queue_find(&box->sends, peer, tag, me.sig, &other);
@@ -311,9 +311,9 @@ static trd_status t_claim_recv(void *ctx, int32_t peer, int32_t tag, size_t byte
     if (st != TRD_OK)
         return st;
     pending me = stamped(r, (pending){.peer = r->rank, .tag = tag, .bytes = bytes});
-    pthread_mutex_lock(&box->mu);
+    trd_lock_take(&box->mu);
     if (trd_threads_failed(r->world)) {
-        pthread_mutex_unlock(&box->mu);
+        trd_lock_give(&box->mu);
         return trd_threads_failure(r->world);
     }
     long other, i = queue_find(&box->recvs, r->rank, tag, me.sig, &other);
@@ -341,13 +341,13 @@ static trd_status t_isend_claimed(void *ctx, int32_t handle, int32_t id)
                         (long)handle);
     claim *c = &r->claims[handle];
     mailbox *box = &r->world->box[c->peer];
-    pthread_mutex_lock(&box->mu);
+    trd_lock_take(&box->mu);
     box->claimed--; /* written: the receiver may go */
     c->open = false;
     bool failed = trd_threads_failed(r->world);
     trd_status st = failed ? trd_threads_failure(r->world)
                            : complete_locked(box, c->recv.id, r->rank);
-    pthread_mutex_unlock(&box->mu);
+    trd_lock_give(&box->mu);
     if (st == TRD_OK)
         st = complete(&r->world->box[r->rank], id, -1);
     if (--r->open == 0)
@@ -405,9 +405,9 @@ static bool await_event(rank_ctx *r, mailbox *box, double timeout_s, trd_status 
             break;
         if (!spun) {
             spun = true;
-            pthread_mutex_unlock(&box->mu);
+            trd_lock_give(&box->mu);
             trd_park_spin(&box->events, seen);
-            pthread_mutex_lock(&box->mu);
+            trd_lock_take(&box->mu);
             continue;
         }
         double now = trd_threads_now();
@@ -417,9 +417,9 @@ static bool await_event(rank_ctx *r, mailbox *box, double timeout_s, trd_status 
         *st = trd_threads_check_peers(r->world, r->rank, box, r->call);
         if (*st != TRD_OK)
             return false;
-        pthread_mutex_unlock(&box->mu);
+        trd_lock_give(&box->mu);
         trd_park_sleep(&box->events, seen, now + CHECK_S < deadline ? CHECK_S : deadline - now);
-        pthread_mutex_lock(&box->mu);
+        trd_lock_take(&box->mu);
     }
     return box_ready(r, box);
 }
@@ -431,9 +431,9 @@ static trd_status copy_next(rank_ctx *r, mailbox *box)
     match m = box->matched[box->mhead++];
     box->mlen--;
     box->copying = m.from;
-    pthread_mutex_unlock(&box->mu);
+    trd_lock_give(&box->mu);
     trd_status st = deliver(r->world, m.from, &m.send, &m.recv);
-    pthread_mutex_lock(&box->mu);
+    trd_lock_take(&box->mu);
     box->copying = -1;
     return st == TRD_OK ? complete_locked(box, m.recv.id, m.from) : st;
 }
@@ -444,12 +444,12 @@ static trd_status t_wait(void *ctx, double timeout_s, int32_t *id, int32_t *from
     trd_world *w = r->world;
     mailbox *box = &w->box[r->rank];
     trd_status st = TRD_OK;
-    pthread_mutex_lock(&box->mu);
+    trd_lock_take(&box->mu);
     while (st == TRD_OK && await_event(r, box, timeout_s, &st) && !trd_threads_failed(w) &&
            box->mlen > 0)
         st = copy_next(r, box);
     if (st == TRD_OK && trd_threads_failed(w)) {
-        pthread_mutex_unlock(&box->mu);
+        trd_lock_give(&box->mu);
         return trd_threads_failure(w);
     }
     trd_completion c = {0, 0};
@@ -459,7 +459,7 @@ static trd_status t_wait(void *ctx, double timeout_s, int32_t *id, int32_t *from
                       "dead or stuck", (long)r->rank, box->recvs.len, box->sends.len);
     if (st != TRD_OK)
         return unlock_failing(box, r, st);
-    pthread_mutex_unlock(&box->mu);
+    trd_lock_give(&box->mu);
     *id = c.id;
     *from = c.from;
     return TRD_OK;
@@ -479,7 +479,6 @@ static void t_set_call(void *ctx, const trd_call_sig *call)
 static void free_world(trd_world *w)
 {
     for (int32_t r = 0; w->box && r < w->size; r++) {
-        pthread_mutex_destroy(&w->box[r].mu);
         free(w->box[r].sends.items);
         free(w->box[r].recvs.items);
         free(w->box[r].matched);
@@ -487,7 +486,6 @@ static void free_world(trd_world *w)
     }
     free(w->box);
     free(w->now);
-    pthread_mutex_destroy(&w->mu);
     free(w);
 }
 
@@ -495,9 +493,9 @@ static void t_free(void *ctx)
 {
     rank_ctx *r = ctx;
     trd_world *w = r->world;
-    pthread_mutex_lock(&w->mu);
+    trd_lock_take(&w->mu);
     bool last = --w->refs == 0;
-    pthread_mutex_unlock(&w->mu);
+    trd_lock_give(&w->mu);
     if (last) {
         trd_threads_ranks_add(-(int64_t)w->size);
         free_world(w);
@@ -538,13 +536,10 @@ static trd_status new_world(trd_world **out, int32_t p, const trd_threads_opts *
     if (!w)
         return trd_fail(TRD_ENOMEM, "threads transport: out of memory");
     *w = (trd_world){.size = p, .refs = p, .opts = *opts};
-    pthread_mutex_init(&w->mu, NULL);
     w->box = lines_alloc((size_t)p, sizeof *w->box);
     w->now = lines_alloc((size_t)p, sizeof *w->now);
-    for (int32_t r = 0; w->box && r < p; r++) {
-        pthread_mutex_init(&w->box[r].mu, NULL);
+    for (int32_t r = 0; w->box && r < p; r++)
         w->box[r].copying = -1;
-    }
     if (!w->box || !w->now) {
         w->size = w->box ? p : 0;
         free_world(w);

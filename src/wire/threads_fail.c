@@ -2,7 +2,7 @@
  *
  * All ranks share one world, so a failure is the world's: the first one
  * (a deadline, a mismatch, a size error, or the runtime's abort) is
- * recorded under the world's mutex and every rank that waits is woken;
+ * recorded under the world's lock and every rank that waits is woken;
  * from then on no wait, send, receive, claim, barrier or decision
  * succeeds, and each returns that failure's code with its message.
  *
@@ -29,7 +29,7 @@
 
 void trd_threads_fail(trd_world *w, int32_t rank, trd_status code, const char *msg)
 {
-    pthread_mutex_lock(&w->mu);
+    trd_lock_take(&w->mu);
     bool first = !w->failed;
     if (first) {
         w->fail_code = code;
@@ -37,7 +37,7 @@ void trd_threads_fail(trd_world *w, int32_t rank, trd_status code, const char *m
         snprintf(w->fail_msg, sizeof w->fail_msg, "%s", msg);
         atomic_store_explicit(&w->failed, true, memory_order_release);
     }
-    pthread_mutex_unlock(&w->mu);
+    trd_lock_give(&w->mu);
     if (!first)
         return;
     /* After the flag: a wait reads its word before it looks at the flag,
@@ -143,9 +143,9 @@ static void release_claims(rank_ctx *r)
         if (!r->claims[i].open)
             continue;
         mailbox *box = &r->world->box[r->claims[i].peer];
-        pthread_mutex_lock(&box->mu);
+        trd_lock_take(&box->mu);
         box->claimed--;
-        pthread_mutex_unlock(&box->mu);
+        trd_lock_give(&box->mu);
         r->claims[i].open = false;
     }
     r->nclaims = r->open = 0;
@@ -171,16 +171,16 @@ void trd_threads_wire_abort(void *ctx, trd_status code, const char *why)
     release_claims(r);
     for (int32_t q = 0; q < w->size; q++) {
         mailbox *box = &w->box[q];
-        pthread_mutex_lock(&box->mu);
+        trd_lock_take(&box->mu);
         drop_sends(&box->sends, r->rank);
         drop_matched(box, r->rank);
         if (q == r->rank)
             box->recvs.len = 0;
         while (busy(box, q, r->rank)) {
-            pthread_mutex_unlock(&box->mu);
+            trd_lock_give(&box->mu);
             nap();
-            pthread_mutex_lock(&box->mu);
+            trd_lock_take(&box->mu);
         }
-        pthread_mutex_unlock(&box->mu);
+        trd_lock_give(&box->mu);
     }
 }

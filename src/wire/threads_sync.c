@@ -57,7 +57,7 @@ static trd_status barrier_wait_all(trd_world *w, int32_t rank, double deadline)
 static trd_status unlock_failing(trd_world *w, int32_t rank, trd_status st)
 {
     bool learned = trd_threads_failed(w);
-    pthread_mutex_unlock(&w->mu);
+    trd_lock_give(&w->mu);
     return st == TRD_OK || learned ? st : trd_threads_fail_with(w, rank, st);
 }
 
@@ -102,16 +102,16 @@ trd_status trd_threads_agree(void *ctx, double *v, int32_t n, double deadline)
      * rank arrives. */
     uint32_t gen = atomic_load_explicit(&w->generation, memory_order_acquire);
     int g = (int)(gen & 1);
-    pthread_mutex_lock(&w->mu);
+    trd_lock_take(&w->mu);
     trd_status st = trd_threads_failed(w) ? trd_threads_failure(w)
                                           : contribute(w, r->rank, gen, v, n);
     st = unlock_failing(w, r->rank, st);
     if (st == TRD_OK)
         st = barrier_wait_all(w, r->rank, deadline);
-    pthread_mutex_lock(&w->mu); /* the last contribution's values, seen through mu */
+    trd_lock_take(&w->mu); /* the last contribution's values, seen through mu */
     for (int32_t i = 0; st == TRD_OK && i < n; i++)
         v[i] = w->agree[g][i];
-    pthread_mutex_unlock(&w->mu);
+    trd_lock_give(&w->mu);
     return st;
 }
 
@@ -123,9 +123,9 @@ trd_status trd_threads_decide(void *ctx, const trd_policy *policy, int64_t call,
 {
     rank_ctx *r = ctx;
     trd_world *w = r->world;
-    pthread_mutex_lock(&w->mu);
+    trd_lock_take(&w->mu);
     if (trd_threads_failed(w)) {
-        pthread_mutex_unlock(&w->mu);
+        trd_lock_give(&w->mu);
         return trd_threads_failure(w);
     }
     if (!w->shared || w->shared_call != call) {
@@ -133,7 +133,7 @@ trd_status trd_threads_decide(void *ctx, const trd_policy *policy, int64_t call,
         w->shared_call = call;
     }
     *action = w->shared->idle(w->shared->state, rank, peer);
-    pthread_mutex_unlock(&w->mu);
+    trd_lock_give(&w->mu);
     return TRD_OK;
 }
 
@@ -145,12 +145,12 @@ trd_status trd_threads_end_dynamic(void *ctx, const trd_policy *policy, int64_t 
     (void)policy;
     trd_status st = barrier_wait_all(w, r->rank, deadline);
     if (st == TRD_OK && r->rank == 0) {
-        pthread_mutex_lock(&w->mu);
+        trd_lock_take(&w->mu);
         if (w->shared && w->shared_call == call) {
             w->shared->reset(w->shared->state);
             w->shared = NULL;
         }
-        pthread_mutex_unlock(&w->mu);
+        trd_lock_give(&w->mu);
     }
     if (st == TRD_OK) /* nobody decides for the next call before the reset */
         st = barrier_wait_all(w, r->rank, deadline);

@@ -44,6 +44,14 @@ typedef struct match {
     pending send, recv;
 } match;
 
+/* A lock held only for a few hundred instructions (a mailbox's queues,
+ * the world's shared values): waiters spin for it where ranks have cores
+ * of their own, and sleep on its word otherwise (threads_park.c).
+ * state: 0 free, 1 held, 2 held and a rank may sleep on it. */
+typedef struct trd_lock {
+    _Atomic uint32_t state;
+} trd_lock;
+
 /* A word that ranks wait on for a change (threads_park.c): seq changes
  * with every event, and its waker makes a system call only when a rank
  * sleeps on it. */
@@ -58,7 +66,7 @@ typedef struct trd_park {
 #define TRD_LINE 64
 
 typedef struct mailbox {
-    alignas(TRD_LINE) pthread_mutex_t mu;
+    alignas(TRD_LINE) trd_lock mu;
     queue sends, recvs;
     match *matched; /* a ring: the pairs its receiver must copy */
     size_t mhead, mlen, mcap;
@@ -84,7 +92,7 @@ typedef struct trd_world {
     trd_threads_opts opts;
     mailbox *box;
     call_now *now; /* per rank */
-    pthread_mutex_t mu; /* refs, agreements' values, the shared policy, the failure */
+    trd_lock mu; /* refs, agreements' values, the shared policy, the failure */
     /* The barrier (threads_sync.c): ranks count themselves in `arrived`;
      * the last one resets it and advances `generation`, then bumps
      * `release`, which a failure bumps too.  Each on a line of its own. */
@@ -132,6 +140,9 @@ double trd_threads_now(void);
  * are counted: while there are no more of them than cores this process
  * may run on, a waiting rank has a core of its own and spins. */
 void trd_threads_ranks_add(int64_t n);
+/* Takes l: spins while its holder has a core, then sleeps; and lets it go. */
+void trd_lock_take(trd_lock *l);
+void trd_lock_give(trd_lock *l);
 /* Polls pk->seq until it is not `seen`: a bounded spin without system
  * calls where every rank has a core (its length adapted to the waits
  * before it), or, where ranks outnumber cores, a bounded phase of
