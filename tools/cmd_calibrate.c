@@ -144,7 +144,7 @@ static int report(const cli_run_args *a, const calib_ctx *c, const char *out)
         cli_shm_probe_print(&c->shm, "            ");
         printf("  combine   %.3g us + %.3g ns per element\n", 1e6 * pr->combine_fixed,
                1e9 * pr->per_element);
-        printf("  parallel  %.3g of %lld ranks work at full speed at once\n", pr->parallelism,
+        printf("  parallel  %.3g of %lld ranks run at once\n", pr->parallelism,
                (long long)p);
         printf("  memory   ");
         for (int32_t k = 0; k < pr->streams; k++)

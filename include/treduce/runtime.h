@@ -309,10 +309,10 @@ typedef struct trd_coll_opts {
                                 default 0) */
     double recv_combine_saving; /* the share of a transfer a receive-and-
                                 combine does not pay (trd_params; default 0) */
-    double parallelism;      /* how many ranks' transfers and combines the
-                                platform runs at once at full speed
+    double parallelism;      /* how many ranks the platform runs at once
                                 (trd_comm_calibrate measures it: fewer
-                                cores than ranks, a shared memory bus);
+                                cores than ranks; the shared memory bus
+                                is stream_bw's);
                                 a prediction T of work W on n ranks is
                                 then T + (W - T)(n/k - 1)/(n - 1) when
                                 W > T (trd_plan_work, docs/RUNTIME.md);
@@ -463,8 +463,8 @@ typedef struct trd_profile {
     double flight;        /* the part of latency in flight (trd_params.flight):
                              latency minus the time a rank spends per message
                              when many arrive at once */
-    double parallelism;   /* trd_coll_opts.parallelism: how many ranks combine
-                             at full speed at once (0: not modelled) */
+    double parallelism;   /* trd_coll_opts.parallelism: how many ranks run
+                             at once (0: not modelled) */
     double recv_combine_saving; /* trd_params.recv_combine_saving, measured
                              with a 1 MiB message (0: not modelled) */
     int32_t streams;      /* entries of stream_bw (0: not measured) */

@@ -3,8 +3,8 @@
  * both leaving a barrier), with and without a combine on arrival (the
  * receive-and-combine saving), the time a rank spends per message of a
  * burst (the rest of the latency is in flight: LogP's L against its o),
- * times of combines with the actual operator, how many ranks combine at
- * full speed at once (trd_coll_opts.parallelism), and an agreement on the
+ * times of combines with the actual operator, how many ranks run at once
+ * (trd_coll_opts.parallelism), and an agreement on the
  * values (the wire's own, with the communicator's deadline:
  * trd_comm_agree_max) so that every rank builds the same plans.
  * trd_comm_calibrate measures at the size of one call; trd_comm_profile
@@ -27,8 +27,7 @@
 #define PROBE_MAX (4 * 1024 * 1024)
 #define BURST 16  /* messages per burst (trd_calibrate_gap) */
 #define BURSTS 5  /* bursts, the median kept */
-#define ROUNDS 5  /* rounds of combines all at once, the median kept */
-#define SPIN_ITERS 400000 /* own_cores' loop */
+#define SPIN_ITERS 400000 /* spin_times' loop */
 
 static int by_value(const void *x, const void *y)
 {
@@ -273,37 +272,6 @@ static trd_status fastest_rank(trd_comm *c, double mine, double *fastest)
     return st;
 }
 
-/* A combine's time alone (best of 3, the ranks in turn, the fastest
- * rank's) and when all ranks combine at once (3 combines from leaving one
- * barrier to leaving the next, the median of 5 rounds, the slowest
- * rank's). */
-static trd_status combine_times(trd_comm *c, const trd_op *op, int64_t count, double *alone,
-                                double *together)
-{
-    unsigned char *a, *b;
-    double mine = 0.0, t[ROUNDS];
-    trd_status st = operands(op, count, &a, &b);
-    if (st == TRD_OK)
-        st = trd_calibrate_combine(c, op, count, &mine);
-    if (st == TRD_OK)
-        st = fastest_rank(c, mine, alone);
-    for (int r = 0; r < ROUNDS && st == TRD_OK; r++) {
-        st = trd_comm_barrier(c);
-        double t0 = trd_comm_now(c);
-        for (int i = 0; i < 3 && st == TRD_OK; i++)
-            st = trd_op_apply(op, a, b, count);
-        if (st == TRD_OK)
-            st = trd_comm_barrier(c);
-        t[r] = (trd_comm_now(c) - t0) / 3;
-    }
-    free(a);
-    free(b);
-    if (st != TRD_OK)
-        return st;
-    double median = trd_calibrate_median(t, ROUNDS);
-    return trd_comm_agree_max(c, &median, together, 1);
-}
-
 /* A fixed integer loop (about a millisecond): work that needs a core and
  * nothing else. */
 static volatile uint64_t spin_sink; /* keeps the loop */
@@ -318,12 +286,12 @@ static double spin(trd_comm *c)
     return trd_comm_now(c) - t0;
 }
 
-/* Whether every rank has a core of its own: the spin on all ranks at once
- * (from leaving a barrier to leaving the next, the slowest rank) takes
- * less than 1.5 times the fastest rank's alone. */
-static trd_status own_cores(trd_comm *c, bool *own)
+/* The spin's time alone (on each rank in turn, the fastest rank's) and on
+ * all ranks at once (from leaving a barrier to leaving the next, the
+ * slowest rank's). */
+static trd_status spin_times(trd_comm *c, double *alone, double *together)
 {
-    double mine = 1e300, alone, together;
+    double mine = 1e300;
     trd_status st = TRD_OK;
     for (int32_t r = 0; r < c->wire.size && st == TRD_OK; r++) {
         st = trd_comm_barrier(c);
@@ -331,7 +299,7 @@ static trd_status own_cores(trd_comm *c, bool *own)
             mine = spin(c);
     }
     if (st == TRD_OK)
-        st = fastest_rank(c, mine, &alone);
+        st = fastest_rank(c, mine, alone);
     if (st == TRD_OK)
         st = trd_comm_barrier(c);
     double t0 = trd_comm_now(c);
@@ -340,27 +308,26 @@ static trd_status own_cores(trd_comm *c, bool *own)
         st = trd_comm_barrier(c); /* a spin alone fits in a time slice: count the turns */
     }
     double t = trd_comm_now(c) - t0;
-    if (st == TRD_OK)
-        st = trd_comm_agree_max(c, &t, &together, 1);
-    *own = st == TRD_OK && together < 1.5 * alone;
-    return st;
+    return st == TRD_OK ? trd_comm_agree_max(c, &t, together, 1) : st;
 }
 
-trd_status trd_calibrate_parallelism(trd_comm *c, const trd_op *op, int64_t count, double *k)
+/* Work that needs a core and no memory: the ranks' sharing of the memory
+ * bus is the stream curve's (calibrate_streams.c), which the prediction
+ * charges apart (contention.c).  Measured with combines of the sum of
+ * doubles, k held both: 1 to 1.5 at p = 4 and 8 on the 2-core VM, and
+ * 64 KiB and 1 MiB calls came out predicted 1.3-1.8x too slow there. */
+trd_status trd_calibrate_parallelism(trd_comm *c, double *k)
 {
     int32_t p = c->wire.size;
     double alone = 0.0, together = 0.0;
-    bool own = true;
-    trd_status st = p > 1 ? own_cores(c, &own) : TRD_OK;
+    trd_status st = p > 1 ? spin_times(c, &alone, &together) : TRD_OK;
     *k = p;
-    if (st != TRD_OK || own)
+    if (st != TRD_OK || !(together >= 1.5 * alone)) /* every rank has a core */
         return st;
-    if ((st = combine_times(c, op, count, &alone, &together)) == TRD_OK && together > 0)
-        *k = p * alone / together;
+    *k = p * alone / together;
     *k = *k < 1 ? 1.0 : *k > p ? (double)p : *k;
     return st;
 }
-
 
 double trd_calibrate_saving(double recv_combine, double latency, double copy, double combine)
 {
@@ -396,7 +363,7 @@ trd_status trd_comm_calibrate(trd_comm *c, const trd_op *op, int64_t count, trd_
     if (st == TRD_OK)
         st = trd_comm_agree_max(c, v, m, 6);
     if (st == TRD_OK)
-        st = trd_calibrate_parallelism(c, op, many, &o->parallelism);
+        st = trd_calibrate_parallelism(c, &o->parallelism);
     if (st == TRD_OK)
         st = trd_comm_node_curve(c);
     if (st != TRD_OK)

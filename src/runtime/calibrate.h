@@ -29,13 +29,11 @@ trd_status trd_calibrate_gap(trd_comm *c, double *seconds);
  * taking turns (collective). */
 trd_status trd_calibrate_combine(trd_comm *c, const trd_op *op, int64_t count,
                                  double *seconds);
-/* How many of the p ranks work at full speed at once (collective, the
- * same value on every rank): p when a fixed integer loop runs on all ranks
- * at once in less than 1.5 times its time alone (every rank has a core:
- * the simulator's assumption); otherwise p times a combine of count
- * elements of op alone over its time when every rank combines at once,
- * within [1, p]. */
-trd_status trd_calibrate_parallelism(trd_comm *c, const trd_op *op, int64_t count, double *k);
+/* How many of the p ranks run at once (collective, the same value on
+ * every rank): p times a fixed integer loop's time alone over its time on
+ * all ranks at once, within [1, p]; p when all at once takes less than
+ * 1.5 times alone (every rank has a core: the simulator's assumption). */
+trd_status trd_calibrate_parallelism(trd_comm *c, double *k);
 /* The aggregate memory bandwidth of k ranks streaming at once into
  * bw[k - 1] (bytes per second), k = 1 .. *streams = min(p, cores),
  * cleaned (trd_node_clean_curve); the same on every rank (collective).

@@ -16,7 +16,6 @@
 
 static const size_t transfer_sizes[] = {0, 4096, 65536, 1 << 20, 8 << 20};
 static const int64_t combine_counts[] = {1024, 16384, 262144, 1 << 20};
-#define PARALLEL_PROBE 262144 /* elements of the combines measuring the parallelism */
 #define FUSED_PROBE (1 << 20) /* bytes of the receive-and-combine (recv_combine_saving) */
 #define NT (sizeof transfer_sizes / sizeof transfer_sizes[0])
 #define NC (sizeof combine_counts / sizeof combine_counts[0])
@@ -55,7 +54,7 @@ trd_status trd_comm_profile(trd_comm *c, const trd_op *op, trd_profile *out)
     if (st == TRD_OK)
         st = trd_comm_agree_max(c, v, agreed, NT + NC + 2);
     if (st == TRD_OK)
-        st = trd_calibrate_parallelism(c, op, PARALLEL_PROBE, &out->parallelism);
+        st = trd_calibrate_parallelism(c, &out->parallelism);
     if (st == TRD_OK)
         st = trd_comm_node_curve(c);
     if (st != TRD_OK)
