@@ -59,6 +59,7 @@ typedef struct trd_park {
     _Atomic uint32_t seq;
     _Atomic uint32_t sleepers;
     _Atomic uint32_t spin_ns; /* how long a wait on it spins (0: not yet set) */
+    _Atomic uint64_t woke_ns; /* when a bump last woke a sleeper (trd_threads_now, ns) */
 } trd_park;
 
 /* Each mailbox starts on a cache line of its own: ranks that post to
