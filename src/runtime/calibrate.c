@@ -320,8 +320,10 @@ trd_status trd_calibrate_parallelism(trd_comm *c, double *k)
 {
     int32_t p = c->wire.size;
     double alone = 0.0, together = 0.0;
-    trd_status st = p > 1 ? spin_times(c, &alone, &together) : TRD_OK;
     *k = p;
+    if (p < 2)
+        return TRD_OK;
+    trd_status st = spin_times(c, &alone, &together);
     if (st != TRD_OK || !(together >= 1.5 * alone)) /* every rank has a core */
         return st;
     *k = p * alone / together;
