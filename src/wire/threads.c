@@ -87,7 +87,7 @@ static trd_status match_push(mailbox *box, match m)
         box->mcap = cap;
     }
     box->matched[box->mhead + box->mlen++] = m;
-    trd_park_bump(&box->events);
+    box_event(box);
     return TRD_OK;
 }
 
@@ -118,7 +118,7 @@ static long queue_find(const queue *q, int32_t peer, int32_t tag, uint64_t sig, 
 static trd_status complete_locked(mailbox *box, int32_t id, int32_t from)
 {
     trd_status st = trd_fifo_push(&box->done, id, from);
-    trd_park_bump(&box->events);
+    box_event(box);
     return st;
 }
 
@@ -126,7 +126,7 @@ static trd_status complete(mailbox *box, int32_t id, int32_t from)
 {
     trd_lock_take(&box->mu);
     trd_status st = complete_locked(box, id, from);
-    trd_lock_give(&box->mu);
+    box_unlock(box);
     return st;
 }
 
@@ -146,7 +146,7 @@ static trd_status check_pair(int32_t from, int32_t to, const pending *send, cons
 /* Lets box->mu go; a failure of this rank's own becomes the world's. */
 static trd_status unlock_failing(mailbox *box, rank_ctx *r, trd_status st)
 {
-    trd_lock_give(&box->mu);
+    box_unlock(box);
     return st == TRD_OK ? st : trd_threads_fail_with(r->world, r->rank, st);
 }
 
@@ -217,7 +217,7 @@ static bool make_eager(const trd_world *w, int32_t peer, const mailbox *box, pen
  * held, let go here.  An eager send completes at once. */
 static trd_status posted_send(rank_ctx *r, mailbox *box, const pending *me, trd_status st)
 {
-    trd_lock_give(&box->mu);
+    box_unlock(box);
     if (st != TRD_OK)
         return trd_threads_fail_with(r->world, r->rank, st);
     return me->eager ? complete(&r->world->box[r->rank], me->id, -1) : TRD_OK;
@@ -234,7 +234,7 @@ static trd_status t_isend(void *ctx, int32_t peer, int32_t tag, const void *buf,
                                       .bytes = bytes});
     trd_lock_take(&box->mu);
     if (trd_threads_failed(w)) {
-        trd_lock_give(&box->mu);
+        box_unlock(box);
         return trd_threads_failure(w);
     }
     long other, i = queue_find(&box->recvs, r->rank, tag, me.sig, &other);
@@ -265,7 +265,7 @@ static trd_status post_recv(rank_ctx *r, pending me)
     me = stamped(r, me);
     trd_lock_take(&box->mu);
     if (trd_threads_failed(w)) {
-        trd_lock_give(&box->mu);
+        box_unlock(box);
         return trd_threads_failure(w);
     }
     long other, i = queue_find(&box->sends, peer, tag, me.sig, &other);
@@ -313,7 +313,7 @@ static trd_status t_claim_recv(void *ctx, int32_t peer, int32_t tag, size_t byte
     pending me = stamped(r, (pending){.peer = r->rank, .tag = tag, .bytes = bytes});
     trd_lock_take(&box->mu);
     if (trd_threads_failed(r->world)) {
-        trd_lock_give(&box->mu);
+        box_unlock(box);
         return trd_threads_failure(r->world);
     }
     long other, i = queue_find(&box->recvs, r->rank, tag, me.sig, &other);
@@ -347,7 +347,7 @@ static trd_status t_isend_claimed(void *ctx, int32_t handle, int32_t id)
     bool failed = trd_threads_failed(r->world);
     trd_status st = failed ? trd_threads_failure(r->world)
                            : complete_locked(box, c->recv.id, r->rank);
-    trd_lock_give(&box->mu);
+    box_unlock(box);
     if (st == TRD_OK)
         st = complete(&r->world->box[r->rank], id, -1);
     if (--r->open == 0)
@@ -405,7 +405,7 @@ static bool await_event(rank_ctx *r, mailbox *box, double timeout_s, trd_status 
             break;
         if (!spun) {
             spun = true;
-            trd_lock_give(&box->mu);
+            box_unlock(box);
             trd_park_spin(&box->events, seen);
             trd_lock_take(&box->mu);
             continue;
@@ -417,7 +417,7 @@ static bool await_event(rank_ctx *r, mailbox *box, double timeout_s, trd_status 
         *st = trd_threads_check_peers(r->world, r->rank, box, r->call);
         if (*st != TRD_OK)
             return false;
-        trd_lock_give(&box->mu);
+        box_unlock(box);
         trd_park_sleep(&box->events, seen, now + CHECK_S < deadline ? CHECK_S : deadline - now);
         trd_lock_take(&box->mu);
     }
@@ -431,7 +431,7 @@ static trd_status copy_next(rank_ctx *r, mailbox *box)
     match m = box->matched[box->mhead++];
     box->mlen--;
     box->copying = m.from;
-    trd_lock_give(&box->mu);
+    box_unlock(box);
     trd_status st = deliver(r->world, m.from, &m.send, &m.recv);
     trd_lock_take(&box->mu);
     box->copying = -1;
@@ -449,7 +449,7 @@ static trd_status t_wait(void *ctx, double timeout_s, int32_t *id, int32_t *from
            box->mlen > 0)
         st = copy_next(r, box);
     if (st == TRD_OK && trd_threads_failed(w)) {
-        trd_lock_give(&box->mu);
+        box_unlock(box);
         return trd_threads_failure(w);
     }
     trd_completion c = {0, 0};
@@ -459,7 +459,7 @@ static trd_status t_wait(void *ctx, double timeout_s, int32_t *id, int32_t *from
                       "dead or stuck", (long)r->rank, box->recvs.len, box->sends.len);
     if (st != TRD_OK)
         return unlock_failing(box, r, st);
-    trd_lock_give(&box->mu);
+    box_unlock(box);
     *id = c.id;
     *from = c.from;
     return TRD_OK;

@@ -145,7 +145,7 @@ static void release_claims(rank_ctx *r)
         mailbox *box = &r->world->box[r->claims[i].peer];
         trd_lock_take(&box->mu);
         box->claimed--;
-        trd_lock_give(&box->mu);
+        box_unlock(box);
         r->claims[i].open = false;
     }
     r->nclaims = r->open = 0;
@@ -177,10 +177,10 @@ void trd_threads_wire_abort(void *ctx, trd_status code, const char *why)
         if (q == r->rank)
             box->recvs.len = 0;
         while (busy(box, q, r->rank)) {
-            trd_lock_give(&box->mu);
+            box_unlock(box);
             nap();
             trd_lock_take(&box->mu);
         }
-        trd_lock_give(&box->mu);
+        box_unlock(box);
     }
 }

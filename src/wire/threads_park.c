@@ -195,14 +195,25 @@ void trd_park_sleep(trd_park *pk, uint32_t seen, double seconds)
                         start);
 }
 
-void trd_park_bump(trd_park *pk)
+bool trd_park_advance(trd_park *pk)
 {
     atomic_fetch_add_explicit(&pk->seq, 1, memory_order_seq_cst);
-    if (atomic_load_explicit(&pk->sleepers, memory_order_seq_cst) > 0) {
+    bool asleep = atomic_load_explicit(&pk->sleepers, memory_order_seq_cst) > 0;
+    if (asleep) /* when the event came, for the sleeper's stretch */
         atomic_store_explicit(&pk->woke_ns, (uint64_t)(1e9 * trd_threads_now()),
                               memory_order_relaxed);
-        syscall(SYS_futex, (uint32_t *)&pk->seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
-    }
+    return asleep;
+}
+
+void trd_park_wake(trd_park *pk)
+{
+    syscall(SYS_futex, (uint32_t *)&pk->seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+void trd_park_bump(trd_park *pk)
+{
+    if (trd_park_advance(pk))
+        trd_park_wake(pk);
 }
 
 bool trd_park_until(trd_park *pk, bool (*done)(const void *), const void *arg,
