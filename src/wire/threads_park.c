@@ -1,4 +1,5 @@
-/* threads_park.c: how a rank of the threads wire waits for another.
+/* threads_park.c: how a rank of the threads wire waits for another: for
+ * an event on a word (trd_park_*) and for a lock (trd_lock_*).
  *
  * A small message's whole call takes well under a microsecond through the
  * memory the ranks share, while a wake-up through the kernel (futex,

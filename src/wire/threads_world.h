@@ -4,7 +4,6 @@
 #ifndef TRD_TRANSPORT_THREADS_WORLD_H
 #define TRD_TRANSPORT_THREADS_WORLD_H
 
-#include <pthread.h>
 #include <stdalign.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -59,7 +58,7 @@ typedef struct trd_park {
     _Atomic uint32_t seq;
     _Atomic uint32_t sleepers;
     _Atomic uint32_t spin_ns; /* how long a wait on it spins (0: not yet set) */
-    _Atomic uint64_t woke_ns; /* when a bump last woke a sleeper (trd_threads_now, ns) */
+    _Atomic uint64_t woke_ns; /* when the last event that found a sleeper came (ns) */
 } trd_park;
 
 /* Each mailbox starts on a cache line of its own: ranks that post to
