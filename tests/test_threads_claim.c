@@ -1,5 +1,6 @@
-/* test_threads_claim.c: the threads wire's matching order and its claims
- * (white box: wire.h), and allreduces whose combines are written straight
+/* test_threads_claim.c: the threads wire's matching order (also between
+ * the eager rings and the mailbox's lock) and its claims (white box:
+ * wire.h), and allreduces whose combines are written straight
  * into the peer's result (exec.c, claim_recv): claims made, results
  * checked against the rank-order fold.
  *
@@ -7,6 +8,7 @@
 #include "runtime_util.h"
 #include "runtime/comm.h" /* a communicator's wire: the claims it made */
 #include "wire/threads.h" /* the wire itself, for its matching order */
+#include "wire/threads_world.h" /* TRD_EAGER_SLOTS */
 
 /* ---- The threads wire's matching rules (white box: wire.h). ----
  * No plan of the registry ever has two messages with the same (sender,
@@ -60,6 +62,63 @@ static void check_one_tag_order(trd_wire *w)
     }
 }
 
+/* Small sends go through the sender's ring, large ones and those that
+ * find the ring full through the mailbox's lock (threads_eager.c): of one
+ * sender and tag, they still match in sending order. */
+static void check_mixed_order(trd_wire *w)
+{
+    enum { N = TRD_EAGER_SLOTS + 6, BIG = 3, BIG2 = TRD_EAGER_SLOTS + 2 };
+    unsigned char out[N][96], in[N][96];
+    memset(in, 0, sizeof in);
+    for (int i = 0; i < N; i++) {
+        memset(out[i], i + 1, sizeof out[i]);
+        size_t bytes = i == BIG || i == BIG2 ? sizeof out[i] : 8;
+        assert_int_equal(w[0].isend(w[0].ctx, 1, 7, out[i], bytes, i), TRD_OK);
+    }
+    for (int i = 0; i < N; i++)
+        assert_int_equal(w[1].irecv(w[1].ctx, 0, 7, in[i], sizeof in[i], 100 + i), TRD_OK);
+    for (int i = 0; i < N; i++) {
+        int32_t id, from;
+        assert_int_equal(w[1].wait(w[1].ctx, 2.0, &id, &from), TRD_OK);
+    }
+    for (int i = 0; i < N; i++)
+        TU_CHECK(in[i][0] == i + 1 && in[i][95] == (i == BIG || i == BIG2 ? i + 1 : 0),
+                 "receive %d got message %d (%s)", i, in[i][0] - 1,
+                 in[i][95] ? "large" : "small");
+    for (int i = 0; i < N; i++) {
+        int32_t id, from;
+        assert_int_equal(w[0].wait(w[0].ctx, 2.0, &id, &from), TRD_OK);
+    }
+}
+
+/* A message longer than its receive is an error naming both sizes: a
+ * rendezvous send's at once, an eager one's (through its ring) at the
+ * receiver's wait, which fails the world, so the sender's next wait too. */
+static void check_too_long(bool eager)
+{
+    trd_wire w[2];
+    trd_threads_opts topts = rt_topts(RT_TIMEOUT_S);
+    assert_int_equal(trd_wire_threads_create(w, 2, &topts), TRD_OK);
+    char a[96] = {0}, x[8];
+    size_t bytes = eager ? 24 : sizeof a, want = eager ? 24 : 96;
+    assert_int_equal(w[1].irecv(w[1].ctx, 0, 4, x, sizeof x, 40), TRD_OK);
+    trd_status st = w[0].isend(w[0].ctx, 1, 4, a, bytes, 41);
+    if (eager) {
+        TU_CHECK(st == TRD_OK, "eager send: status %d: %s", (int)st, trd_errmsg());
+        int32_t id, from;
+        st = w[1].wait(w[1].ctx, 2.0, &id, &from);
+    }
+    char size[32];
+    snprintf(size, sizeof size, "%zu bytes", want);
+    TU_CHECK(st == TRD_EIO && strstr(trd_errmsg(), size) && strstr(trd_errmsg(), "at most 8"),
+             "%zu bytes into 8: status %d: %s", bytes, (int)st, trd_errmsg());
+    int32_t id, from;
+    st = w[0].wait(w[0].ctx, 2.0, &id, &from);
+    TU_CHECK(st == TRD_EIO, "sender after the failure: status %d", (int)st);
+    for (int r = 0; r < 2; r++)
+        w[r].free(w[r].ctx);
+}
+
 static void test_wire_threads_order(void **state)
 {
     (void)state;
@@ -68,6 +127,7 @@ static void test_wire_threads_order(void **state)
     assert_int_equal(trd_wire_threads_create(w, 3, &topts), TRD_OK);
     int64_t a[4] = {1, 2, 3, 4}, b[4] = {5, 6, 7, 8}, x[4], y[4];
     check_one_tag_order(w);
+    check_mixed_order(w);
     /* tags keep messages apart; TRD_ANY_RANK takes either sender and says which */
     memset(x, 0, sizeof x);
     memset(y, 0, sizeof y);
@@ -81,18 +141,15 @@ static void test_wire_threads_order(void **state)
              "tags mixed up: %lld %lld", (long long)x[0], (long long)y[0]);
     wire_wait(&w[2], 20, -1);
     wire_wait(&w[0], 21, -1);
-    /* a message longer than its receive is an error naming both sizes */
-    assert_int_equal(w[1].irecv(w[1].ctx, 0, 4, x, 8, 40), TRD_OK);
-    trd_status st = w[0].isend(w[0].ctx, 1, 4, a, 24, 41);
-    TU_CHECK(st == TRD_EIO && strstr(trd_errmsg(), "24") && strstr(trd_errmsg(), "8"),
-             "24 bytes into 8: status %d: %s", (int)st, trd_errmsg());
     for (int r = 0; r < 3; r++)
         w[r].free(w[r].ctx);
+    check_too_long(false);
+    check_too_long(true);
     /* nothing posted: the wait times out (no hang) */
     assert_int_equal(trd_wire_threads_create(w, 3, &topts), TRD_OK);
     int32_t id, from;
     double t0 = rt_now();
-    st = w[2].wait(w[2].ctx, 0.05, &id, &from);
+    trd_status st = w[2].wait(w[2].ctx, 0.05, &id, &from);
     TU_CHECK(st == TRD_ETIMEDOUT && strstr(trd_errmsg(), "deadline") && rt_now() - t0 < 1.0,
              "empty wait: status %d after %.3f s: %s", (int)st, rt_now() - t0, trd_errmsg());
     for (int r = 0; r < 3; r++)

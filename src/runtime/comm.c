@@ -72,6 +72,14 @@ trd_status trd_comm_threads_create(trd_comm **comm, int32_t p, const trd_threads
     return st;
 }
 
+/* The call's signature gets its number, and the wire learns that a new
+ * call begins (wire.h set_call: the threads wire lets peers see it). */
+static void begin_call(trd_comm *c)
+{
+    c->sig.seq = (uint32_t)++c->calls;
+    c->wire.set_call(c->wire.ctx, &c->sig);
+}
+
 static void drop_cache(trd_comm_cache *k)
 {
     trd_engine_free(k->engine);
@@ -348,7 +356,7 @@ static trd_status collective(trd_comm *c, const void *sendbuf, void *recvbuf, in
     if (c->dead)
         return trd_fail(TRD_EIO, "rank %ld is marked dead (test hook): it takes no part",
                         (long)c->wire.rank);
-    c->sig.seq = (uint32_t)++c->calls;
+    begin_call(c);
     size_t bytes = (size_t)count * k->elem;
     /* trd_comm_run_plan empties the cache without building it: valid too */
     bool warm = hit && c->memo.cached && c->cache.valid;
@@ -456,7 +464,7 @@ static trd_status run_plan(trd_comm *c, const trd_plan *plan, void *buf, int64_t
     trd_comm_key key = {.params = *trd_plan_params(plan), .count = count,
                         .elem = trd_op_elem_size(op)};
     trd_comm_sign(trd_plan_algo(plan), &key, op, &c->sig);
-    c->sig.seq = (uint32_t)++c->calls;
+    begin_call(c);
     drop_cache(k);
     k->nslots = trd_plan_scratch_slots(plan, c->wire.rank) + 1;
     st = trd_engine_create(&k->engine, plan, c->wire.size, NULL);

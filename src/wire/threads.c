@@ -15,8 +15,11 @@
  * sender's buffer in place of the copy.  A rank may also claim a posted
  * receive before it has the bytes (wire.h claim_recv) and write them
  * into the receiver's buffer itself: then nobody copies at all.  A small
- * send is eager instead (make_eager): its bytes travel in its record and
- * it completes when posted.  Mailboxes lie on cache lines of their own;
+ * send is eager instead (eager_allowed): its bytes travel in its record,
+ * it completes when posted, and it reaches the mailbox through a ring of
+ * its sender's without taking the lock (threads_eager.c; drain takes it
+ * in before anything else is matched there).  Mailboxes lie on cache
+ * lines of their own;
  * no lock is shared by all ranks.  Waits poll, then sleep on a futex
  * (threads_park.c).
  *
@@ -187,30 +190,80 @@ static pending stamped(const rank_ctx *r, pending p)
 {
     p.sig = trd_call_sig_value(r->call);
     p.call = r->call;
-    atomic_store_explicit(&r->world->now[r->rank].sig, p.sig, memory_order_relaxed);
+    /* Release: a peer that sees this call also sees the eager sends of the
+     * calls before it in their rings (check_peers_drained). */
+    atomic_store_explicit(&r->world->now[r->rank].sig, p.sig, memory_order_release);
     return p;
 }
 
-/* A small send travels in its record when its receiver has posted in
- * this call already and its box holds few sends: then the sender never
- * waits for the receiver to copy, which is a round trip between two
- * cores, and the receiver never writes the sender's box.  A sender never
- * runs ahead of its receiver's calls so (it falls back to the
- * rendezvous): a box stays bounded, and a rank whose receiver is stuck in
- * a failing call cannot finish its own next call as if all were well.
- * Box->mu held. */
-static bool make_eager(const trd_world *w, int32_t peer, const mailbox *box, pending *me,
-                       const void *buf)
+/* A small send travels in its record when its receiver has begun this
+ * call already (t_set_call): then the sender never waits for the receiver to
+ * copy, which is a round trip between two cores, and the receiver never
+ * writes the sender's box.  A sender never runs ahead of its receiver's
+ * calls so (it falls back to the rendezvous): a box stays bounded, and a
+ * rank whose receiver is stuck in a failing call cannot finish its own
+ * next call as if all were well. */
+static bool eager_allowed(const trd_world *w, int32_t peer, const pending *me)
 {
     uint64_t theirs = atomic_load_explicit(&w->now[peer].sig, memory_order_relaxed);
     bool behind = (int32_t)((uint32_t)theirs - (uint32_t)me->sig) < 0;
-    if (me->bytes > TRD_EAGER_BYTES || box->sends.len >= EAGER_QUEUE || behind)
-        return false;
+    return me->bytes <= TRD_EAGER_BYTES && !behind;
+}
+
+/* Copies the bytes of an eager send into its record. */
+static void fill_eager(pending *me, const void *buf)
+{
     me->eager = true;
     me->buf = NULL; /* the caller's buffer is not read after the post */
     if (me->bytes > 0)
         memcpy(me->small, buf, me->bytes);
-    return true;
+}
+
+/* Rank r's eager send `me` through its ring to peer, without peer's lock
+ * (threads_eager.c): false when it must go through the lock (no ring, or
+ * a full one). */
+static bool post_eager(rank_ctx *r, int32_t peer, pending *me, const void *buf)
+{
+    eager_ring *ring = trd_eager_ring(r, peer);
+    if (!ring)
+        return false;
+    fill_eager(me, buf);
+    if (trd_eager_put(ring, me))
+        return true;
+    me->eager = false;
+    me->buf = (void *)buf;
+    return false;
+}
+
+/* A send `me` arrives in the box of rank `to` (box->mu held): it takes
+ * the first posted receive that wants it, or waits in the box. */
+static trd_status send_arrived(int32_t to, mailbox *box, const pending *me)
+{
+    long other, i = queue_find(&box->recvs, me->peer, me->tag, me->sig, &other);
+    if (other >= 0)
+        return trd_threads_check_call(me->peer, me, to, &box->recvs.items[other]);
+    if (i < 0)
+        return queue_push(&box->sends, *me);
+    /* The receiver copies (t_wait), so that ranks copy their own receives
+     * in parallel instead of the later-arriving one copying for both. */
+    pending recv = queue_take(&box->recvs, (size_t)i);
+    trd_status st = check_pair(me->peer, to, me, &recv);
+    return st == TRD_OK ? match_push(box, (match){.from = me->peer, .send = *me, .recv = recv})
+                        : st;
+}
+
+/* Box->mu of rank `to` held: the eager sends in its rings arrive, before
+ * anything else is matched there (threads_eager.c). */
+static trd_status drain(const trd_world *w, int32_t to, mailbox *box)
+{
+    trd_status st = TRD_OK;
+    if (trd_threads_failed(w)) /* no new match once failed (threads_fail.c) */
+        return st;
+    pending send;
+    for (int32_t i = 0; i < box->nrings && st == TRD_OK; i++)
+        while (st == TRD_OK && trd_eager_take(box->rings[i], &send))
+            st = send_arrived(to, box, &send);
+    return st;
 }
 
 /* The send `me` of rank r into box, which it matched or joined; box->mu
@@ -232,24 +285,23 @@ static trd_status t_isend(void *ctx, int32_t peer, int32_t tag, const void *buf,
     mailbox *box = &w->box[peer];
     pending me = stamped(r, (pending){.peer = r->rank, .tag = tag, .id = id, .buf = (void *)buf,
                                       .bytes = bytes});
+    bool eager = eager_allowed(w, peer, &me);
+    if (trd_threads_failed(w))
+        return trd_threads_failure(w);
+    if (eager && post_eager(r, peer, &me, buf)) {
+        trd_park_bump(&box->events);
+        return complete(&w->box[r->rank], me.id, -1);
+    }
     trd_lock_take(&box->mu);
     if (trd_threads_failed(w)) {
         box_unlock(box);
         return trd_threads_failure(w);
     }
-    long other, i = queue_find(&box->recvs, r->rank, tag, me.sig, &other);
-    if (other >= 0)
-        return unlock_failing(box, r, trd_threads_check_call(r->rank, &me, peer,
-                                                             &box->recvs.items[other]));
-    make_eager(w, peer, box, &me, buf);
-    if (i < 0)
-        return posted_send(r, box, &me, queue_push(&box->sends, me));
-    /* The receiver copies (t_wait), so that ranks copy their own receives
-     * in parallel instead of the later-arriving one copying for both. */
-    pending recv = queue_take(&box->recvs, (size_t)i);
-    trd_status st = check_pair(r->rank, peer, &me, &recv);
+    trd_status st = drain(w, peer, box);
+    if (st == TRD_OK && eager && box->sends.len < EAGER_QUEUE)
+        fill_eager(&me, buf);
     if (st == TRD_OK)
-        st = match_push(box, (match){.from = r->rank, .send = me, .recv = recv});
+        st = send_arrived(peer, box, &me);
     return posted_send(r, box, &me, st);
 }
 
@@ -257,29 +309,34 @@ static trd_status t_isend(void *ctx, int32_t peer, int32_t tag, const void *buf,
  * bytes move in r's next wait, not here, so a rank posts all of its ready
  * steps before it spends time copying (a peer may then claim them,
  * t_claim_recv). */
+/* A receive `me` is posted in its rank's box (box->mu held): it takes
+ * the first waiting send it wants, or waits in the box. */
+static trd_status recv_arrived(int32_t to, mailbox *box, const pending *me)
+{
+    long other, i = queue_find(&box->sends, me->peer, me->tag, me->sig, &other);
+    if (other >= 0)
+        return trd_threads_check_call(me->peer, &box->sends.items[other], to, me);
+    if (i < 0)
+        return queue_push(&box->recvs, *me);
+    pending send = queue_take(&box->sends, (size_t)i);
+    trd_status st = check_pair(send.peer, to, &send, me);
+    return st == TRD_OK ? match_push(box, (match){.from = send.peer, .send = send, .recv = *me})
+                        : st;
+}
+
 static trd_status post_recv(rank_ctx *r, pending me)
 {
     trd_world *w = r->world;
     mailbox *box = &w->box[r->rank];
-    int32_t peer = me.peer, tag = me.tag;
     me = stamped(r, me);
     trd_lock_take(&box->mu);
     if (trd_threads_failed(w)) {
         box_unlock(box);
         return trd_threads_failure(w);
     }
-    long other, i = queue_find(&box->sends, peer, tag, me.sig, &other);
-    trd_status st;
-    if (other >= 0) {
-        st = trd_threads_check_call(peer, &box->sends.items[other], r->rank, &me);
-    } else if (i < 0) {
-        st = queue_push(&box->recvs, me);
-    } else {
-        pending send = queue_take(&box->sends, (size_t)i);
-        st = check_pair(send.peer, r->rank, &send, &me);
-        if (st == TRD_OK)
-            st = match_push(box, (match){.from = send.peer, .send = send, .recv = me});
-    }
+    trd_status st = drain(w, r->rank, box);
+    if (st == TRD_OK)
+        st = recv_arrived(r->rank, box, &me);
     return unlock_failing(box, r, st);
 }
 
@@ -316,8 +373,9 @@ static trd_status t_claim_recv(void *ctx, int32_t peer, int32_t tag, size_t byte
         box_unlock(box);
         return trd_threads_failure(r->world);
     }
+    st = drain(r->world, peer, box);
     long other, i = queue_find(&box->recvs, r->rank, tag, me.sig, &other);
-    if (other >= 0 || i >= 0)
+    if (st == TRD_OK && (other >= 0 || i >= 0))
         st = trd_threads_check_call(r->rank, &me, peer, &box->recvs.items[other >= 0 ? other : i]);
     if (st == TRD_OK && i >= 0 && !box->recvs.items[i].consume &&
         box->recvs.items[i].bytes == bytes) {
@@ -386,6 +444,19 @@ static bool box_ready(const rank_ctx *r, const mailbox *box)
     return box->done.len > 0 || box->mlen > 0 || trd_threads_failed(r->world);
 }
 
+/* Box->mu held: trd_threads_check_peers, with a second look after a
+ * drain when a peer seems past the call it should send in: its eager
+ * send may have reached the ring after the last drain and before it
+ * stamped its next call (`stamped`). */
+static trd_status check_peers_drained(rank_ctx *r, mailbox *box)
+{
+    trd_status st = trd_threads_check_peers(r->world, r->rank, box, r->call);
+    if (st == TRD_OK)
+        return st;
+    st = drain(r->world, r->rank, box);
+    return st == TRD_OK ? trd_threads_check_peers(r->world, r->rank, box, r->call) : st;
+}
+
 /* Box->mu held: waits until the box has an event, the world failed or
  * the timeout (counted from the first sleep: the clock is read only when
  * the wait has to sleep, wire.h).  Every event bumps box->events under
@@ -401,6 +472,9 @@ static bool await_event(rank_ctx *r, mailbox *box, double timeout_s, trd_status 
         /* Read before the flag is looked at (trd_threads_fail bumps after
          * setting it) and under the lock (events are bumped under it). */
         uint32_t seen = atomic_load_explicit(&box->events.seq, memory_order_acquire);
+        *st = drain(r->world, r->rank, box);
+        if (*st != TRD_OK)
+            return false;
         if (box_ready(r, box))
             break;
         if (!spun) {
@@ -414,7 +488,7 @@ static bool await_event(rank_ctx *r, mailbox *box, double timeout_s, trd_status 
         deadline = deadline > 0 ? deadline : now + timeout_s;
         if (now >= deadline)
             break;
-        *st = trd_threads_check_peers(r->world, r->rank, box, r->call);
+        *st = check_peers_drained(r, box);
         if (*st != TRD_OK)
             return false;
         box_unlock(box);
@@ -471,9 +545,14 @@ static double t_now(void *ctx)
     return trd_threads_now();
 }
 
+/* Peers see the call begin before its first post: a peer's eager send
+ * to this rank (eager_allowed) need not wait for it. */
 static void t_set_call(void *ctx, const trd_call_sig *call)
 {
-    ((rank_ctx *)ctx)->call = call;
+    rank_ctx *r = ctx;
+    r->call = call;
+    if (call)
+        stamped(r, (pending){0});
 }
 
 static void free_world(trd_world *w)
@@ -483,6 +562,7 @@ static void free_world(trd_world *w)
         free(w->box[r].recvs.items);
         free(w->box[r].matched);
         free(w->box[r].done.items);
+        trd_eager_free(&w->box[r]);
     }
     free(w->box);
     free(w->now);
@@ -501,6 +581,7 @@ static void t_free(void *ctx)
         free_world(w);
     }
     free(r->claims);
+    free(r->out);
     free(r);
 }
 
@@ -573,13 +654,18 @@ trd_status trd_wire_threads_create(trd_wire *wires, int32_t p, const trd_threads
         return st;
     for (int32_t r = 0; r < p; r++) {
         rank_ctx *ctx = malloc(sizeof *ctx);
-        if (!ctx) {
-            for (int32_t q = 0; q < r; q++)
+        eager_ring **out = calloc((size_t)p, sizeof *out);
+        if (!ctx || !out) {
+            free(ctx);
+            free(out);
+            for (int32_t q = 0; q < r; q++) {
+                free(((rank_ctx *)wires[q].ctx)->out);
                 free(wires[q].ctx);
+            }
             free_world(w);
             return trd_fail(TRD_ENOMEM, "threads transport: out of memory");
         }
-        *ctx = (rank_ctx){.world = w, .rank = r};
+        *ctx = (rank_ctx){.world = w, .rank = r, .out = out};
         wires[r] = wire_of(ctx);
     }
     return TRD_OK;

@@ -103,7 +103,9 @@ trd_status trd_threads_check_peers(const trd_world *w, int32_t rank, const mailb
         int32_t peer = box->recvs.items[i].peer;
         if (peer == TRD_ANY_RANK || box->recvs.items[i].sig != sig)
             continue;
-        uint64_t theirs = atomic_load_explicit(&w->now[peer].sig, memory_order_relaxed);
+        /* Acquire: the eager sends the peer made before its later call are
+         * in their rings now (threads.c, check_peers_drained). */
+        uint64_t theirs = atomic_load_explicit(&w->now[peer].sig, memory_order_acquire);
         if ((int32_t)((uint32_t)theirs - seq) > 0) /* its call number is past ours */
             return other_call(rank, call, peer, true);
     }

@@ -65,13 +65,33 @@ typedef struct trd_park {
  * different receivers never write the same line. */
 #define TRD_LINE 64
 
+/* Slots of a pair's eager ring (threads_eager.c). */
+#define TRD_EAGER_SLOTS 16
+
+typedef struct eager_slot {
+    alignas(TRD_LINE) _Atomic uint64_t seq; /* its message's number + 1 once published */
+    pending send;
+} eager_slot;
+
+/* The eager sends of one rank to one peer on their way into the peer's
+ * mailbox, without its lock: written only by the sender, taken out only
+ * by whoever holds the receiver's box->mu (threads_eager.c says why). */
+typedef struct eager_ring {
+    alignas(TRD_LINE) _Atomic uint64_t taken; /* messages taken out (the receiver's side) */
+    alignas(TRD_LINE) uint64_t put;           /* messages put in (the sender's) */
+    uint64_t taken_seen;                      /* the sender's last read of taken */
+    eager_slot slot[TRD_EAGER_SLOTS];
+} eager_ring;
+
 typedef struct mailbox {
     alignas(TRD_LINE) trd_lock mu;
     queue sends, recvs;
     match *matched; /* a ring: the pairs its receiver must copy */
     size_t mhead, mlen, mcap;
     trd_fifo done;
-    trd_park events; /* bumped with every match and completion, and on a failure */
+    trd_park events; /* bumped with every match, completion and eager post, and on a failure */
+    eager_ring **rings; /* of the peers that sent eagerly to this box's rank */
+    int32_t nrings, ringcap;
     bool wake;       /* under mu: events moved on with a rank asleep on it (box_unlock) */
     /* What a failing rank waits for before its call returns (threads_fail.c):
      * the sender whose buffer this box's rank is copying from right now
@@ -81,8 +101,9 @@ typedef struct mailbox {
     int32_t claimed;
 } mailbox;
 
-/* The signature of the call a rank last posted in (a line of its own:
- * written with every post, read only by a peer's sleeping wait). */
+/* The signature of the call a rank is in (a line of its own: written as
+ * each call begins and with every post, read by peers' eager sends and
+ * sleeping waits). */
 typedef struct call_now {
     alignas(TRD_LINE) _Atomic uint64_t sig;
 } call_now;
@@ -131,6 +152,7 @@ typedef struct rank_ctx {
     claim *claims; /* by handle; emptied when none is open */
     int32_t nclaims, cap, open;
     int64_t claimed; /* claims made so far (trd_wire_threads_claims) */
+    eager_ring **out; /* by peer: this rank's eager ring to it (NULL: none yet) */
     const trd_call_sig *call; /* wire.h set_call */
 } rank_ctx;
 
@@ -162,6 +184,17 @@ void trd_park_wake(trd_park *pk);
  * deadline passed first. */
 bool trd_park_until(trd_park *pk, bool (*done)(const void *), const void *arg,
                     double deadline, double slice);
+
+/* Eager rings (threads_eager.c).  The ring of rank r to peer, made and
+ * entered in peer's box on first use; NULL when out of memory. */
+eager_ring *trd_eager_ring(rank_ctx *r, int32_t peer);
+/* Puts send into ring: false when it is full. */
+bool trd_eager_put(eager_ring *ring, const pending *send);
+/* Box->mu of the ring's receiver held: takes its oldest message out into
+ * *send; false when it has none. */
+bool trd_eager_take(eager_ring *ring, pending *send);
+/* The rings entered in box, freed with it. */
+void trd_eager_free(mailbox *box);
 
 /* Box->mu held: the box's events move on (a match, a completion); a rank
  * asleep on them is woken when the lock is let go (box_unlock).  A
@@ -205,7 +238,7 @@ trd_status trd_threads_check_call(int32_t from, const pending *send, int32_t to,
  * number as rank's `call` with another signature, or is past it while
  * rank's box awaits a message of exactly that peer's (a call that will
  * never send it, callsig.h); box->mu held.  Peers are seen through the
- * signature of their last post (trd_world.now). */
+ * signature of the call they are in (trd_world.now). */
 trd_status trd_threads_check_peers(const trd_world *w, int32_t rank, const mailbox *box,
                                    const trd_call_sig *call);
 

@@ -121,7 +121,8 @@ struct trd_wire {
     trd_status (*agree)(void *ctx, double *v, int32_t n, double deadline);
     /* The signature the messages and receives posted from now on carry:
      * *call, read when they are posted (the runtime updates it in place
-     * before each call; it must outlive the wire).  NULL: no signature. */
+     * and calls set_call again as each call begins; it must outlive the
+     * wire).  NULL: no signature. */
     void (*set_call)(void *ctx, const trd_call_sig *call);
     /* TRD_OK while the wire is ok; else its first failure (code and a
      * message naming the rank that failed and why). */
