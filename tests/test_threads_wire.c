@@ -6,7 +6,8 @@
  *     receive gets them aligned as malloc's buffers (it combines elements
  *     straight from them); a large one,
  *     or a small one to a rank still in an earlier call, waits for its
- *     receive (a sender never runs ahead of its receiver's calls);
+ *     receive (a sender never runs ahead of its receiver's calls; a rank
+ *     is in a call from its set_call on, posted or not);
  *   - rings of many rounds, eager and rendezvous sizes alternated, with
  *     barriers and agreements between them, with a core per rank and with
  *     more ranks than this machine has cores (the waits then sleep):
@@ -93,6 +94,18 @@ static void test_eager(void **state)
     assert_int_equal(wait_one(&w[0], TIMEOUT_S, &id), TRD_OK);
     free_all(w, 2);
 
+    /* a rank is in a call from its set_call on, before it posts anything */
+    assert_int_equal(trd_wire_threads_create(w, 2, &topts), TRD_OK);
+    for (int r = 0; r < 2; r++)
+        w[r].set_call(w[r].ctx, &call[r]);
+    assert_int_equal(w[0].isend(w[0].ctx, 1, 3, &a, sizeof a, 1), TRD_OK);
+    st = wait_one(&w[0], 0.2, &id);
+    TU_CHECK(st == TRD_OK && id == 1, "a small send to a rank that has begun its call but "
+             "posted nothing did not complete: status %d id %d", (int)st, (int)id);
+    assert_int_equal(w[1].irecv(w[1].ctx, 0, 3, &x, sizeof x, 10), TRD_OK);
+    assert_int_equal(wait_one(&w[1], TIMEOUT_S, &id), TRD_OK);
+    free_all(w, 2);
+
     /* a large send waits for its receive: its wait times out */
     unsigned char big[BIG] = {0};
     assert_int_equal(trd_wire_threads_create(w, 2, &topts), TRD_OK);
@@ -145,6 +158,7 @@ static int ring_round(trd_wire *w, trd_call_sig *call, int32_t k)
     size_t n = k % 2 ? BIG : 8;
     unsigned char out[BIG], in[BIG], want[BIG];
     call->seq = (uint32_t)k;
+    w->set_call(w->ctx, call); /* a new call begins (wire.h) */
     fill(out, n, me, k);
     fill(want, n, prev, k);
     memset(in, 0, sizeof in);

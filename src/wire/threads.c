@@ -44,6 +44,7 @@
 
 #define CHECK_S 0.02   /* a sleeping wait looks for peers in other calls this often */
 #define EAGER_QUEUE 64 /* most sends a box holds before small ones wait for a receive */
+#define EAGER_WAIT_S 2e-6 /* eager_allowed */
 
 double trd_threads_now(void)
 {
@@ -184,30 +185,36 @@ static void inject_delay(rank_ctx *r)
     nanosleep(&ts, NULL);
 }
 
-/* A record of rank r's current call (wire.h set_call), which the world
- * learns too (trd_threads_check_peers). */
+/* A record of rank r's current call (wire.h set_call). */
 static pending stamped(const rank_ctx *r, pending p)
 {
     p.sig = trd_call_sig_value(r->call);
     p.call = r->call;
-    /* Release: a peer that sees this call also sees the eager sends of the
-     * calls before it in their rings (check_peers_drained). */
-    atomic_store_explicit(&r->world->now[r->rank].sig, p.sig, memory_order_release);
     return p;
 }
 
-/* A small send travels in its record when its receiver has begun this
- * call already (t_set_call): then the sender never waits for the receiver to
- * copy, which is a round trip between two cores, and the receiver never
- * writes the sender's box.  A sender never runs ahead of its receiver's
- * calls so (it falls back to the rendezvous): a box stays bounded, and a
- * rank whose receiver is stuck in a failing call cannot finish its own
- * next call as if all were well. */
+typedef struct call_of {
+    const trd_world *w;
+    int32_t peer;
+    uint64_t sig;
+} call_of;
+
+/* Whether peer has begun the call of signature sig (or a later one). */
+static bool begun(const void *arg)
+{
+    const call_of *c = arg;
+    uint64_t theirs = atomic_load_explicit(&c->w->now[c->peer].sig, memory_order_relaxed);
+    return (int32_t)((uint32_t)theirs - (uint32_t)c->sig) >= 0;
+}
+
+/* A sender just ahead of its receiver (the first out of a barrier, or a
+ * call on in a loop) waits up to EAGER_WAIT_S for it to begin the call,
+ * where both have cores: the send is eager then, instead of a rendezvous
+ * that waits for the receiver's copy. */
 static bool eager_allowed(const trd_world *w, int32_t peer, const pending *me)
 {
-    uint64_t theirs = atomic_load_explicit(&w->now[peer].sig, memory_order_relaxed);
-    bool behind = (int32_t)((uint32_t)theirs - (uint32_t)me->sig) < 0;
-    return me->bytes <= TRD_EAGER_BYTES && !behind;
+    call_of c = {w, peer, me->sig};
+    return me->bytes <= TRD_EAGER_BYTES && trd_spin_until(begun, &c, EAGER_WAIT_S);
 }
 
 /* Copies the bytes of an eager send into its record. */
@@ -545,14 +552,17 @@ static double t_now(void *ctx)
     return trd_threads_now();
 }
 
-/* Peers see the call begin before its first post: a peer's eager send
- * to this rank (eager_allowed) need not wait for it. */
+/* The world learns the call each rank is in as it begins, before its
+ * first post: for the eager sends of its peers (eager_allowed) and their
+ * checks (trd_threads_check_peers).  Release: a peer that sees the call
+ * also sees the eager sends of the calls before it in their rings
+ * (check_peers_drained). */
 static void t_set_call(void *ctx, const trd_call_sig *call)
 {
     rank_ctx *r = ctx;
     r->call = call;
-    if (call)
-        stamped(r, (pending){0});
+    atomic_store_explicit(&r->world->now[r->rank].sig, trd_call_sig_value(call),
+                          memory_order_release);
 }
 
 static void free_world(trd_world *w)

@@ -74,6 +74,24 @@ static void cpu_relax(void)
 #endif
 }
 
+bool trd_spin_until(bool (*done)(const void *), const void *arg, double seconds)
+{
+    if (crowded())
+        return done(arg);
+    double end = 0;
+    for (unsigned i = 0;; i++) {
+        if (done(arg))
+            return true;
+        if (i % 64 == 0) { /* the clock is read seldom: ~20 ns a read */
+            double now = trd_threads_now();
+            end = end > 0 ? end : now + seconds;
+            if (now >= end)
+                return false;
+        }
+        cpu_relax();
+    }
+}
+
 static bool changed(trd_park *pk, uint32_t seen)
 {
     return atomic_load_explicit(&pk->seq, memory_order_acquire) != seen;

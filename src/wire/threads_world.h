@@ -171,6 +171,9 @@ void trd_lock_give(trd_lock *l);
  * before it), or, where ranks outnumber cores, a bounded phase of
  * yields.  False: it did not change. */
 bool trd_park_spin(trd_park *pk, uint32_t seen);
+/* Polls done(arg) for at most `seconds` where every rank has a core (once
+ * where ranks outnumber cores): whether it came true. */
+bool trd_spin_until(bool (*done)(const void *), const void *arg, double seconds);
 /* Sleeps until pk->seq is not `seen`, a bump, or `seconds` passed. */
 void trd_park_sleep(trd_park *pk, uint32_t seen, double seconds);
 /* Changes pk->seq and wakes whoever sleeps on it. */
