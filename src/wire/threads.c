@@ -280,7 +280,7 @@ static trd_status posted_send(rank_ctx *r, mailbox *box, const pending *me, trd_
     box_unlock(box);
     if (st != TRD_OK)
         return trd_threads_fail_with(r->world, r->rank, st);
-    return me->eager ? complete(&r->world->box[r->rank], me->id, -1) : TRD_OK;
+    return me->eager ? trd_fifo_push(&r->sent, me->id, -1) : TRD_OK;
 }
 
 static trd_status t_isend(void *ctx, int32_t peer, int32_t tag, const void *buf, size_t bytes,
@@ -297,7 +297,7 @@ static trd_status t_isend(void *ctx, int32_t peer, int32_t tag, const void *buf,
         return trd_threads_failure(w);
     if (eager && post_eager(r, peer, &me, buf)) {
         trd_park_bump(&box->events);
-        return complete(&w->box[r->rank], me.id, -1);
+        return trd_fifo_push(&r->sent, me.id, -1);
     }
     trd_lock_take(&box->mu);
     if (trd_threads_failed(w)) {
@@ -525,6 +525,12 @@ static trd_status t_wait(void *ctx, double timeout_s, int32_t *id, int32_t *from
     trd_world *w = r->world;
     mailbox *box = &w->box[r->rank];
     trd_status st = TRD_OK;
+    trd_completion c = {0, 0};
+    if (!trd_threads_failed(w) && trd_fifo_pop(&r->sent, &c)) {
+        *id = c.id;
+        *from = c.from;
+        return TRD_OK;
+    }
     trd_lock_take(&box->mu);
     while (st == TRD_OK && await_event(r, box, timeout_s, &st) && !trd_threads_failed(w) &&
            box->mlen > 0)
@@ -533,7 +539,6 @@ static trd_status t_wait(void *ctx, double timeout_s, int32_t *id, int32_t *from
         box_unlock(box);
         return trd_threads_failure(w);
     }
-    trd_completion c = {0, 0};
     if (st == TRD_OK && !trd_fifo_pop(&box->done, &c))
         st = trd_fail(TRD_ETIMEDOUT, "threads transport: rank %ld got no message before its "
                       "deadline (%zu receives posted, %zu sends to it unmatched): a peer is "
@@ -592,6 +597,7 @@ static void t_free(void *ctx)
     }
     free(r->claims);
     free(r->out);
+    free(r->sent.items);
     free(r);
 }
 

@@ -153,6 +153,7 @@ typedef struct rank_ctx {
     int32_t nclaims, cap, open;
     int64_t claimed; /* claims made so far (trd_wire_threads_claims) */
     eager_ring **out; /* by peer: this rank's eager ring to it (NULL: none yet) */
+    trd_fifo sent;    /* its eager sends, complete when posted: its waits take them unlocked */
     const trd_call_sig *call; /* wire.h set_call */
 } rank_ctx;
 
