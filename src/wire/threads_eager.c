@@ -4,8 +4,8 @@
  * Through the lock, the sender takes the receiver's lock while the
  * receiver polls and retakes it, so the lock's line, the queues' and the
  * events' cross between the two cores several times per message, and a
- * reduce of one double between two ranks with a core each took 1.6-2x
- * the time of treduce's MPI wire, which sends it through a ring in shared
+ * reduce of one double between two ranks with a core each took 2-3x the
+ * time of treduce's MPI wire, which sends it through a ring in shared
  * memory (shm.c; docs/BENCHMARKS.md, "Threads wire").  So each ordered
  * pair of ranks gets a ring of
  * TRD_EAGER_SLOTS records, like shm.c's: the sender writes a slot and
