@@ -4,24 +4,25 @@
  * Every rank has a mailbox guarded by one lock (trd_lock, threads_park.c:
  * a spin, then a futex): the sends posted to it that no receive has taken
  * yet, its posted receives that no send has matched yet, the matched
- * pairs it has still to copy, and its queue of completed steps.  A send is a rendezvous: whoever arrives second (the
- * sender finding a posted receive, or the receiver finding a waiting send)
- * takes the pair out of the mailbox under the lock; the receiving rank's
- * thread copies the bytes outside it (one memcpy, no intermediate buffer,
- * in its next wait), then completes both ends.  So a send completes once its bytes are in the
- * receiver's buffer, the receive at the same moment, and every rank copies
- * its own receives: two ranks exchanging large buffers copy in parallel.
- * A consuming receive (wire.h irecv_consume) runs its function on the
+ * pairs it has still to copy, and its queue of completed steps (its
+ * queues and matching rules: threads_box.c).  A send is a rendezvous:
+ * whoever arrives second (the sender finding a posted receive, or the
+ * receiver finding a waiting send) takes the pair out of the mailbox
+ * under the lock; the receiving rank's thread copies the bytes outside it
+ * (one memcpy, no intermediate buffer, in its next wait), then completes
+ * both ends.  So a send completes once its bytes are in the receiver's
+ * buffer, the receive at the same moment, and every rank copies its own
+ * receives: two ranks exchanging large buffers copy in parallel.  A
+ * consuming receive (wire.h irecv_consume) runs its function on the
  * sender's buffer in place of the copy.  A rank may also claim a posted
- * receive before it has the bytes (wire.h claim_recv) and write them
- * into the receiver's buffer itself: then nobody copies at all.  A small
- * send is eager instead (eager_allowed): its bytes travel in its record,
+ * receive before it has the bytes (wire.h claim_recv) and write them into
+ * the receiver's buffer itself: then nobody copies at all.  A small send
+ * is eager instead (trd_eager_allowed): its bytes travel in its record,
  * it completes when posted, and it reaches the mailbox through a ring of
- * its sender's without taking the lock (threads_eager.c; drain takes it
- * in before anything else is matched there).  Mailboxes lie on cache
- * lines of their own;
- * no lock is shared by all ranks.  Waits poll, then sleep on a futex
- * (threads_park.c).
+ * its sender's without taking the lock (threads_eager.c; trd_box_drain
+ * takes it in before anything else is matched there).  Mailboxes lie on
+ * cache lines of their own; no lock is shared by all ranks.  Waits poll,
+ * then sleep on a futex (threads_park.c).
  *
  * Every record carries the signature of the call that posted it
  * (callsig.h): a send and a receive of different calls are an error, not
@@ -44,107 +45,12 @@
 
 #define CHECK_S 0.02   /* a sleeping wait looks for peers in other calls this often */
 #define EAGER_QUEUE 64 /* most sends a box holds before small ones wait for a receive */
-#define EAGER_WAIT_S 2e-6 /* eager_allowed */
 
 double trd_threads_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static trd_status queue_push(queue *q, pending p)
-{
-    if (q->len == q->cap) {
-        size_t cap = q->cap ? 2 * q->cap : 16;
-        pending *grown = realloc(q->items, cap * sizeof *grown);
-        if (!grown)
-            return trd_fail(TRD_ENOMEM, "threads transport: out of memory");
-        q->items = grown;
-        q->cap = cap;
-    }
-    q->items[q->len++] = p;
-    return TRD_OK;
-}
-
-static pending queue_take(queue *q, size_t i)
-{
-    pending p = q->items[i];
-    memmove(q->items + i, q->items + i + 1, (q->len - i - 1) * sizeof *q->items);
-    q->len--;
-    return p;
-}
-
-/* Appends a matched pair for the box's rank to copy; box->mu held. */
-static trd_status match_push(mailbox *box, match m)
-{
-    if (box->mhead + box->mlen == box->mcap && box->mhead > 0) {
-        memmove(box->matched, box->matched + box->mhead, box->mlen * sizeof *box->matched);
-        box->mhead = 0;
-    }
-    if (box->mlen == box->mcap) {
-        size_t cap = box->mcap ? 2 * box->mcap : 16;
-        match *grown = realloc(box->matched, cap * sizeof *grown);
-        if (!grown)
-            return trd_fail(TRD_ENOMEM, "threads transport: out of memory");
-        box->matched = grown;
-        box->mcap = cap;
-    }
-    box->matched[box->mhead + box->mlen++] = m;
-    box_event(box);
-    return TRD_OK;
-}
-
-/* Index of the first entry matching (peer, tag), or -1.  Receives may
- * accept any sender.  *other: the first entry of exactly that peer from
- * another call than sig, or -1 - a mismatch whatever its tag: two ranks in
- * matching calls never leave a message or receive of one call pending
- * into the next (a send completes when its receive copies it), so a
- * record of the peer's from another call is one the other rank's call
- * will never match (callsig.h). */
-static long queue_find(const queue *q, int32_t peer, int32_t tag, uint64_t sig, long *other)
-{
-    *other = -1;
-    for (size_t i = 0; i < q->len; i++) {
-        const pending *p = &q->items[i];
-        if (p->peer == peer && peer != TRD_ANY_RANK && p->sig != sig) {
-            *other = (long)i;
-            return -1;
-        }
-        bool who = p->peer == peer || p->peer == TRD_ANY_RANK || peer == TRD_ANY_RANK;
-        if (who && p->tag == tag)
-            return (long)i;
-    }
-    return -1;
-}
-
-/* Queues a completion for the rank owning box; the caller holds box->mu. */
-static trd_status complete_locked(mailbox *box, int32_t id, int32_t from)
-{
-    trd_status st = trd_fifo_push(&box->done, id, from);
-    box_event(box);
-    return st;
-}
-
-static trd_status complete(mailbox *box, int32_t id, int32_t from)
-{
-    trd_lock_take(&box->mu);
-    trd_status st = complete_locked(box, id, from);
-    box_unlock(box);
-    return st;
-}
-
-/* A message must fit its receive (a consuming one: exactly) and belong to
- * the same call (callsig.h); checked when they are paired. */
-static trd_status check_pair(int32_t from, int32_t to, const pending *send, const pending *recv)
-{
-    trd_status st = trd_threads_check_call(from, send, to, recv);
-    bool fits = send->bytes <= recv->bytes && (!recv->consume || send->bytes == recv->bytes);
-    if (st == TRD_OK && !fits)
-        st = trd_fail(TRD_EIO, "threads transport: rank %ld sent %zu bytes to rank %ld, which "
-                      "expected %s%zu", (long)from, send->bytes, (long)to,
-                      recv->consume ? "exactly " : "at most ", recv->bytes);
-    return st;
 }
 
 /* Lets box->mu go; a failure of this rank's own becomes the world's. */
@@ -167,7 +73,7 @@ static trd_status deliver(trd_world *w, int32_t from, const pending *send, const
         memcpy(recv->buf, src, send->bytes);
     if (st != TRD_OK || send->eager)
         return st;
-    return complete(&w->box[from], send->id, -1);
+    return trd_box_complete(&w->box[from], send->id, -1);
 }
 
 /* xorshift64*: the delay of each send (tests only). */
@@ -193,86 +99,6 @@ static pending stamped(const rank_ctx *r, pending p)
     return p;
 }
 
-typedef struct call_of {
-    const trd_world *w;
-    int32_t peer;
-    uint64_t sig;
-} call_of;
-
-/* Whether peer has begun the call of signature sig (or a later one). */
-static bool begun(const void *arg)
-{
-    const call_of *c = arg;
-    uint64_t theirs = atomic_load_explicit(&c->w->now[c->peer].sig, memory_order_relaxed);
-    return (int32_t)((uint32_t)theirs - (uint32_t)c->sig) >= 0;
-}
-
-/* A sender just ahead of its receiver (the first out of a barrier, or a
- * call on in a loop) waits up to EAGER_WAIT_S for it to begin the call,
- * where both have cores: the send is eager then, instead of a rendezvous
- * that waits for the receiver's copy. */
-static bool eager_allowed(const trd_world *w, int32_t peer, const pending *me)
-{
-    call_of c = {w, peer, me->sig};
-    return me->bytes <= TRD_EAGER_BYTES && trd_spin_until(begun, &c, EAGER_WAIT_S);
-}
-
-/* Copies the bytes of an eager send into its record. */
-static void fill_eager(pending *me, const void *buf)
-{
-    me->eager = true;
-    me->buf = NULL; /* the caller's buffer is not read after the post */
-    if (me->bytes > 0)
-        memcpy(me->small, buf, me->bytes);
-}
-
-/* Rank r's eager send `me` through its ring to peer, without peer's lock
- * (threads_eager.c): false when it must go through the lock (no ring, or
- * a full one). */
-static bool post_eager(rank_ctx *r, int32_t peer, pending *me, const void *buf)
-{
-    eager_ring *ring = trd_eager_ring(r, peer);
-    if (!ring)
-        return false;
-    fill_eager(me, buf);
-    if (trd_eager_put(ring, me))
-        return true;
-    me->eager = false;
-    me->buf = (void *)buf;
-    return false;
-}
-
-/* A send `me` arrives in the box of rank `to` (box->mu held): it takes
- * the first posted receive that wants it, or waits in the box. */
-static trd_status send_arrived(int32_t to, mailbox *box, const pending *me)
-{
-    long other, i = queue_find(&box->recvs, me->peer, me->tag, me->sig, &other);
-    if (other >= 0)
-        return trd_threads_check_call(me->peer, me, to, &box->recvs.items[other]);
-    if (i < 0)
-        return queue_push(&box->sends, *me);
-    /* The receiver copies (t_wait), so that ranks copy their own receives
-     * in parallel instead of the later-arriving one copying for both. */
-    pending recv = queue_take(&box->recvs, (size_t)i);
-    trd_status st = check_pair(me->peer, to, me, &recv);
-    return st == TRD_OK ? match_push(box, (match){.from = me->peer, .send = *me, .recv = recv})
-                        : st;
-}
-
-/* Box->mu of rank `to` held: the eager sends in its rings arrive, before
- * anything else is matched there (threads_eager.c). */
-static trd_status drain(const trd_world *w, int32_t to, mailbox *box)
-{
-    trd_status st = TRD_OK;
-    if (trd_threads_failed(w)) /* no new match once failed (threads_fail.c) */
-        return st;
-    pending send;
-    for (int32_t i = 0; i < box->nrings && st == TRD_OK; i++)
-        while (st == TRD_OK && trd_eager_take(box->rings[i], &send))
-            st = send_arrived(to, box, &send);
-    return st;
-}
-
 /* The send `me` of rank r into box, which it matched or joined; box->mu
  * held, let go here.  An eager send completes at once. */
 static trd_status posted_send(rank_ctx *r, mailbox *box, const pending *me, trd_status st)
@@ -292,10 +118,10 @@ static trd_status t_isend(void *ctx, int32_t peer, int32_t tag, const void *buf,
     mailbox *box = &w->box[peer];
     pending me = stamped(r, (pending){.peer = r->rank, .tag = tag, .id = id, .buf = (void *)buf,
                                       .bytes = bytes});
-    bool eager = eager_allowed(w, peer, &me);
+    bool eager = trd_eager_allowed(w, peer, &me);
     if (trd_threads_failed(w))
         return trd_threads_failure(w);
-    if (eager && post_eager(r, peer, &me, buf)) {
+    if (eager && trd_eager_post(r, peer, &me, buf)) {
         trd_park_bump(&box->events);
         return trd_fifo_push(&r->sent, me.id, -1);
     }
@@ -304,11 +130,11 @@ static trd_status t_isend(void *ctx, int32_t peer, int32_t tag, const void *buf,
         box_unlock(box);
         return trd_threads_failure(w);
     }
-    trd_status st = drain(w, peer, box);
+    trd_status st = trd_box_drain(w, peer, box);
     if (st == TRD_OK && eager && box->sends.len < EAGER_QUEUE)
-        fill_eager(&me, buf);
+        trd_eager_fill(&me, buf);
     if (st == TRD_OK)
-        st = send_arrived(peer, box, &me);
+        st = trd_box_send_arrived(peer, box, &me);
     return posted_send(r, box, &me, st);
 }
 
@@ -316,21 +142,6 @@ static trd_status t_isend(void *ctx, int32_t peer, int32_t tag, const void *buf,
  * bytes move in r's next wait, not here, so a rank posts all of its ready
  * steps before it spends time copying (a peer may then claim them,
  * t_claim_recv). */
-/* A receive `me` is posted in its rank's box (box->mu held): it takes
- * the first waiting send it wants, or waits in the box. */
-static trd_status recv_arrived(int32_t to, mailbox *box, const pending *me)
-{
-    long other, i = queue_find(&box->sends, me->peer, me->tag, me->sig, &other);
-    if (other >= 0)
-        return trd_threads_check_call(me->peer, &box->sends.items[other], to, me);
-    if (i < 0)
-        return queue_push(&box->recvs, *me);
-    pending send = queue_take(&box->sends, (size_t)i);
-    trd_status st = check_pair(send.peer, to, &send, me);
-    return st == TRD_OK ? match_push(box, (match){.from = send.peer, .send = send, .recv = *me})
-                        : st;
-}
-
 static trd_status post_recv(rank_ctx *r, pending me)
 {
     trd_world *w = r->world;
@@ -341,9 +152,9 @@ static trd_status post_recv(rank_ctx *r, pending me)
         box_unlock(box);
         return trd_threads_failure(w);
     }
-    trd_status st = drain(w, r->rank, box);
+    trd_status st = trd_box_drain(w, r->rank, box);
     if (st == TRD_OK)
-        st = recv_arrived(r->rank, box, &me);
+        st = trd_box_recv_arrived(r->rank, box, &me);
     return unlock_failing(box, r, st);
 }
 
@@ -380,15 +191,15 @@ static trd_status t_claim_recv(void *ctx, int32_t peer, int32_t tag, size_t byte
         box_unlock(box);
         return trd_threads_failure(r->world);
     }
-    st = drain(r->world, peer, box);
-    long other, i = queue_find(&box->recvs, r->rank, tag, me.sig, &other);
+    st = trd_box_drain(r->world, peer, box);
+    long other, i = trd_box_find(&box->recvs, r->rank, tag, me.sig, &other);
     if (st == TRD_OK && (other >= 0 || i >= 0))
         st = trd_threads_check_call(r->rank, &me, peer, &box->recvs.items[other >= 0 ? other : i]);
     if (st == TRD_OK && i >= 0 && !box->recvs.items[i].consume &&
         box->recvs.items[i].bytes == bytes) {
         *handle = r->nclaims;
         r->claims[r->nclaims++] = (claim){.peer = peer, .open = true,
-                                          .recv = queue_take(&box->recvs, (size_t)i)};
+                                          .recv = trd_box_take(&box->recvs, (size_t)i)};
         r->open++;
         r->claimed++;
         box->claimed++;
@@ -411,10 +222,10 @@ static trd_status t_isend_claimed(void *ctx, int32_t handle, int32_t id)
     c->open = false;
     bool failed = trd_threads_failed(r->world);
     trd_status st = failed ? trd_threads_failure(r->world)
-                           : complete_locked(box, c->recv.id, r->rank);
+                           : trd_box_complete_locked(box, c->recv.id, r->rank);
     box_unlock(box);
     if (st == TRD_OK)
-        st = complete(&r->world->box[r->rank], id, -1);
+        st = trd_box_complete(&r->world->box[r->rank], id, -1);
     if (--r->open == 0)
         r->nclaims = 0;
     return st;
@@ -454,13 +265,13 @@ static bool box_ready(const rank_ctx *r, const mailbox *box)
 /* Box->mu held: trd_threads_check_peers, with a second look after a
  * drain when a peer seems past the call it should send in: its eager
  * send may have reached the ring after the last drain and before it
- * stamped its next call (`stamped`). */
+ * began its next call (t_set_call). */
 static trd_status check_peers_drained(rank_ctx *r, mailbox *box)
 {
     trd_status st = trd_threads_check_peers(r->world, r->rank, box, r->call);
     if (st == TRD_OK)
         return st;
-    st = drain(r->world, r->rank, box);
+    st = trd_box_drain(r->world, r->rank, box);
     return st == TRD_OK ? trd_threads_check_peers(r->world, r->rank, box, r->call) : st;
 }
 
@@ -479,7 +290,7 @@ static bool await_event(rank_ctx *r, mailbox *box, double timeout_s, trd_status 
         /* Read before the flag is looked at (trd_threads_fail bumps after
          * setting it) and under the lock (events are bumped under it). */
         uint32_t seen = atomic_load_explicit(&box->events.seq, memory_order_acquire);
-        *st = drain(r->world, r->rank, box);
+        *st = trd_box_drain(r->world, r->rank, box);
         if (*st != TRD_OK)
             return false;
         if (box_ready(r, box))
@@ -516,7 +327,7 @@ static trd_status copy_next(rank_ctx *r, mailbox *box)
     trd_status st = deliver(r->world, m.from, &m.send, &m.recv);
     trd_lock_take(&box->mu);
     box->copying = -1;
-    return st == TRD_OK ? complete_locked(box, m.recv.id, m.from) : st;
+    return st == TRD_OK ? trd_box_complete_locked(box, m.recv.id, m.from) : st;
 }
 
 static trd_status t_wait(void *ctx, double timeout_s, int32_t *id, int32_t *from)
@@ -558,7 +369,7 @@ static double t_now(void *ctx)
 }
 
 /* The world learns the call each rank is in as it begins, before its
- * first post: for the eager sends of its peers (eager_allowed) and their
+ * first post: for the eager sends of its peers (trd_eager_allowed) and their
  * checks (trd_threads_check_peers).  Release: a peer that sees the call
  * also sees the eager sends of the calls before it in their rings
  * (check_peers_drained). */

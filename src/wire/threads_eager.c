@@ -16,7 +16,7 @@
  * The ring is the front of the receiver's queue of sends from that
  * sender: whoever holds the receiver's box->mu to match anything (the
  * receiver posting or waiting, another sender, a claim) first takes every
- * ring's messages into the box (threads.c, drain), in order.  So messages
+ * ring's messages into the box (threads_box.c, trd_box_drain), in order.  So messages
  * of one sender are matched in the order it sent them, whichever path
  * each took, and the rings have one consumer at a time.  A full ring (its
  * receiver has not taken its messages yet) sends through the lock, after
@@ -25,6 +25,8 @@
 #include <string.h>
 
 #include "wire/threads_world.h"
+
+#define EAGER_WAIT_S 2e-6 /* trd_eager_allowed */
 
 static eager_ring *new_ring(void)
 {
@@ -49,7 +51,9 @@ static bool enter_ring(mailbox *box, eager_ring *ring)
     return true;
 }
 
-eager_ring *trd_eager_ring(rank_ctx *r, int32_t peer)
+/* The ring of rank r to peer, made and entered in peer's box on first
+ * use; NULL when out of memory. */
+static eager_ring *trd_eager_ring(rank_ctx *r, int32_t peer)
 {
     if (r->out[peer])
         return r->out[peer];
@@ -67,7 +71,8 @@ eager_ring *trd_eager_ring(rank_ctx *r, int32_t peer)
     return r->out[peer] = ring;
 }
 
-bool trd_eager_put(eager_ring *ring, const pending *send)
+/* Puts send into ring: false when it is full. */
+static bool trd_eager_put(eager_ring *ring, const pending *send)
 {
     uint64_t n = ring->put;
     if (n - ring->taken_seen == TRD_EAGER_SLOTS) {
@@ -92,6 +97,55 @@ bool trd_eager_take(eager_ring *ring, pending *send)
     /* After the copy: the sender may write the slot again from here on. */
     atomic_store_explicit(&ring->taken, n + 1, memory_order_release);
     return true;
+}
+
+typedef struct call_of {
+    const trd_world *w;
+    int32_t peer;
+    uint64_t sig;
+} call_of;
+
+/* Whether peer has begun the call of signature sig (or a later one). */
+static bool begun(const void *arg)
+{
+    const call_of *c = arg;
+    uint64_t theirs = atomic_load_explicit(&c->w->now[c->peer].sig, memory_order_relaxed);
+    return (int32_t)((uint32_t)theirs - (uint32_t)c->sig) >= 0;
+}
+
+/* A sender just ahead of its receiver (the first out of a barrier, or a
+ * call on in a loop) waits up to EAGER_WAIT_S for it to begin the call,
+ * where both have cores: the send is eager then, instead of a rendezvous
+ * that waits for the receiver's copy. */
+bool trd_eager_allowed(const trd_world *w, int32_t peer, const pending *me)
+{
+    call_of c = {w, peer, me->sig};
+    return me->bytes <= TRD_EAGER_BYTES && trd_spin_until(begun, &c, EAGER_WAIT_S);
+}
+
+/* Copies the bytes of an eager send into its record. */
+void trd_eager_fill(pending *me, const void *buf)
+{
+    me->eager = true;
+    me->buf = NULL; /* the caller's buffer is not read after the post */
+    if (me->bytes > 0)
+        memcpy(me->small, buf, me->bytes);
+}
+
+/* Rank r's eager send `me` through its ring to peer, without peer's lock:
+ * false when it must go through the lock (no ring, or
+ * a full one). */
+bool trd_eager_post(rank_ctx *r, int32_t peer, pending *me, const void *buf)
+{
+    eager_ring *ring = trd_eager_ring(r, peer);
+    if (!ring)
+        return false;
+    trd_eager_fill(me, buf);
+    if (trd_eager_put(ring, me))
+        return true;
+    me->eager = false;
+    me->buf = (void *)buf;
+    return false;
 }
 
 void trd_eager_free(mailbox *box)

@@ -189,16 +189,36 @@ void trd_park_wake(trd_park *pk);
 bool trd_park_until(trd_park *pk, bool (*done)(const void *), const void *arg,
                     double deadline, double slice);
 
-/* Eager rings (threads_eager.c).  The ring of rank r to peer, made and
- * entered in peer's box on first use; NULL when out of memory. */
-eager_ring *trd_eager_ring(rank_ctx *r, int32_t peer);
-/* Puts send into ring: false when it is full. */
-bool trd_eager_put(eager_ring *ring, const pending *send);
+/* Eager sends (threads_eager.c).  Whether `me` of a rank may be eager: at
+ * most TRD_EAGER_BYTES, and peer in its call (waiting a moment for it). */
+bool trd_eager_allowed(const trd_world *w, int32_t peer, const pending *me);
+/* Copies the bytes at buf into the record: an eager send. */
+void trd_eager_fill(pending *me, const void *buf);
+/* Rank r's eager send `me` through its ring to peer, without peer's lock:
+ * false when it must go through the lock (no ring, or a full one). */
+bool trd_eager_post(rank_ctx *r, int32_t peer, pending *me, const void *buf);
 /* Box->mu of the ring's receiver held: takes its oldest message out into
  * *send; false when it has none. */
 bool trd_eager_take(eager_ring *ring, pending *send);
 /* The rings entered in box, freed with it. */
 void trd_eager_free(mailbox *box);
+
+/* A mailbox's queues and matching (threads_box.c), box->mu held.  The
+ * first entry of q matching (peer, tag), or -1 (*other: see there). */
+long trd_box_find(const queue *q, int32_t peer, int32_t tag, uint64_t sig, long *other);
+/* Takes entry i out of q. */
+pending trd_box_take(queue *q, size_t i);
+/* Queues a completion (id, from) for the box's rank; trd_box_complete
+ * takes box->mu for it. */
+trd_status trd_box_complete_locked(mailbox *box, int32_t id, int32_t from);
+trd_status trd_box_complete(mailbox *box, int32_t id, int32_t from);
+/* Send `me` arrives in the box of rank `to`: matched with the first posted
+ * receive that wants it, or waits there; receive `me` likewise. */
+trd_status trd_box_send_arrived(int32_t to, mailbox *box, const pending *me);
+trd_status trd_box_recv_arrived(int32_t to, mailbox *box, const pending *me);
+/* The eager sends in the box's rings arrive, before anything else is
+ * matched there. */
+trd_status trd_box_drain(const trd_world *w, int32_t to, mailbox *box);
 
 /* Box->mu held: the box's events move on (a match, a completion); a rank
  * asleep on them is woken when the lock is let go (box_unlock).  A
