@@ -10,16 +10,27 @@
 #include "core/error.h"
 #include "wire/threads_world.h"
 
+/* items, an array of *cap elements of `size` bytes, twice as long (16 at
+ * first; *cap updated), or NULL with items left as they were. */
+static void *grown(void *items, size_t *cap, size_t size)
+{
+    size_t n = *cap ? 2 * *cap : 16;
+    void *more = realloc(items, n * size);
+    *cap = more ? n : *cap;
+    return more;
+}
+
+static trd_status out_of_memory(void)
+{
+    return trd_fail(TRD_ENOMEM, "threads transport: out of memory");
+}
+
 static trd_status queue_push(queue *q, pending p)
 {
-    if (q->len == q->cap) {
-        size_t cap = q->cap ? 2 * q->cap : 16;
-        pending *grown = realloc(q->items, cap * sizeof *grown);
-        if (!grown)
-            return trd_fail(TRD_ENOMEM, "threads transport: out of memory");
-        q->items = grown;
-        q->cap = cap;
-    }
+    pending *more = q->len < q->cap ? q->items : grown(q->items, &q->cap, sizeof *more);
+    if (!more)
+        return out_of_memory();
+    q->items = more;
     q->items[q->len++] = p;
     return TRD_OK;
 }
@@ -39,14 +50,11 @@ static trd_status match_push(mailbox *box, match m)
         memmove(box->matched, box->matched + box->mhead, box->mlen * sizeof *box->matched);
         box->mhead = 0;
     }
-    if (box->mlen == box->mcap) {
-        size_t cap = box->mcap ? 2 * box->mcap : 16;
-        match *grown = realloc(box->matched, cap * sizeof *grown);
-        if (!grown)
-            return trd_fail(TRD_ENOMEM, "threads transport: out of memory");
-        box->matched = grown;
-        box->mcap = cap;
-    }
+    match *more = box->mlen < box->mcap ? box->matched
+                                         : grown(box->matched, &box->mcap, sizeof *more);
+    if (!more)
+        return out_of_memory();
+    box->matched = more;
     box->matched[box->mhead + box->mlen++] = m;
     box_event(box);
     return TRD_OK;
