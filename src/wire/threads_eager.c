@@ -3,24 +3,22 @@
  *
  * Through the lock, the sender takes the receiver's lock while the
  * receiver polls and retakes it, so the lock's line, the queues' and the
- * events' cross between the two cores several times per message, and a
- * reduce of one double between two ranks with a core each took 2-3x the
- * time of treduce's MPI wire, which sends it through a ring in shared
- * memory (shm.c; docs/BENCHMARKS.md, "Threads wire").  So each ordered
- * pair of ranks gets a ring of
- * TRD_EAGER_SLOTS records, like shm.c's: the sender writes a slot and
- * publishes it with a release store of its number, then moves the
- * receiver's events on (which wakes it only if it sleeps); the slot's
+ * events' cross between the two cores several times per message, where
+ * treduce's MPI wire moves it through a ring in shared memory (shm.c;
+ * docs/BENCHMARKS.md, "Threads wire").  So each ordered pair of ranks
+ * gets a ring of TRD_EAGER_SLOTS records, like shm.c's: the sender writes
+ * a slot and publishes it with a release store of its number, then moves
+ * the receiver's events on (which wakes it only if it sleeps); the slot's
  * lines are the only ones it writes.
  *
  * The ring is the front of the receiver's queue of sends from that
  * sender: whoever holds the receiver's box->mu to match anything (the
  * receiver posting or waiting, another sender, a claim) first takes every
- * ring's messages into the box (threads_box.c, trd_box_drain), in order.  So messages
- * of one sender are matched in the order it sent them, whichever path
- * each took, and the rings have one consumer at a time.  A full ring (its
- * receiver has not taken its messages yet) sends through the lock, after
- * draining, in the same order. */
+ * ring's messages into the box (threads_box.c, trd_box_drain), in order.
+ * So messages of one sender are matched in the order it sent them,
+ * whichever path each took, and the rings have one consumer at a time.  A
+ * full ring (its receiver has not taken its messages yet) sends through
+ * the lock, after draining, in the same order. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,7 +51,7 @@ static bool enter_ring(mailbox *box, eager_ring *ring)
 
 /* The ring of rank r to peer, made and entered in peer's box on first
  * use; NULL when out of memory. */
-static eager_ring *trd_eager_ring(rank_ctx *r, int32_t peer)
+static eager_ring *ring_to(rank_ctx *r, int32_t peer)
 {
     if (r->out[peer])
         return r->out[peer];
@@ -72,7 +70,7 @@ static eager_ring *trd_eager_ring(rank_ctx *r, int32_t peer)
 }
 
 /* Puts send into ring: false when it is full. */
-static bool trd_eager_put(eager_ring *ring, const pending *send)
+static bool ring_put(eager_ring *ring, const pending *send)
 {
     uint64_t n = ring->put;
     if (n - ring->taken_seen == TRD_EAGER_SLOTS) {
@@ -113,10 +111,16 @@ static bool begun(const void *arg)
     return (int32_t)((uint32_t)theirs - (uint32_t)c->sig) >= 0;
 }
 
-/* A sender just ahead of its receiver (the first out of a barrier, or a
- * call on in a loop) waits up to EAGER_WAIT_S for it to begin the call,
- * where both have cores: the send is eager then, instead of a rendezvous
- * that waits for the receiver's copy. */
+/* A small send travels in its record when its receiver has begun this
+ * call (t_set_call): then the sender never waits for the receiver's copy,
+ * a round trip between two cores.  A sender never runs ahead of its
+ * receiver's calls so (it falls back to the rendezvous): a box stays
+ * bounded, a record of another call in a box is a mismatch
+ * (trd_box_find), and a rank whose receiver is stuck in a failing call
+ * cannot finish its own next call as if all were well.  A sender just
+ * ahead of its receiver (the first out of a barrier, or a call on in a
+ * loop) waits up to EAGER_WAIT_S for it to begin, where both have cores:
+ * a rendezvous would wait longer, for the copy. */
 bool trd_eager_allowed(const trd_world *w, int32_t peer, const pending *me)
 {
     call_of c = {w, peer, me->sig};
@@ -133,15 +137,14 @@ void trd_eager_fill(pending *me, const void *buf)
 }
 
 /* Rank r's eager send `me` through its ring to peer, without peer's lock:
- * false when it must go through the lock (no ring, or
- * a full one). */
+ * false when it must go through the lock (no ring, or a full one). */
 bool trd_eager_post(rank_ctx *r, int32_t peer, pending *me, const void *buf)
 {
-    eager_ring *ring = trd_eager_ring(r, peer);
+    eager_ring *ring = ring_to(r, peer);
     if (!ring)
         return false;
     trd_eager_fill(me, buf);
-    if (trd_eager_put(ring, me))
+    if (ring_put(ring, me))
         return true;
     me->eager = false;
     me->buf = (void *)buf;

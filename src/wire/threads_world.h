@@ -102,8 +102,7 @@ typedef struct mailbox {
 } mailbox;
 
 /* The signature of the call a rank is in (a line of its own: written as
- * each call begins and with every post, read by peers' eager sends and
- * sleeping waits). */
+ * each call begins, read by peers' eager sends and sleeping waits). */
 typedef struct call_now {
     alignas(TRD_LINE) _Atomic uint64_t sig;
 } call_now;
