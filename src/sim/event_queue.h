@@ -10,22 +10,34 @@
  * min-heap: an event no earlier than the last one of its lane is appended
  * to the lane in O(1), any other goes to the heap, and the next event is
  * the least of the heads.  The order is exactly that of one heap.  Events
- * are 16 bytes: the transport keeps their payload in its own tables. */
+ * are 16 bytes: the transport keeps their payload in its own tables.
+ *
+ * The heap is 4-ary: random delays send most events of a Monte-Carlo run
+ * there, and a pop then reads half the levels of a binary heap, four
+ * children in one tournament without branches.  Sentinels (time +inf)
+ * stand in the TRD_EQ_ARITY - 1 slots past its last event, so a node's
+ * four children are always there to compare. */
 #ifndef TRD_SIM_EVENT_QUEUE_H
 #define TRD_SIM_EVENT_QUEUE_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define TRD_EQ_LANES 2
 #define TRD_EQ_HEAP TRD_EQ_LANES /* trd_eq_push: straight into the heap */
+#define TRD_EQ_ARITY 4
 
 typedef struct trd_event {
     double time;
     uint32_t seq; /* the caller keeps the pushes of a run below 2^32 */
     uint32_t op;  /* the transport's event: kind and id */
 } trd_event;
+
+/* After every event: fills the heap's slots past its end. */
+static const trd_event trd_eq_sentinel = {.time = INFINITY, .seq = UINT32_MAX};
 
 /* A lane: a ring [begin, end) of events in (time, seq) order, taken at
  * head, appended at tail (head == tail: empty, so one slot stays free). */
@@ -38,7 +50,7 @@ typedef struct trd_event_queue {
     trd_event *heap;
     uint32_t size;
     uint32_t next_seq;
-    uint32_t cap; /* of the heap and of each lane */
+    uint32_t cap; /* events of the heap (plus its sentinels) and of each lane */
     trd_event_lane lane[TRD_EQ_LANES];
 } trd_event_queue;
 
@@ -46,6 +58,8 @@ typedef struct trd_event_queue {
 static inline void trd_eq_clear(trd_event_queue *q)
 {
     q->size = q->next_seq = 0;
+    for (int i = 0; i < TRD_EQ_ARITY - 1; i++)
+        q->heap[i] = trd_eq_sentinel;
     for (int l = 0; l < TRD_EQ_LANES; l++)
         q->lane[l].head = q->lane[l].tail = q->lane[l].begin;
 }
@@ -57,7 +71,7 @@ static inline bool trd_eq_reserve(trd_event_queue *q, uint32_t events)
     uint32_t cap = events + 1;
     if (q->heap && cap <= q->cap)
         return true;
-    trd_event *heap = malloc(cap * sizeof *heap), *ring[TRD_EQ_LANES];
+    trd_event *heap = malloc((cap + TRD_EQ_ARITY - 1) * sizeof *heap), *ring[TRD_EQ_LANES];
     bool ok = heap != NULL;
     for (int l = 0; l < TRD_EQ_LANES; l++)
         ok &= (ring[l] = malloc(cap * sizeof *ring[l])) != NULL;
@@ -69,6 +83,8 @@ static inline bool trd_eq_reserve(trd_event_queue *q, uint32_t events)
     }
     for (uint32_t i = 0; i < q->size; i++)
         heap[i] = q->heap[i];
+    for (uint32_t i = q->size; i < q->size + TRD_EQ_ARITY - 1; i++)
+        heap[i] = trd_eq_sentinel;
     free(q->heap);
     q->heap = heap;
     q->cap = cap;
@@ -98,10 +114,21 @@ static inline bool trd_event_before(const trd_event *x, const trd_event *y)
 }
 
 /* The same without branches, for the heap: its events come from random
- * delays, where a branch would be mispredicted half the time. */
+ * delays, where a branch would be mispredicted half the time.  Times are
+ * never negative (costs and release times are checked >= 0 where they
+ * enter), so their bits compare as integers: a floating-point compare
+ * would add a branch for NaN. */
+static inline uint64_t trd_event_time_bits(const trd_event *x)
+{
+    uint64_t b;
+    memcpy(&b, &x->time, sizeof b);
+    return b;
+}
+
 static inline bool trd_event_before_nb(const trd_event *x, const trd_event *y)
 {
-    return (x->time < y->time) | ((x->time == y->time) & (x->seq < y->seq));
+    uint64_t a = trd_event_time_bits(x), b = trd_event_time_bits(y);
+    return (a < b) | ((a == b) & (x->seq < y->seq));
 }
 
 /* The heap's share of push and pop: out of line (deterministic models
@@ -115,8 +142,9 @@ static inline bool trd_event_before_nb(const trd_event *x, const trd_event *y)
 TRD_EQ_OUTLINE void trd_eq_heap_push(trd_event_queue *q, trd_event ev)
 {
     uint32_t i = q->size++;
+    q->heap[q->size + TRD_EQ_ARITY - 2] = trd_eq_sentinel;
     while (i > 0) {
-        uint32_t p = (i - 1) / 2;
+        uint32_t p = (i - 1) / TRD_EQ_ARITY;
         if (!trd_event_before_nb(&ev, &q->heap[p]))
             break;
         q->heap[i] = q->heap[p];
@@ -125,16 +153,22 @@ TRD_EQ_OUTLINE void trd_eq_heap_push(trd_event_queue *q, trd_event ev)
     q->heap[i] = ev;
 }
 
+/* The least of the four children from c: a tournament without branches;
+ * a missing child is a sentinel. */
+static inline uint32_t trd_eq_least_child(const trd_event *h, uint32_t c)
+{
+    uint32_t a = c + trd_event_before_nb(&h[c + 1], &h[c]);
+    uint32_t b = c + 2 + trd_event_before_nb(&h[c + 3], &h[c + 2]);
+    return trd_event_before_nb(&h[b], &h[a]) ? b : a;
+}
+
 TRD_EQ_OUTLINE void trd_eq_heap_pop(trd_event_queue *q)
 {
-    trd_event last = q->heap[--q->size];
-    uint32_t i = 0, n = q->size;
-    for (;;) {
-        uint32_t l = 2 * i + 1, m = l;
-        if (l >= n)
-            break;
-        if (l + 1 < n)
-            m += trd_event_before_nb(&q->heap[l + 1], &q->heap[l]);
+    uint32_t n = --q->size, i = 0;
+    trd_event last = q->heap[n];
+    q->heap[n] = trd_eq_sentinel;
+    for (uint32_t c = 1; c < n; c = TRD_EQ_ARITY * i + 1) {
+        uint32_t m = trd_eq_least_child(q->heap, c);
         if (!trd_event_before_nb(&q->heap[m], &last))
             break;
         q->heap[i] = q->heap[m];

@@ -180,12 +180,13 @@ static NOINLINE double transfer_cost(trd_virtual *v, int32_t s, int32_t from, in
 }
 
 /* The fixed part plus c(rank) times the share of combine id times the
- * next draw of the combine stream. */
+ * next draw of the combine stream.  Where c is 0 everywhere nothing is
+ * drawn: no draw could change a cost, so the streams' coupling is kept. */
 static NOINLINE double combine_cost(trd_virtual *v, int32_t id, int32_t rank)
 {
     double cost = trd_costs_combine_base(v->costs, rank) * share(v, id);
     return v->costs->combine_fixed +
-           (v->random ? cost * trd_costs_factor(v->costs, &v->rng_c) : cost);
+           (v->draw_c ? cost * trd_costs_factor(v->costs, &v->rng_c) : cost);
 }
 
 /* The end of a transfer of send s costing `cost`: one event, or with a
@@ -634,6 +635,7 @@ void trd_virtual_reset(trd_virtual *v, uint64_t seed, int64_t run)
     v->plain = !v->random && !v->costs->dmat && !v->costs->cvec && v->costs->latency == 0 &&
                v->costs->combine_fixed == 0 && v->costs->flight == 0 &&
                v->costs->recv_combine_saving == 0;
+    v->draw_c = v->random && (v->costs->cvec || v->costs->mean_c != 0);
     v->scale = NULL; /* until attach */
     v->now = 0.0;
     trd_eq_clear(&v->events);

@@ -39,6 +39,7 @@ typedef struct trd_virtual {
     const trd_costs *costs;
     bool plain;              /* homogeneous constant costs: mean_d and mean_c, */
     double mean_d, mean_c;   /* read at each reset */
+    bool draw_c;             /* combines have a drawn part (random, c not 0) */
     trd_xoshiro rng_d, rng_c; /* common random numbers: one stream per kind */
     double now;
     trd_event_queue events;
