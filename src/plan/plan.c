@@ -370,7 +370,13 @@ double trd_combine_work(const trd_params *p, double share)
 }
 
 /* At the costs the simulator charges (src/sim/virtual.c transfer_cost,
- * combine_cost) for a step of rank r; COPY steps are free in the model. */
+ * combine_cost) for a step of rank r; COPY steps are free in the model.
+ * Except a message combined on arrival: its SEND counts its whole copy,
+ * where the simulator charges what recv_combine_saving leaves of it.
+ * Charging that instead made `auto` pick a pipeline more often where
+ * ranks outnumber cores, 2-8x the best at 64 KiB-16 MiB on the 2-core VM
+ * (docs/BENCHMARKS.md, "Model accuracy"): the whole copy stands in for
+ * the wake-ups of a pipeline's segments, which the model lacks. */
 static double step_work(const trd_params *p, int32_t r, const trd_step *s, int32_t blocks)
 {
     double share = (double)(s->blocks > 1 ? s->blocks : 1) / (double)blocks;
