@@ -165,14 +165,16 @@ static trd_status count_consumed(void *arg, const void *data, size_t bytes)
 
 /* claim_recv (wire.h) takes what a send posted now would match: the first
  * posted receive of that sender and tag, and only if it is one of exactly
- * the send's size into a buffer; isend_claimed completes both ends. */
+ * the send's size into a buffer, larger than an eager send's;
+ * isend_claimed completes both ends. */
 static void test_wire_threads_claim(void **state)
 {
     (void)state;
     trd_wire w[2];
     trd_threads_opts topts = rt_topts(RT_TIMEOUT_S);
     assert_int_equal(trd_wire_threads_create(w, 2, &topts), TRD_OK);
-    int64_t a[4] = {1, 2, 3, 4}, b[4] = {5, 6, 7, 8}, x[4] = {0}, y[4] = {0};
+    int64_t a[16] = {1, 2, 3, 4}, b[16] = {5, 6, 7, 8}, x[16] = {0}, y[16] = {0};
+    _Static_assert(sizeof a > TRD_EAGER_BYTES, "a claimed message is larger than an eager one");
     void *dst = &dst;
     int32_t h = -1;
     assert_int_equal(w[0].claim_recv(w[0].ctx, 1, 3, sizeof a, &dst, &h), TRD_OK);
@@ -204,6 +206,14 @@ static void test_wire_threads_claim(void **state)
     wire_wait(&w[1], 12, 0);
     wire_wait(&w[1], 13, 0);
     TU_CHECK(consumed == sizeof a, "the consuming receive took %zu bytes", consumed);
+    /* a receive an eager send would fill is left to it */
+    assert_int_equal(w[1].irecv(w[1].ctx, 0, 6, x, TRD_EAGER_BYTES, 14), TRD_OK);
+    assert_int_equal(w[0].claim_recv(w[0].ctx, 1, 6, TRD_EAGER_BYTES, &dst, &h), TRD_OK);
+    TU_CHECK(dst == NULL, "claimed a receive of %d bytes, small enough to be eager",
+             TRD_EAGER_BYTES);
+    assert_int_equal(w[0].isend(w[0].ctx, 1, 6, b, TRD_EAGER_BYTES, 5), TRD_OK);
+    wire_wait(&w[1], 14, 0);
+    TU_CHECK(memcmp(x, b, TRD_EAGER_BYTES) == 0, "the eager message was not delivered");
     TU_CHECK(trd_wire_threads_claims(&w[0]) == 1 && trd_wire_threads_claims(&w[1]) == 0,
              "claims counted: %lld and %lld", (long long)trd_wire_threads_claims(&w[0]),
              (long long)trd_wire_threads_claims(&w[1]));

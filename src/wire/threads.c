@@ -175,13 +175,18 @@ static trd_status grow_claims(rank_ctx *r)
  * would match now, if it is posted into a buffer of exactly that size:
  * the same match as t_isend's, made before the bytes exist.  The
  * receiver's box counts the claim until it is completed or given back
- * (threads_fail.c). */
+ * (threads_fail.c).  A message small enough to be eager is not claimed:
+ * a claim takes the peer's lock twice, where an eager send writes only
+ * its ring (a two-rank 8-byte tree allreduce took 2.0 us claimed, 1.4
+ * eager; docs/BENCHMARKS.md, "Threads wire"). */
 static trd_status t_claim_recv(void *ctx, int32_t peer, int32_t tag, size_t bytes, void **dst,
                                int32_t *handle)
 {
     rank_ctx *r = ctx;
     mailbox *box = &r->world->box[peer];
     *dst = NULL;
+    if (bytes <= TRD_EAGER_BYTES)
+        return TRD_OK;
     trd_status st = grow_claims(r);
     if (st != TRD_OK)
         return st;

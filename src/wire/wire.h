@@ -76,8 +76,9 @@ struct trd_wire {
      * bytes do not exist yet.  claim_recv takes the receive of `peer` that
      * a send of exactly `bytes` bytes with `tag` posted now would match, if
      * it is posted into a buffer of that size (not a consuming one): *dst
-     * is then that buffer and *handle names the claim; else *dst = NULL
-     * and nothing changes.  The caller writes the message into *dst and
+     * is then that buffer and *handle names the claim; else, or when the
+     * wire would rather carry a message that small, *dst = NULL and
+     * nothing changes.  The caller writes the message into *dst and
      * then posts its send with isend_claimed(handle, id), which completes
      * both ends.  The runtime writes a combined block straight into the
      * peer that it would otherwise send it to (exec.c), so that nobody
