@@ -16,13 +16,17 @@
  *   - the mailboxes' lock (trd_lock) excludes: threads that add to one
  *     plain counter under it, with a core each and with more threads than
  *     cores (then its waiters sleep), lose no addition.  Built with -fsanitize=thread too, this is
- *     the race check of the lock-free waits and barrier. */
+ *     the race check of the lock-free waits and barrier;
+ *   - a rank that waits long for a message or in a barrier sleeps, with a
+ *     core of its own and with more ranks than cores: its CPU time over
+ *     the wait is a small part of it. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/error.h"
 #include "runtime_util.h"
@@ -279,12 +283,108 @@ static void test_lock(void **state)
     run_adds(6, 1000); /* crowded: waiters poll briefly and sleep */
 }
 
+/* ---- A rank that waits long sleeps ---- */
+
+#define STALL_S 0.2
+#define IDLE_CPU_MAX 0.25 /* of the stall: a wait that polls throughout takes all of it */
+
+typedef struct idle_rank {
+    trd_wire *w;
+    double cpu[2]; /* CPU seconds over the stalls: waiting for a message, in a barrier */
+    int bad;
+} idle_rank;
+
+static double thread_cpu(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void stall(void)
+{
+    struct timespec ts = {0, (long)(STALL_S * 1e9)};
+    nanosleep(&ts, NULL);
+}
+
+/* Rank 0 sleeps, then sends every other rank a message; sleeps again,
+ * then enters a barrier.  The others wait for its message, then in the
+ * barrier, and count their CPU time over each wait. */
+static void *idle_main(void *arg)
+{
+    idle_rank *ir = arg;
+    trd_wire *w = ir->w;
+    trd_call_sig call = {.hash = 5, .seq = 1};
+    int64_t x = 0;
+    int32_t id;
+    w->set_call(w->ctx, &call);
+    for (int32_t r = 1; w->rank == 0 && r < w->size; r++) {
+        if (r == 1)
+            stall();
+        ir->bad += w->isend(w->ctx, r, 0, &x, sizeof x, r) != TRD_OK;
+        ir->bad += wait_one(w, TIMEOUT_S, &id) != TRD_OK;
+    }
+    if (w->rank > 0) {
+        double t0 = thread_cpu();
+        ir->bad += w->irecv(w->ctx, 0, 0, &x, sizeof x, 0) != TRD_OK;
+        ir->bad += wait_one(w, TIMEOUT_S, &id) != TRD_OK;
+        ir->cpu[0] = thread_cpu() - t0;
+    }
+    if (w->rank == 0)
+        stall();
+    double t0 = thread_cpu();
+    ir->bad += w->barrier(w->ctx, rt_now() + TIMEOUT_S) != TRD_OK;
+    ir->cpu[1] = w->rank > 0 ? thread_cpu() - t0 : 0.0;
+    return NULL;
+}
+
+/* p ranks, `more` others counted live (crowded: waits yield, then sleep). */
+static void run_idle(int32_t p, int64_t more)
+{
+    trd_wire w[8];
+    pthread_t tid[8];
+    idle_rank ir[8];
+    trd_threads_opts topts = rt_topts(TIMEOUT_S);
+    assert_int_equal(trd_wire_threads_create(w, p, &topts), TRD_OK);
+    trd_threads_ranks_add(more);
+    for (int32_t r = 0; r < p; r++) {
+        ir[r] = (idle_rank){.w = &w[r]};
+        assert_int_equal(pthread_create(&tid[r], NULL, idle_main, &ir[r]), 0);
+    }
+    double most[2] = {0, 0};
+    int bad = 0;
+    for (int32_t r = 0; r < p; r++) {
+        pthread_join(tid[r], NULL);
+        bad += ir[r].bad;
+        for (int k = 0; k < 2; k++)
+            most[k] = ir[r].cpu[k] > most[k] ? ir[r].cpu[k] : most[k];
+    }
+    trd_threads_ranks_add(-more);
+    printf("  %d ranks (%ld more live): a waiter's CPU over a %.0f ms stall: %.2f ms for a "
+           "message, %.2f ms in a barrier\n", (int)p, (long)more, 1e3 * STALL_S, 1e3 * most[0],
+           1e3 * most[1]);
+    TU_CHECK(bad == 0, "%d ranks: %d wire calls failed", (int)p, bad);
+    for (int k = 0; k < 2; k++)
+        TU_CHECK(most[k] < IDLE_CPU_MAX * STALL_S, "%d ranks (%ld more live): a rank waiting %s "
+                 "for %.0f ms used %.1f ms of CPU: it polls instead of sleeping", (int)p,
+                 (long)more, k ? "in a barrier" : "for a message", 1e3 * STALL_S, 1e3 * most[k]);
+    free_all(w, p);
+}
+
+static void test_idle(void **state)
+{
+    (void)state;
+    run_idle(2, 0);
+    run_idle(4, 1000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_eager),
         cmocka_unit_test(test_ring),
         cmocka_unit_test(test_lock),
+        cmocka_unit_test(test_idle),
     };
     return cmocka_run_group_tests_name("threads_wire", tests, NULL, NULL);
 }
