@@ -155,6 +155,17 @@ static void check_saving(void)
     TU_CHECK(trd_calibrate_saving(1e-3, 1e-6, 0.0, 1e-6) == 0.0, "no copy: nothing to save");
 }
 
+/* trd_calibrate_leg keeps the median of a message's legs where ranks
+ * outnumber cores and the lower quartile where every rank has one. */
+static void check_leg(void)
+{
+    const double legs[2] = {1e-6, 5e-6}; /* quartile, median */
+    TU_CHECK(trd_calibrate_leg(legs, 2.0, 2) == legs[0] && trd_calibrate_leg(legs, 8.0, 8) == legs[0],
+             "a core per rank: the quartile, not %g", trd_calibrate_leg(legs, 2.0, 2));
+    TU_CHECK(trd_calibrate_leg(legs, 1.5, 2) == legs[1] && trd_calibrate_leg(legs, 2.0, 8) == legs[1],
+             "ranks outnumber cores: the median, not %g", trd_calibrate_leg(legs, 1.5, 2));
+}
+
 /* trd_plan_work on closed forms. */
 static void check_plan_work(void)
 {
@@ -212,6 +223,7 @@ static void test_parallelism_predict(void **state)
     (void)state;
     check_plan_work();
     check_saving();
+    check_leg();
     const int32_t p = 8;
     trd_comm *comm[RT_MAX_P];
     trd_threads_opts topts = rt_topts(RT_TIMEOUT_S);
@@ -252,6 +264,28 @@ static void test_parallelism_predict(void **state)
              "parallelism NaN: %s", trd_errmsg());
     trd_op_free(op);
     rt_comms_free(comm, p);
+}
+
+/* A message's legs under random delays of up to 300 us before every
+ * send (trd_calibrate_one_way, on rank 0): their lower quartile is below
+ * their median, and both are within the delays' range. */
+static trd_status legs_rank(trd_comm *comm, int32_t rank, void *arg)
+{
+    double *legs = arg;
+    double mine[2];
+    trd_status st = trd_calibrate_one_way(comm, 0, mine);
+    if (rank == 0)
+        memcpy(legs, mine, sizeof mine);
+    return st;
+}
+
+static void test_legs(void **state)
+{
+    (void)state;
+    double legs[2] = {NAN, NAN};
+    rt_run_all_ok(2, legs_rank, legs, "legs", 300.0);
+    TU_CHECK(legs[0] > 0 && legs[0] < legs[1] && legs[1] < 1e-3,
+             "legs under delays of up to 300 us: quartile %g s, median %g s", legs[0], legs[1]);
 }
 
 /* The calibrated model drives real calls of every algorithm (pipelines
@@ -347,6 +381,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         RT_TIMED(test_calibrate_predict),
         cmocka_unit_test(test_parallelism_predict),
+        cmocka_unit_test(test_legs),
         RT_TIMED(test_calibrated_runs),
         cmocka_unit_test(test_shm_queries),
     };

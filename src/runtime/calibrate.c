@@ -17,10 +17,10 @@
 #include "core/error.h"
 #include "core/splitmix.h"
 
-/* Messages timed each way, the median kept.  Each message reuses the
- * same buffers, as a program that reduces its buffers call after call
- * (and treduce bench) does: a message that fits in cache is timed from
- * cache, a larger one from memory. */
+/* Messages timed each way (trd_calibrate_leg says which time is kept).
+ * Each message reuses the same buffers, as a program that reduces its
+ * buffers call after call (and treduce bench) does: a message that fits
+ * in cache is timed from cache, a larger one from memory. */
 #define PINGS_SMALL 21
 #define PINGS_LARGE 9
 #define PROBE_MIN (64 * 1024)
@@ -108,30 +108,32 @@ static trd_status one_leg(trd_comm *c, int32_t from, const leg_bufs *l, size_t b
     return st;
 }
 
-/* The mean of rank 0's `mine` and rank 1's, on rank 0 (rank 1 sends its
- * value; the other ranks do nothing). */
-static trd_status mean_of_two(trd_comm *c, double mine, double *mean)
+/* The means of rank 0's and rank 1's two values, on rank 0 (rank 1
+ * sends its values; the other ranks do nothing). */
+static trd_status mean_of_two(trd_comm *c, const double mine[2], double mean[2])
 {
     trd_wire *w = &c->wire;
     int32_t id, from;
-    double theirs = 0.0;
+    double theirs[2] = {0.0, 0.0};
     trd_status st = TRD_OK;
+    mean[0] = mean[1] = 0.0;
     if (w->rank > 1)
         return TRD_OK;
-    st = w->rank == 1 ? w->isend(w->ctx, 0, 1, &mine, sizeof mine, 0)
-                      : w->irecv(w->ctx, 1, 1, &theirs, sizeof theirs, 0);
+    st = w->rank == 1 ? w->isend(w->ctx, 0, 1, mine, sizeof theirs, 0)
+                      : w->irecv(w->ctx, 1, 1, theirs, sizeof theirs, 0);
     if (st == TRD_OK)
         st = w->wait(w->ctx, c->timeout_s, &id, &from);
-    *mean = w->rank == 0 ? 0.5 * (mine + theirs) : 0.0;
+    for (int k = 0; k < 2 && w->rank == 0; k++)
+        mean[k] = 0.5 * (mine[k] + theirs[k]);
     return st;
 }
 
 /* Messages of `bytes` go both ways, each timed by its receiver, and the
- * two medians are averaged: a barrier does not release its ranks at the
- * same instant (over MPI the rank that gathers the arrivals leaves
- * first), and what that lag adds to one direction it takes from the
- * other.  With op, each message folds into an accumulator. */
-static trd_status timed_legs(trd_comm *c, const trd_op *op, size_t bytes, double *seconds)
+ * two directions' times are averaged: a barrier does not release its
+ * ranks at the same instant (over MPI the rank that gathers the arrivals
+ * leaves first), and what that lag adds to one direction it takes from
+ * the other.  With op, each message folds into an accumulator. */
+static trd_status timed_legs(trd_comm *c, const trd_op *op, size_t bytes, double legs[2])
 {
     double t[PINGS_SMALL];
     int reps = bytes < PROBE_MIN ? PINGS_SMALL : PINGS_LARGE, got = 0;
@@ -153,23 +155,33 @@ static trd_status timed_legs(trd_comm *c, const trd_op *op, size_t bytes, double
     }
     st = trd_comm_fail(c, st); /* before buf goes: the peer may hold it */
     free(buf);
+    double mine[2] = {0.0, 0.0};
+    if (got > 0) {
+        mine[1] = trd_calibrate_median(t, got); /* sorts t */
+        mine[0] = t[got / 4];
+    }
     if (st == TRD_OK)
-        st = trd_comm_fail(c, mean_of_two(c, got ? trd_calibrate_median(t, got) : 0.0, seconds));
+        st = trd_comm_fail(c, mean_of_two(c, mine, legs));
     return st;
 }
 
-trd_status trd_calibrate_one_way(trd_comm *c, size_t bytes, double *seconds)
+trd_status trd_calibrate_one_way(trd_comm *c, size_t bytes, double legs[2])
 {
-    *seconds = 0.0;
-    return c->wire.size < 2 ? TRD_OK : timed_legs(c, NULL, bytes, seconds);
+    legs[0] = legs[1] = 0.0;
+    return c->wire.size < 2 ? TRD_OK : timed_legs(c, NULL, bytes, legs);
 }
 
 trd_status trd_calibrate_recv_combine(trd_comm *c, const trd_op *op, int64_t count,
-                                      double *seconds)
+                                      double legs[2])
 {
-    *seconds = 0.0;
+    legs[0] = legs[1] = 0.0;
     return c->wire.size < 2 ? TRD_OK
-                            : timed_legs(c, op, (size_t)count * trd_op_elem_size(op), seconds);
+                            : timed_legs(c, op, (size_t)count * trd_op_elem_size(op), legs);
+}
+
+double trd_calibrate_leg(const double legs[2], double parallelism, int32_t p)
+{
+    return parallelism < (double)p ? legs[1] : legs[0];
 }
 
 /* One burst: rank 1 posts BURST sends, everyone passes a barrier, then
@@ -348,37 +360,43 @@ trd_status trd_comm_calibrate(trd_comm *c, const trd_op *op, int64_t count, trd_
         return st;
     size_t bytes = (size_t)count * trd_op_elem_size(op);
     size_t probe = bytes < PROBE_MIN ? PROBE_MIN : bytes > PROBE_MAX ? PROBE_MAX : bytes;
-    double v[6], m[6], big = 0.0;
+    /* the legs (trd_calibrate_one_way) of 0 bytes, of the probe and fused
+     * of the probe; the combines of count and of the probe; the gap */
+    double v[9], m[9];
     int64_t many = (int64_t)(probe / trd_op_elem_size(op)); /* parallelism's probe */
     st = trd_calibrate_one_way(c, 0, &v[0]);
     if (st == TRD_OK)
-        st = trd_calibrate_one_way(c, probe, &big);
-    v[1] = big > v[0] ? (big - v[0]) / (double)probe : 0.0; /* seconds per byte */
+        st = trd_calibrate_one_way(c, probe, &v[2]);
     if (st == TRD_OK)
-        st = trd_calibrate_combine(c, op, count, &v[2]);
+        st = trd_calibrate_combine(c, op, count, &v[6]);
     if (st == TRD_OK)
-        st = trd_calibrate_gap(c, &v[3]);
+        st = trd_calibrate_gap(c, &v[8]);
     if (st == TRD_OK)
-        st = trd_calibrate_combine(c, op, many, &v[4]);
+        st = trd_calibrate_combine(c, op, many, &v[7]);
     if (st == TRD_OK)
-        st = trd_calibrate_recv_combine(c, op, many, &v[5]);
+        st = trd_calibrate_recv_combine(c, op, many, &v[4]);
     if (st == TRD_OK)
-        st = trd_comm_agree_max(c, v, m, 6);
+        st = trd_comm_agree_max(c, v, m, 9);
     if (st == TRD_OK)
         st = trd_calibrate_parallelism(c, &o->parallelism);
     if (st == TRD_OK)
         st = trd_comm_node_curve(c);
     if (st != TRD_OK)
         return st;
+    int32_t p = c->wire.size;
+    double lat = trd_calibrate_leg(&m[0], o->parallelism, p);
+    double at_probe = trd_calibrate_leg(&m[2], o->parallelism, p);
+    double fused = trd_calibrate_leg(&m[4], o->parallelism, p);
+    double per_byte = at_probe > lat ? (at_probe - lat) / (double)probe : 0.0;
     o->stream_bw = c->profiles.streams > 0 ? c->profiles.stream_bw : NULL;
     o->streams = c->profiles.streams;
-    o->latency = m[0];
-    o->flight = m[0] > m[3] ? m[0] - m[3] : 0.0;
-    o->recv_combine_saving = trd_calibrate_saving(m[5], m[0], (double)many *
-                                                  (double)trd_op_elem_size(op) * m[1], m[4]);
+    o->latency = lat;
+    o->flight = lat > m[8] ? lat - m[8] : 0.0;
+    o->recv_combine_saving = trd_calibrate_saving(fused, lat, (double)many *
+                                                  (double)trd_op_elem_size(op) * per_byte, m[7]);
     o->combine_fixed = 0.0;
-    o->d = m[0] + (double)bytes * m[1];
-    o->c = m[2];
+    o->d = lat + (double)bytes * per_byte;
+    o->c = m[6];
     o->measure_model = false; /* a model is given now */
     return TRD_OK;
 }

@@ -5,15 +5,27 @@
 
 #include "runtime/comm.h"
 
-/* One-way time of a `bytes` message between ranks 0 and 1 when both
- * leave a barrier, the receiver's: the mean of the two directions'
- * medians (collective; on rank 0, 0 on the others and when p = 1). */
-trd_status trd_calibrate_one_way(trd_comm *c, size_t bytes, double *seconds);
+/* One-way times of a `bytes` message between ranks 0 and 1 when both
+ * leave a barrier, the receiver's, timed several times each way: the
+ * means of the two directions' lower quartiles (legs[0]) and medians
+ * (legs[1]) (collective; on rank 0, 0 on the others and when p = 1). */
+trd_status trd_calibrate_one_way(trd_comm *c, size_t bytes, double legs[2]);
 /* The same with a receive-and-combine of count elements of op at the
  * receiving end, run as the executor runs a RECV_COMBINE step: until the
  * message is combined into the receiver's accumulator. */
 trd_status trd_calibrate_recv_combine(trd_comm *c, const trd_op *op, int64_t count,
-                                      double *seconds);
+                                      double legs[2]);
+/* The time kept of legs on p ranks of which `parallelism` run at once
+ * (trd_calibrate_parallelism).  Where ranks outnumber cores, the median:
+ * a message then often waits for its receiver to get a core, and that
+ * is the platform's.  Where every rank has a core, the lower quartile: a
+ * slower leg is the host's doing (a rank's thread sharing a core a
+ * moment, or woken from an idle one: on the 2-core VM 30-300 us against
+ * 0.2-0.8), and after a phase of long waits the wire's spins had shrunk
+ * (threads_park.c) so that most legs of `treduce calibrate -p 2` slept in
+ * 11-14 of 200 runs: their median made the latency 50x too long, their
+ * quartile in 1 of 200 (docs/RUNTIME.md, "Calibration and prediction"). */
+double trd_calibrate_leg(const double legs[2], double parallelism, int32_t p);
 /* trd_params.recv_combine_saving from a receive-and-combine's time (as
  * trd_calibrate_recv_combine) and, for the same message, the latency, the
  * size-dependent part of its plain transfer (`copy`) and its combine's

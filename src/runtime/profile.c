@@ -35,24 +35,27 @@ static void fit(const double *x, const double *y, size_t n, double *c0, double *
 
 trd_status trd_comm_profile(trd_comm *c, const trd_op *op, trd_profile *out)
 {
-    double x[NT], t[NT], xc[NC], tc[NC], v[NT + NC + 2], agreed[NT + NC + 2];
+    /* v: the combines, the gap, then (quartile, median) of each transfer
+     * size's legs and of the fused probe's */
+    enum { GAP = NC, LEGS = NC + 1, FUSED = LEGS + 2 * NT, NV = FUSED + 2 };
+    double x[NT], t[NT], xc[NC], tc[NC], v[NV], agreed[NV];
     int64_t fused = op ? FUSED_PROBE / (int64_t)trd_op_elem_size(op) : 0;
     trd_status st = c && op && out ? trd_comm_usable(c)
                                    : trd_fail(TRD_EINVAL, "profile: NULL argument");
     for (size_t i = 0; i < NT && st == TRD_OK; i++) {
         x[i] = (double)transfer_sizes[i];
-        st = trd_calibrate_one_way(c, transfer_sizes[i], &v[i]);
+        st = trd_calibrate_one_way(c, transfer_sizes[i], &v[LEGS + 2 * i]);
     }
     for (size_t i = 0; i < NC && st == TRD_OK; i++) {
         xc[i] = (double)combine_counts[i];
-        st = trd_calibrate_combine(c, op, combine_counts[i], &v[NT + i]);
+        st = trd_calibrate_combine(c, op, combine_counts[i], &v[i]);
     }
     if (st == TRD_OK)
-        st = trd_calibrate_gap(c, &v[NT + NC]);
+        st = trd_calibrate_gap(c, &v[GAP]);
     if (st == TRD_OK)
-        st = trd_calibrate_recv_combine(c, op, fused, &v[NT + NC + 1]);
+        st = trd_calibrate_recv_combine(c, op, fused, &v[FUSED]);
     if (st == TRD_OK)
-        st = trd_comm_agree_max(c, v, agreed, NT + NC + 2);
+        st = trd_comm_agree_max(c, v, agreed, NV);
     if (st == TRD_OK)
         st = trd_calibrate_parallelism(c, &out->parallelism);
     if (st == TRD_OK)
@@ -62,16 +65,17 @@ trd_status trd_comm_profile(trd_comm *c, const trd_op *op, trd_profile *out)
     out->streams = c->profiles.streams;
     memcpy(out->stream_bw, c->profiles.stream_bw, sizeof out->stream_bw);
     for (size_t i = 0; i < NT; i++)
-        t[i] = agreed[i];
+        t[i] = trd_calibrate_leg(&agreed[LEGS + 2 * i], out->parallelism, c->wire.size);
     for (size_t i = 0; i < NC; i++)
-        tc[i] = agreed[NT + i];
+        tc[i] = agreed[i];
     fit(x, t, NT, &out->latency, &out->per_byte);
     if (out->latency <= 0) /* noise tilted the line: a 0-byte message costs what it took */
         out->latency = t[0];
     fit(xc, tc, NC, &out->combine_fixed, &out->per_element);
-    out->flight = out->latency > agreed[NT + NC] ? out->latency - agreed[NT + NC] : 0.0;
+    out->flight = out->latency > agreed[GAP] ? out->latency - agreed[GAP] : 0.0;
     out->recv_combine_saving = trd_calibrate_saving(
-        agreed[NT + NC + 1], out->latency, (double)fused * trd_op_elem_size(op) * out->per_byte,
+        trd_calibrate_leg(&agreed[FUSED], out->parallelism, c->wire.size), out->latency,
+        (double)fused * trd_op_elem_size(op) * out->per_byte,
         out->combine_fixed + (double)fused * out->per_element);
     return TRD_OK;
 }
