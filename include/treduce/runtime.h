@@ -236,10 +236,44 @@ trd_status trd_comm_threads_run(int32_t p, const trd_threads_opts *opts, trd_ran
  * bytes instead (0: no rings; not a byte count: TRD_EINVAL on every rank;
  * docs/RUNTIME.md).  TRD_EUNSUPPORTED when treduce was built without MPI. */
 trd_status trd_comm_mpi_create(trd_comm **out, const void *mpi_comm, double timeout_s);
+/* What a communicator over MPI may be told at creation, so that making it
+ * communicates less, or not at all (docs/RUNTIME.md, "Communicators over
+ * MPI").  trd_mpi_opts_init sets the defaults, trd_comm_mpi_create's. */
+typedef struct trd_mpi_opts {
+    double timeout_s;  /* deadline of every wait (default 30 s) */
+    bool own_comm;     /* *mpi_comm was made for this communicator alone:
+                          taken instead of duplicated, and freed by
+                          trd_comm_free (or by a creation that fails) */
+    int32_t node_ranks; /* how many ranks of *mpi_comm share this rank's
+                          node, as MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)
+                          counts them; 0 (default): counted so (collective) */
+    bool deferred;     /* no message at creation: the rings of one node and
+                          the path of long messages are set up by the first
+                          collective call (barrier, agreement, reduction)
+                          on every rank */
+    const double *shm_probe; /* trd_comm_shm_probe's two values from a
+                          communicator of the same processes: the path of
+                          long messages without measuring it again; read
+                          at the set-up (creation, or the first call when
+                          deferred: it must live until then); NULL or
+                          zeros (the default): measured where it is a
+                          choice */
+} trd_mpi_opts;
+void trd_mpi_opts_init(trd_mpi_opts *opts);
+/* trd_comm_mpi_create with options: with own_comm, node_ranks and
+ * deferred it sends no message and is local (a creation inside a call that
+ * must not communicate); else collective over *mpi_comm.  TRD_EINVAL for
+ * a NULL out or opts, own_comm without a communicator, a timeout out of
+ * (0, 1e6] or a negative node_ranks. */
+trd_status trd_comm_mpi_create_with(trd_comm **out, const void *mpi_comm,
+                                    const trd_mpi_opts *opts);
 /* Whether this build has the MPI transport. */
 bool trd_mpi_available(void);
 /* Releases one rank's handle (threads: the shared transport goes with the
- * last one).  NULL is a no-op. */
+ * last one; MPI: every rank of the communicator frees its handle, in any
+ * order with other communicators: the release of the MPI communicator
+ * completes without blocking, once no message can still reach it, at the
+ * latest in MPI_Finalize).  NULL is a no-op. */
 void trd_comm_free(trd_comm *comm);
 int32_t trd_comm_rank(const trd_comm *comm);
 int32_t trd_comm_size(const trd_comm *comm);

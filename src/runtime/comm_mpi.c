@@ -33,26 +33,47 @@ trd_status trd_comm_long_path(trd_comm *c, bool other)
     return trd_wire_mpi_long_path(&c->wire, other);
 }
 
+void trd_mpi_opts_init(trd_mpi_opts *o)
+{
+    *o = (trd_mpi_opts){.timeout_s = 30.0, .own_comm = false, .node_ranks = 0,
+                        .deferred = false, .shm_probe = NULL};
+}
+
 trd_status trd_comm_mpi_create(trd_comm **out, const void *mpi_comm, double timeout_s)
 {
+    trd_mpi_opts o;
+    trd_mpi_opts_init(&o);
+    o.timeout_s = timeout_s;
+    return trd_comm_mpi_create_with(out, mpi_comm, &o);
+}
+
+trd_status trd_comm_mpi_create_with(trd_comm **out, const void *mpi_comm, const trd_mpi_opts *o)
+{
     trd_wire *w = NULL;
-    if (!out)
-        return trd_fail(TRD_EINVAL, "trd_comm_mpi_create: NULL argument (out)");
+    if (!out || !o)
+        return trd_fail(TRD_EINVAL, "trd_comm_mpi_create: NULL argument (%s)", out ? "opts" : "out");
     *out = NULL;
-    if (!(timeout_s > 0) || timeout_s > 1e6)
+    if (!(o->timeout_s > 0) || o->timeout_s > 1e6)
         return trd_fail(TRD_EINVAL, "timeout = %g s is invalid: need 0 < timeout <= 1e6",
-                        timeout_s);
+                        o->timeout_s);
+    if (o->own_comm && !mpi_comm)
+        return trd_fail(TRD_EINVAL, "trd_comm_mpi_create: own_comm needs a communicator");
 #ifdef TRD_HAVE_MPI
     MPI_Comm world = MPI_COMM_WORLD;
     if (!mpi_comm)
         mpi_comm = &world; /* duplicated by the wire: need not outlive this call */
 #endif
-    trd_status st = trd_wire_mpi_create(&w, mpi_comm);
+    trd_wire_mpi_setup setup;
+    trd_wire_mpi_setup_init(&setup);
+    setup.own_comm = o->own_comm;
+    setup.node_ranks = o->node_ranks;
+    setup.deferred = o->deferred;
+    setup.choose_path = true;
+    setup.probe = o->shm_probe;
+    trd_status st = trd_wire_mpi_create_with(&w, mpi_comm, &setup);
     if (st == TRD_OK)
-        st = trd_wire_mpi_set_timeout(w, timeout_s);
-    if (st == TRD_OK)
-        st = trd_wire_mpi_choose_long_path(w);
-    if (st == TRD_OK && !(*out = trd_comm_new(*w, timeout_s))) /* its free releases *w */
+        st = trd_wire_mpi_set_timeout(w, o->timeout_s);
+    if (st == TRD_OK && !(*out = trd_comm_new(*w, o->timeout_s))) /* its free releases *w */
         st = trd_fail(TRD_ENOMEM, "runtime: out of memory");
     if (st != TRD_OK && w)
         w->free(w->ctx);

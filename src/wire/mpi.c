@@ -59,7 +59,7 @@ trd_status trd_mpi_error(trd_status code, int rc, const char *what, int rank)
 {
     char text[MPI_MAX_ERROR_STRING];
     int len = 0;
-    if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS)
+    if (PMPI_Error_string(rc, text, &len) != MPI_SUCCESS)
         snprintf(text, sizeof text, "MPI error %d", rc);
     if (rank < 0) /* not known yet */
         return trd_fail(code, "mpi wire: %s failed: %s", what, text);
@@ -89,14 +89,14 @@ typedef MPI_Errhandler world_guard;
 
 static void guard_world(world_guard *g)
 {
-    MPI_Comm_get_errhandler(MPI_COMM_WORLD, g);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    PMPI_Comm_get_errhandler(MPI_COMM_WORLD, g);
+    PMPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 }
 
 static void unguard_world(world_guard *g)
 {
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, *g);
-    MPI_Errhandler_free(g);
+    PMPI_Comm_set_errhandler(MPI_COMM_WORLD, *g);
+    PMPI_Errhandler_free(g);
 }
 #endif
 
@@ -104,7 +104,7 @@ int trd_mpi_testsome(int n, MPI_Request *reqs, int *count, int *idx, MPI_Status 
 {
     world_guard g;
     guard_world(&g);
-    int rc = MPI_Testsome(n, reqs, count, idx, st);
+    int rc = PMPI_Testsome(n, reqs, count, idx, st);
     unguard_world(&g);
     return rc;
 }
@@ -112,7 +112,7 @@ int trd_mpi_testsome(int n, MPI_Request *reqs, int *count, int *idx, MPI_Status 
 double trd_mpi_now(void *ctx)
 {
     (void)ctx;
-    return MPI_Wtime();
+    return PMPI_Wtime();
 }
 
 /* The empty polls a wait spends spinning: none on a node with more ranks
@@ -172,7 +172,7 @@ static bool clock_due(mpi_wire *w)
 /* Whether the deadline has passed, as far as a due clock read says. */
 bool trd_mpi_past(mpi_wire *w, double deadline)
 {
-    return clock_due(w) && MPI_Wtime() > deadline;
+    return clock_due(w) && PMPI_Wtime() > deadline;
 }
 
 /* A wait's clock: when a read is due (clock_due), the time, and the
@@ -182,7 +182,7 @@ static double wait_clock(mpi_wire *w, double *deadline, double timeout_s)
 {
     if (!clock_due(w))
         return -1;
-    double now = MPI_Wtime();
+    double now = PMPI_Wtime();
     if (*deadline == 0)
         *deadline = now + timeout_s;
     return now;
@@ -196,7 +196,7 @@ trd_status trd_mpi_finish(mpi_wire *w, MPI_Request *r, double deadline)
     while (*r != MPI_REQUEST_NULL) {
         world_guard g;
         guard_world(&g);
-        int flag = 0, rc = MPI_Test(r, &flag, MPI_STATUS_IGNORE);
+        int flag = 0, rc = PMPI_Test(r, &flag, MPI_STATUS_IGNORE);
         unguard_world(&g);
         if (rc != MPI_SUCCESS)
             return trd_mpi_error(TRD_EIO, rc, "MPI_Test of a control message", w->rank);
@@ -204,7 +204,7 @@ trd_status trd_mpi_finish(mpi_wire *w, MPI_Request *r, double deadline)
             w->empty_polls = 0;
             break;
         }
-        if (MPI_Wtime() > deadline)
+        if (PMPI_Wtime() > deadline)
             return trd_fail(TRD_ETIMEDOUT, "mpi wire: rank %d: a control message was not "
                             "delivered before the deadline", w->rank);
         trd_mpi_back_off(w, false);
@@ -217,12 +217,12 @@ trd_status trd_mpi_finish(mpi_wire *w, MPI_Request *r, double deadline)
 static trd_status op_error(const mpi_wire *w, const op_info *op, const MPI_Status *st)
 {
     int cls = 0;
-    MPI_Error_class(st->MPI_ERROR, &cls);
+    PMPI_Error_class(st->MPI_ERROR, &cls);
     if (cls == MPI_ERR_TRUNCATE) {
         char sent[48] = "";
 #ifdef OPEN_MPI /* reports the sent size in the status; MPICH does not */
         int count = 0;
-        if (MPI_Get_count(st, MPI_BYTE, &count) == MPI_SUCCESS && (size_t)count > op->bytes)
+        if (PMPI_Get_count(st, MPI_BYTE, &count) == MPI_SUCCESS && (size_t)count > op->bytes)
             snprintf(sent, sizeof sent, " (%d bytes)", count);
 #endif
         return trd_fail(TRD_EIO, "mpi wire: rank %d: the message%s from rank %d with tag %d is "
@@ -251,7 +251,7 @@ static trd_status poll_ops(mpi_wire *w, bool *progress)
 {
     if (w->n == 0)
         return TRD_OK;
-    int count = 0, rc = MPI_Testsome(w->n, w->reqs, &count, w->idx, w->st);
+    int count = 0, rc = PMPI_Testsome(w->n, w->reqs, &count, w->idx, w->st);
     if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS)
         return trd_mpi_error(TRD_EIO, rc, "MPI_Testsome", w->rank);
     trd_status s = TRD_OK;
@@ -345,7 +345,9 @@ trd_status trd_mpi_isend(void *ctx, int32_t peer, int32_t tag, const void *buf, 
                              int32_t id)
 {
     mpi_wire *w = ctx;
-    trd_status s = check_op(w, "send", peer, tag, buf, bytes);
+    trd_status s = trd_mpi_ready(w);
+    if (s == TRD_OK)
+        s = check_op(w, "send", peer, tag, buf, bytes);
     uint64_t sig = trd_mpi_call_now(w);
     if (s == TRD_OK && bytes < w->shm_below)
         return trd_shm_isend(w->shm, peer, tag, sig, buf, bytes, id, &w->done);
@@ -353,7 +355,7 @@ trd_status trd_mpi_isend(void *ctx, int32_t peer, int32_t tag, const void *buf, 
         s = reserve(w);
     if (s != TRD_OK)
         return s;
-    int rc = MPI_Isend(buf, (int)bytes, MPI_BYTE, peer, trd_mpi_tag(w, tag), w->comm,
+    int rc = PMPI_Isend(buf, (int)bytes, MPI_BYTE, peer, trd_mpi_tag(w, tag), w->comm,
                        &w->reqs[w->n]);
     if (rc != MPI_SUCCESS)
         return trd_mpi_broke(w, trd_mpi_error(TRD_EIO, rc, "MPI_Isend", w->rank));
@@ -366,7 +368,9 @@ trd_status trd_mpi_irecv(void *ctx, int32_t peer, int32_t tag, void *buf, size_t
                              int32_t id)
 {
     mpi_wire *w = ctx;
-    trd_status s = check_op(w, "receive", peer, tag, buf, bytes);
+    trd_status s = trd_mpi_ready(w);
+    if (s == TRD_OK)
+        s = check_op(w, "receive", peer, tag, buf, bytes);
     uint64_t sig = trd_mpi_call_now(w);
     if (s == TRD_OK && bytes < w->shm_below)
         return trd_shm_irecv(w->shm, peer, tag, sig, buf, bytes, id, &w->done);
@@ -375,7 +379,7 @@ trd_status trd_mpi_irecv(void *ctx, int32_t peer, int32_t tag, void *buf, size_t
     if (s != TRD_OK)
         return s;
     int src = peer == TRD_ANY_RANK ? MPI_ANY_SOURCE : peer;
-    int rc = MPI_Irecv(buf, (int)bytes, MPI_BYTE, src, trd_mpi_tag(w, tag), w->comm,
+    int rc = PMPI_Irecv(buf, (int)bytes, MPI_BYTE, src, trd_mpi_tag(w, tag), w->comm,
                        &w->reqs[w->n]);
     if (rc != MPI_SUCCESS)
         return trd_mpi_broke(w, trd_mpi_error(TRD_EIO, rc, "MPI_Irecv", w->rank));

@@ -60,12 +60,12 @@ static trd_status answer(mpi_wire *w, int32_t src, int32_t rank)
 {
     int32_t peer;
     trd_action a = consult(w, rank, &peer);
-    trd_status s = trd_mpi_finish(w, &w->reply_req[src], MPI_Wtime() + w->timeout);
+    trd_status s = trd_mpi_finish(w, &w->reply_req[src], PMPI_Wtime() + w->timeout);
     if (s != TRD_OK)
         return s;
     w->reply[src][0] = (int32_t)a;
     w->reply[src][1] = peer;
-    int rc = MPI_Isend(w->reply[src], 2, MPI_INT32_T, src, w->ctrl_tag + T_REP, w->comm,
+    int rc = PMPI_Isend(w->reply[src], 2, MPI_INT32_T, src, w->ctrl_tag + T_REP, w->comm,
                        &w->reply_req[src]);
     return rc == MPI_SUCCESS ? TRD_OK
                              : trd_mpi_error(TRD_EIO, rc, "MPI_Isend of a decision", w->rank);
@@ -140,7 +140,7 @@ static trd_status on_arrival(mpi_wire *w, int32_t src, const MPI_Status *st)
 {
     const agree_msg *m = &w->arrive_in;
     int bytes = 0;
-    MPI_Get_count(st, MPI_BYTE, &bytes);
+    PMPI_Get_count(st, MPI_BYTE, &bytes);
     if (m->seq != w->barrier_seq)
         return trd_fail(TRD_EIO, "mpi wire: rank %d is at barrier %lld, rank 0 at %lld "
                         "(barrier or end_dynamic called on some ranks only)", src,
@@ -159,7 +159,7 @@ static trd_status on_arrival(mpi_wire *w, int32_t src, const MPI_Status *st)
 static trd_status post_ctrl_recv(mpi_wire *w, int slot, void *buf, int count, MPI_Datatype type,
                                  int src, int tag)
 {
-    int rc = MPI_Irecv(buf, count, type, src, w->ctrl_tag + tag, w->comm, &w->ctrl[slot]);
+    int rc = PMPI_Irecv(buf, count, type, src, w->ctrl_tag + tag, w->comm, &w->ctrl[slot]);
     return rc == MPI_SUCCESS ? TRD_OK : trd_mpi_error(TRD_EIO, rc, "MPI_Irecv of a control message",
                                                  w->rank);
 }
@@ -167,7 +167,7 @@ static trd_status post_ctrl_recv(mpi_wire *w, int slot, void *buf, int count, MP
 static trd_status post_ctrl_send(mpi_wire *w, int slot, const void *buf, int count,
                                  MPI_Datatype type, int tag)
 {
-    int rc = MPI_Isend(buf, count, type, 0, w->ctrl_tag + tag, w->comm, &w->ctrl[slot]);
+    int rc = PMPI_Isend(buf, count, type, 0, w->ctrl_tag + tag, w->comm, &w->ctrl[slot]);
     return rc == MPI_SUCCESS ? TRD_OK : trd_mpi_error(TRD_EIO, rc, "MPI_Isend of a control message",
                                                  w->rank);
 }
@@ -210,7 +210,7 @@ trd_status trd_mpi_poll_ctrl(mpi_wire *w, bool *progress)
 {
     int count = 0, idx[C_COUNT];
     MPI_Status st[C_COUNT];
-    int rc = MPI_Testsome(C_COUNT, w->ctrl, &count, idx, st);
+    int rc = PMPI_Testsome(C_COUNT, w->ctrl, &count, idx, st);
     if (rc != MPI_SUCCESS)
         return trd_mpi_error(TRD_EIO, rc, "MPI_Testsome of control messages", w->rank);
     trd_status s = TRD_OK;
@@ -256,7 +256,7 @@ static trd_status finish_ctrl(mpi_wire *w, int slot, double deadline)
 static trd_status ask_coordinator(mpi_wire *w, int64_t call, int32_t rank, trd_action *action,
                                   int32_t *peer)
 {
-    double deadline = MPI_Wtime() + w->timeout;
+    double deadline = PMPI_Wtime() + w->timeout;
     trd_status s = finish_ctrl(w, C_REQ_OUT, deadline);
     if (s != TRD_OK)
         return s;
@@ -292,7 +292,7 @@ trd_status trd_mpi_decide(void *ctx, const trd_policy *policy, int64_t call, int
                               trd_action *action, int32_t *peer)
 {
     mpi_wire *w = ctx;
-    trd_status s = trd_mpi_check_usable(w);
+    trd_status s = trd_mpi_ready(w);
     if (s != TRD_OK)
         return s;
     if (!policy || !policy->idle || !action || !peer || rank < 0 || rank >= w->size)
@@ -319,7 +319,7 @@ static trd_status barrier_root(mpi_wire *w, double *v, int32_t n, double deadlin
         bool progress;
         if ((s = trd_mpi_poll_once(w, true, &progress)) != TRD_OK || w->arrivals >= w->size - 1)
             break;
-        if (MPI_Wtime() > deadline)
+        if (PMPI_Wtime() > deadline)
             return trd_fail(TRD_ETIMEDOUT, "mpi wire: rank 0: barrier %lld: %d of %d ranks "
                             "arrived before the deadline", (long long)w->barrier_seq,
                             w->arrivals + 1, w->size);
@@ -339,7 +339,7 @@ static trd_status barrier_root(mpi_wire *w, double *v, int32_t n, double deadlin
         m->n = n;
         for (int32_t i = 0; i < n; i++)
             m->v[i] = v[i];
-        int rc = MPI_Isend(m, 16 + 8 * n, MPI_BYTE, r, w->ctrl_tag + T_RELEASE, w->comm,
+        int rc = PMPI_Isend(m, 16 + 8 * n, MPI_BYTE, r, w->ctrl_tag + T_RELEASE, w->comm,
                            &w->release_req[r]);
         if (rc != MPI_SUCCESS)
             return trd_mpi_error(TRD_EIO, rc, "MPI_Isend of a barrier release", w->rank);
@@ -392,7 +392,7 @@ static trd_status run_barrier(mpi_wire *w, double *v, int32_t n, double deadline
 trd_status trd_mpi_agree(void *ctx, double *v, int32_t n, double deadline)
 {
     mpi_wire *w = ctx;
-    trd_status s = trd_mpi_check_usable(w);
+    trd_status s = trd_mpi_ready(w);
     if (s == TRD_OK && (n < 0 || n > TRD_WIRE_AGREE_MAX || (!v && n > 0)))
         return trd_fail(TRD_EINVAL, "mpi wire: agree on %ld values: need 0 to %d", (long)n,
                         TRD_WIRE_AGREE_MAX);
@@ -408,13 +408,13 @@ trd_status trd_mpi_barrier(void *ctx, double deadline)
 static trd_status drain_decisions(mpi_wire *w, const trd_policy *policy, int64_t call)
 {
     trd_status s = enter_call(w, policy, call);
-    double deadline = MPI_Wtime() + w->timeout;
+    double deadline = PMPI_Wtime() + w->timeout;
     while (s == TRD_OK && w->terminals < w->size) {
         bool progress;
         s = trd_mpi_poll_once(w, true, &progress);
         if (s != TRD_OK || w->terminals >= w->size)
             break;
-        if (MPI_Wtime() > deadline)
+        if (PMPI_Wtime() > deadline)
             return trd_fail(TRD_ETIMEDOUT, "mpi wire: rank 0: call %lld: only %ld of %d ranks "
                             "had their last decision before the deadline", (long long)call,
                             (long)w->terminals, w->size);
@@ -430,7 +430,7 @@ static trd_status drain_decisions(mpi_wire *w, const trd_policy *policy, int64_t
 trd_status trd_mpi_end_dynamic(void *ctx, const trd_policy *policy, int64_t call)
 {
     mpi_wire *w = ctx;
-    trd_status s = trd_mpi_check_usable(w);
+    trd_status s = trd_mpi_ready(w);
     if (s != TRD_OK)
         return s;
     if (!policy || !policy->idle || !policy->reset)
@@ -440,7 +440,7 @@ trd_status trd_mpi_end_dynamic(void *ctx, const trd_policy *policy, int64_t call
     else
         policy->reset(policy->state); /* an unused copy: kept in step for clarity */
     if (s == TRD_OK)
-        s = run_barrier(w, NULL, 0, MPI_Wtime() + w->timeout);
+        s = run_barrier(w, NULL, 0, PMPI_Wtime() + w->timeout);
     return trd_mpi_broke(w, s);
 }
 

@@ -1,6 +1,8 @@
-/* mpi_create.c: the MPI wire's creation (a duplicate communicator, the
- * rings of the node, the control tags, the coordinator's tables) and
- * release. */
+/* mpi_create.c: the MPI wire's creation (its communicator, the ranks of
+ * the node, the control tags, the coordinator's tables; the rings and the
+ * path of long messages are mpi_node.c's, at once or deferred to the
+ * first message) and the release of its resources (mpi_close.c decides
+ * when). */
 #include "wire/mpi_wire.h"
 
 #include "core/error.h"
@@ -23,46 +25,20 @@
 
 /* ---- Creation and release. ---- */
 
-static void drop(MPI_Request *r, bool cancel)
+void trd_mpi_drop(MPI_Request *r, bool cancel)
 {
     if (*r == MPI_REQUEST_NULL)
         return;
-    if (cancel)
-        MPI_Cancel(r);
-    MPI_Request_free(r);
+    if (cancel) {
+        PMPI_Cancel(r);
+        PMPI_Wait(r, MPI_STATUS_IGNORE); /* local once cancelled */
+    } else {
+        PMPI_Request_free(r);
+    }
 }
 
-void trd_mpi_free(void *ctx)
+static void free_memory(mpi_wire *w)
 {
-    mpi_wire *w = ctx;
-    if (!w)
-        return;
-    int finalized = 1;
-    MPI_Finalized(&finalized);
-    if (!finalized && w->comm != MPI_COMM_NULL) {
-        for (int i = 0; i < w->n; i++) /* cancelling sends is deprecated: abandon them */
-            drop(&w->reqs[i], w->info[i].kind == K_RECV);
-        for (int c = 0; c < C_COUNT; c++)
-            drop(&w->ctrl[c], c == C_REQ_IN || c == C_ARRIVE_IN || c == C_REP_IN ||
-                                  c == C_RELEASE_IN || c == C_ABORT_IN || c == C_CALL_IN);
-        for (int r = 0; w->reply_req && w->release_req && r < w->size; r++) {
-            drop(&w->reply_req[r], false);
-            drop(&w->release_req[r], false);
-        }
-        for (int r = 0; w->fail_req && r < w->size; r++)
-            drop(&w->fail_req[r], false);
-        for (int r = 0; w->tell_req && r < w->size; r++)
-            drop(&w->tell_req[r], false);
-        /* A failed wire's communicator is kept, not freed: sends it
-         * abandoned may still arrive, and Open MPI delivers a message for
-         * a freed context to the next communicator that reuses it - a new
-         * wire's call would take a failed call's data (caught by the call
-         * signature, or not where the calls agree), and creating that
-         * communicator stalled in MPI_Comm_dup in about one run of six
-         * (tests/mpi/test_faults_mpi.c).  One communicator per failure. */
-        if (w->fail_code == TRD_OK)
-            MPI_Comm_free(&w->comm);
-    }
     free(w->reqs);
     free(w->info);
     free(w->idx);
@@ -79,7 +55,68 @@ void trd_mpi_free(void *ctx)
     free(w->told);
     free(w->tell);
     free(w->tell_req);
+    free(w->world);
     free(w);
+}
+
+/* The receives a wire keeps posted, and the data requests of a failed
+ * call: cancelled, so that MPI writes none of their buffers any more;
+ * sends still pending (a failed call's: cancelling sends is deprecated)
+ * are abandoned, their buffers kept by their owner (wire.h). */
+static void drop_requests(mpi_wire *w)
+{
+    for (int i = 0; i < w->n; i++)
+        trd_mpi_drop(&w->reqs[i], w->info[i].kind == K_RECV);
+    for (int c = 0; c < C_COUNT; c++)
+        trd_mpi_drop(&w->ctrl[c], c == C_REQ_IN || c == C_ARRIVE_IN || c == C_REP_IN ||
+                                      c == C_RELEASE_IN || c == C_ABORT_IN || c == C_CALL_IN);
+    for (int r = 0; w->reply_req && w->release_req && r < w->size; r++) {
+        trd_mpi_drop(&w->reply_req[r], false);
+        trd_mpi_drop(&w->release_req[r], false);
+    }
+    for (int r = 0; w->fail_req && r < w->size; r++)
+        trd_mpi_drop(&w->fail_req[r], false);
+    for (int r = 0; w->tell_req && r < w->size; r++)
+        trd_mpi_drop(&w->tell_req[r], false);
+}
+
+void trd_mpi_destroy(mpi_wire *w, bool free_comm)
+{
+    int finalized = 1;
+    PMPI_Finalized(&finalized);
+    if (!finalized && w->comm != MPI_COMM_NULL) {
+        drop_requests(w);
+        if (free_comm)
+            PMPI_Comm_free(&w->comm);
+    }
+    if (!finalized && free_comm && w->shm && trd_shm_quiet(w->shm))
+        trd_mpi_pool_put(w); /* clean everywhere: the next wire may go on with it */
+    free_memory(w);
+}
+
+void trd_mpi_give_up(mpi_wire *w)
+{
+    int finalized = 1;
+    PMPI_Finalized(&finalized);
+    if (!finalized && w->comm != MPI_COMM_NULL)
+        drop_requests(w);
+    /* a vote still pending (a nonblocking collective cannot be freed)
+     * writes into the wire: then its memory is left to MPI_Finalize */
+    if (w->close_req == MPI_REQUEST_NULL || finalized)
+        free_memory(w);
+}
+
+void trd_mpi_free(void *ctx)
+{
+    mpi_wire *w = ctx;
+    if (!w)
+        return;
+    int finalized = 1;
+    PMPI_Finalized(&finalized);
+    if (finalized || w->comm == MPI_COMM_NULL)
+        trd_mpi_destroy(w, false);
+    else
+        trd_mpi_close(w); /* released once no message can reach it */
 }
 
 /* The first tag of the wire's own messages: 1 << 20, or the top T_COUNT
@@ -89,7 +126,7 @@ void trd_mpi_free(void *ctx)
 static trd_status pick_ctrl_tag(mpi_wire *w)
 {
     int *ub = NULL, flag = 0;
-    int rc = MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
+    int rc = PMPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
     if (rc != MPI_SUCCESS || !flag || !ub)
         return trd_fail(TRD_EBACKEND, "mpi wire: MPI_TAG_UB is not available");
     w->ctrl_tag = *ub >= CTRL_TAG + T_COUNT ? CTRL_TAG : *ub - T_COUNT + 1;
@@ -119,59 +156,111 @@ static trd_status alloc_root(mpi_wire *w)
     return s != TRD_OK ? s : trd_mpi_post_standing(w, C_ARRIVE_IN);
 }
 
-static trd_status setup(mpi_wire *w, MPI_Comm comm)
+/* The wire's communicator: the caller's own (made for this wire alone)
+ * or a duplicate of it; errors returned. */
+static trd_status take_comm(mpi_wire *w, MPI_Comm comm, bool own)
 {
-    int rc = MPI_Comm_dup(comm, &w->comm);
-    if (rc != MPI_SUCCESS) {
+    int rc = MPI_SUCCESS;
+    if (own)
+        w->comm = comm;
+    else if ((rc = PMPI_Comm_dup(comm, &w->comm)) != MPI_SUCCESS)
         w->comm = MPI_COMM_NULL;
-        return trd_mpi_error(TRD_EBACKEND, rc, "MPI_Comm_dup", -1);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Comm_set_errhandler(w->comm, MPI_ERRORS_RETURN);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Comm_rank(w->comm, &w->rank);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Comm_size(w->comm, &w->size);
+    return rc == MPI_SUCCESS ? TRD_OK
+                             : trd_mpi_error(TRD_EBACKEND, rc, own ? "setting up the communicator"
+                                                                   : "MPI_Comm_dup", -1);
+}
+
+/* w->world: the world ranks of the wire's ranks (local; NULL when a
+ * process is not in the world, or out of memory: its rings are never
+ * kept, mpi_pool.c). */
+static void find_world(mpi_wire *w)
+{
+    MPI_Group mine, world;
+    int *ranks = malloc((size_t)w->size * sizeof *ranks);
+    w->world = malloc((size_t)w->size * sizeof *w->world);
+    bool ok = ranks && w->world && PMPI_Comm_group(w->comm, &mine) == MPI_SUCCESS;
+    if (ok) {
+        for (int r = 0; r < w->size; r++)
+            ranks[r] = r;
+        ok = PMPI_Comm_group(MPI_COMM_WORLD, &world) == MPI_SUCCESS;
+        if (ok) {
+            ok = PMPI_Group_translate_ranks(mine, w->size, ranks, world, w->world) ==
+                 MPI_SUCCESS;
+            PMPI_Group_free(&world);
+        }
+        PMPI_Group_free(&mine);
     }
-    rc = MPI_Comm_set_errhandler(w->comm, MPI_ERRORS_RETURN);
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Comm_rank(w->comm, &w->rank);
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Comm_size(w->comm, &w->size);
-    if (rc == MPI_SUCCESS && w->rank == 0) {
-        struct timespec now;
-        clock_gettime(CLOCK_REALTIME, &now);
-        w->epoch = ((uint64_t)now.tv_sec << 30 ^ (uint64_t)now.tv_nsec) * 0x9E3779B97F4A7C15ull ^
-                   (uint64_t)getpid();
+    for (int r = 0; ok && r < w->size; r++)
+        ok = w->world[r] != MPI_UNDEFINED;
+    free(ranks);
+    if (!ok) {
+        free(w->world);
+        w->world = NULL;
     }
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Bcast(&w->epoch, 1, MPI_UINT64_T, 0, w->comm);
-    if (rc != MPI_SUCCESS)
-        return trd_mpi_error(TRD_EBACKEND, rc, "setting up the communicator", -1);
-    int local = 1;
-    if ((rc = trd_mpi_count_node(w, &local)) != MPI_SUCCESS)
-        return trd_mpi_error(TRD_EBACKEND, rc, "counting the ranks of this node", -1);
-    trd_status s = trd_mpi_setup_shm(w, local);
-    if (s == TRD_OK)
-        s = pick_ctrl_tag(w);
-    if (s != TRD_OK || w->rank != 0)
+}
+
+static trd_status setup(mpi_wire *w, MPI_Comm comm, const trd_wire_mpi_setup *o)
+{
+    trd_status s = take_comm(w, comm, o->own_comm);
+    if (s != TRD_OK)
         return s;
-    return alloc_root(w);
+    find_world(w);
+    int rc = trd_mpi_count_node(w, o->node_ranks);
+    if (rc != MPI_SUCCESS)
+        return trd_mpi_error(TRD_EBACKEND, rc, "counting the ranks of this node", -1);
+    w->deferred = o->deferred;
+    w->choose_path = o->choose_path;
+    w->probe_given = o->choose_path ? o->probe : NULL;
+    s = pick_ctrl_tag(w);
+    if (s == TRD_OK && w->rank == 0)
+        s = alloc_root(w);
+    return s;
+}
+
+void trd_wire_mpi_setup_init(trd_wire_mpi_setup *o)
+{
+    *o = (trd_wire_mpi_setup){.own_comm = false, .node_ranks = 0, .deferred = false,
+                              .choose_path = false, .probe = NULL};
 }
 
 trd_status trd_wire_mpi_create(trd_wire **out, const void *mpi_comm)
 {
-    if (!out || !mpi_comm)
-        return trd_fail(TRD_EINVAL, "mpi wire: create needs out and a communicator");
+    trd_wire_mpi_setup o;
+    trd_wire_mpi_setup_init(&o);
+    return trd_wire_mpi_create_with(out, mpi_comm, &o);
+}
+
+trd_status trd_wire_mpi_create_with(trd_wire **out, const void *mpi_comm,
+                                    const trd_wire_mpi_setup *o)
+{
+    if (!out || !mpi_comm || !o)
+        return trd_fail(TRD_EINVAL, "mpi wire: create needs out, a communicator and a set-up");
     *out = NULL;
     int init = 0, fin = 0;
-    MPI_Initialized(&init);
-    MPI_Finalized(&fin);
+    PMPI_Initialized(&init);
+    PMPI_Finalized(&fin);
     if (!init || fin)
         return trd_fail(TRD_EINVAL, "mpi wire: MPI is %s (MPI_Init must come first)",
                         fin ? "finalized" : "not initialised");
+    if (o->node_ranks < 0)
+        return trd_fail(TRD_EINVAL, "mpi wire: node_ranks %ld is negative", (long)o->node_ranks);
+    trd_mpi_reap();
     mpi_wire *w = calloc(1, sizeof *w);
     if (!w)
         return trd_fail(TRD_ENOMEM, "mpi wire: out of memory");
+    w->comm = MPI_COMM_NULL;
     for (int c = 0; c < C_COUNT; c++)
         w->ctrl[c] = MPI_REQUEST_NULL;
     w->timeout = TRD_WIRE_MPI_TIMEOUT;
-    trd_status s = setup(w, *(const MPI_Comm *)mpi_comm);
+    trd_status s = setup(w, *(const MPI_Comm *)mpi_comm, o);
     if (s != TRD_OK) {
-        trd_mpi_free(w);
+        trd_mpi_destroy(w, true); /* nothing was sent on it yet */
         return s;
     }
     w->wire = (trd_wire){.ctx = w, .rank = w->rank, .size = w->size, .name = "mpi",
@@ -180,6 +269,11 @@ trd_status trd_wire_mpi_create(trd_wire **out, const void *mpi_comm)
                          .end_dynamic = trd_mpi_end_dynamic, .barrier = trd_mpi_barrier,
                          .agree = trd_mpi_agree, .set_call = trd_mpi_set_call,
                          .failed = trd_mpi_failed, .abort = trd_mpi_abort, .free = trd_mpi_free};
+    trd_mpi_close_at_finalize();
+    if (!o->deferred && (s = trd_mpi_prepare(w)) != TRD_OK) {
+        trd_mpi_free(w);
+        return s;
+    }
     *out = &w->wire;
     return TRD_OK;
 }
@@ -211,12 +305,24 @@ bool trd_wire_mpi_available(void)
     return false;
 }
 
-trd_status trd_wire_mpi_create(trd_wire **out, const void *mpi_comm)
+void trd_wire_mpi_setup_init(trd_wire_mpi_setup *o)
+{
+    *o = (trd_wire_mpi_setup){.node_ranks = 0};
+}
+
+trd_status trd_wire_mpi_create_with(trd_wire **out, const void *mpi_comm,
+                                    const trd_wire_mpi_setup *setup)
 {
     (void)mpi_comm;
+    (void)setup;
     if (out)
         *out = NULL;
     return trd_fail(TRD_EUNSUPPORTED, "treduce was built without MPI");
+}
+
+trd_status trd_wire_mpi_create(trd_wire **out, const void *mpi_comm)
+{
+    return trd_wire_mpi_create_with(out, mpi_comm, NULL);
 }
 
 trd_status trd_wire_mpi_set_timeout(trd_wire *w, double seconds)

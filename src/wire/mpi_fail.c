@@ -57,8 +57,8 @@ trd_status trd_mpi_check_usable(const mpi_wire *w)
     return trd_fail(w->fail_code, "mpi wire: rank %d failed: %s", w->fail_rank, w->fail.text);
 }
 
-/* Sends this rank's failure to every peer (never waited for: wire_free
- * lets the requests go). */
+/* Sends this rank's failure to every peer, synchronously (PMPI_Issend:
+ * complete once received, which closing the wire waits for, mpi_close.c). */
 static void notify(mpi_wire *w)
 {
     if (w->shm)
@@ -68,8 +68,8 @@ static void notify(mpi_wire *w)
     for (int q = 0; q < w->size; q++) {
         w->fail_req[q] = MPI_REQUEST_NULL;
         if (q != w->rank)
-            MPI_Isend(&w->fail, (int)sizeof w->fail, MPI_BYTE, q, w->ctrl_tag + T_ABORT,
-                      w->comm, &w->fail_req[q]);
+            PMPI_Issend(&w->fail, (int)sizeof w->fail, MPI_BYTE, q, w->ctrl_tag + T_ABORT,
+                        w->comm, &w->fail_req[q]);
     }
 }
 
@@ -77,7 +77,6 @@ static void record(mpi_wire *w, int rank, trd_status code, const char *text)
 {
     w->fail_code = code;
     w->fail_rank = rank;
-    w->fail.epoch = w->epoch;
     w->fail.code = (int32_t)code;
     w->fail.rank = rank;
     snprintf(w->fail.text, sizeof w->fail.text, "%s", text);
@@ -110,26 +109,25 @@ static void learn_from_rings(mpi_wire *w)
         record(w, rank, valid_code(code), text);
 }
 
-static int post_notice_in(mpi_wire *w)
+int trd_mpi_post_notice_in(mpi_wire *w)
 {
-    return MPI_Irecv(&w->fail_in, (int)sizeof w->fail_in, MPI_BYTE, MPI_ANY_SOURCE,
+    return PMPI_Irecv(&w->fail_in, (int)sizeof w->fail_in, MPI_BYTE, MPI_ANY_SOURCE,
                      w->ctrl_tag + T_ABORT, w->comm, &w->ctrl[C_ABORT_IN]);
 }
 
 trd_status trd_mpi_on_notice(mpi_wire *w, int src)
 {
     fail_msg *m = &w->fail_in;
-    if (m->epoch != w->epoch) { /* a freed wire's: not about this one */
-        int rc = post_notice_in(w);
-        return rc == MPI_SUCCESS ? trd_mpi_check_usable(w)
-                                 : trd_mpi_error(TRD_EBACKEND, rc, "MPI_Irecv of failure notices",
-                                                 w->rank);
-    }
     m->text[sizeof m->text - 1] = '\0';
     if (w->fail_code == TRD_OK)
         record(w, m->rank >= 0 && m->rank < w->size ? m->rank : src, valid_code(m->code),
                m->text);
-    return trd_mpi_check_usable(w);
+    /* posted again: every failed peer's notice is a synchronous send that
+     * closing its wire waits for (mpi_close.c) */
+    int rc = trd_mpi_post_notice_in(w);
+    return rc == MPI_SUCCESS ? trd_mpi_check_usable(w)
+                             : trd_mpi_error(TRD_EBACKEND, rc, "MPI_Irecv of failure notices",
+                                             w->rank);
 }
 
 trd_status trd_mpi_failed(void *ctx)
@@ -142,14 +140,15 @@ trd_status trd_mpi_failed(void *ctx)
 void trd_mpi_set_call(void *ctx, const trd_call_sig *call)
 {
     mpi_wire *w = ctx;
+    trd_mpi_reap(); /* a call begins: the wires being closed move on */
     w->call_sig = call;
     if (w->shm)
         trd_shm_set_call(w->shm, call);
 }
 
-static int post_call_in(mpi_wire *w)
+int trd_mpi_post_call_in(mpi_wire *w)
 {
-    return MPI_Irecv(&w->call_in, 1, MPI_UINT64_T, MPI_ANY_SOURCE, w->ctrl_tag + T_CALL, w->comm,
+    return PMPI_Irecv(&w->call_in, 1, MPI_UINT64_T, MPI_ANY_SOURCE, w->ctrl_tag + T_CALL, w->comm,
                      &w->ctrl[C_CALL_IN]);
 }
 
@@ -172,9 +171,9 @@ trd_status trd_mpi_setup_faults(mpi_wire *w, int tag_ub)
         return trd_fail(TRD_ENOMEM, "mpi wire: out of memory for %d ranks", w->size);
     for (size_t q = 0; q < n; q++)
         w->tell_req[q] = MPI_REQUEST_NULL;
-    int rc = post_notice_in(w);
+    int rc = trd_mpi_post_notice_in(w);
     if (rc == MPI_SUCCESS)
-        rc = post_call_in(w);
+        rc = trd_mpi_post_call_in(w);
     return rc == MPI_SUCCESS ? TRD_OK
                              : trd_mpi_error(TRD_EBACKEND, rc, "MPI_Irecv of failure notices",
                                              w->rank);
@@ -219,7 +218,7 @@ static trd_status probe(mpi_wire *w, const op_info *op)
     int flag = 0;
     MPI_Status st;
     int src = op->peer == TRD_ANY_RANK ? MPI_ANY_SOURCE : op->peer;
-    if (MPI_Iprobe(src, MPI_ANY_TAG, w->comm, &flag, &st) != MPI_SUCCESS || !flag ||
+    if (PMPI_Iprobe(src, MPI_ANY_TAG, w->comm, &flag, &st) != MPI_SUCCESS || !flag ||
         (st.MPI_TAG & CTRL_TAG))
         return TRD_OK;
     unsigned theirs = (unsigned)st.MPI_TAG >> SIG_SHIFT, ours = sig_field(w, w->call_sig);
@@ -286,25 +285,29 @@ trd_status trd_mpi_on_call(mpi_wire *w, int src)
         w->heard[src] = w->call_in;
         w->heard_new = true;
     }
-    int rc = post_call_in(w);
+    int rc = trd_mpi_post_call_in(w);
     if (rc != MPI_SUCCESS)
         return trd_mpi_error(TRD_EIO, rc, "MPI_Irecv of a call announcement", w->rank);
     return check_heard(w);
 }
 
 /* Tells peer the call this rank waits in for a message of its, once per
- * call (a small control message, sent only by a wait that stalls). */
+ * call (a small control message, sent only by a wait that stalls).  A
+ * synchronous send: the peer may have left the call already and nothing
+ * awaits it there, so closing the wire waits until the peer received it
+ * (mpi_close.c) - else it could reach the next communicator that reuses
+ * this one's context. */
 static void tell(mpi_wire *w, int peer, uint64_t sig)
 {
     if (peer < 0 || peer >= w->size || w->told[peer] == sig)
         return;
     int done = 1;
     if (w->tell_req[peer] != MPI_REQUEST_NULL &&
-        (MPI_Test(&w->tell_req[peer], &done, MPI_STATUS_IGNORE) != MPI_SUCCESS || !done))
+        (PMPI_Test(&w->tell_req[peer], &done, MPI_STATUS_IGNORE) != MPI_SUCCESS || !done))
         return; /* the last one still on its way: next time */
     w->tell[peer] = sig;
-    if (MPI_Isend(&w->tell[peer], 1, MPI_UINT64_T, peer, w->ctrl_tag + T_CALL, w->comm,
-                  &w->tell_req[peer]) == MPI_SUCCESS)
+    if (PMPI_Issend(&w->tell[peer], 1, MPI_UINT64_T, peer, w->ctrl_tag + T_CALL, w->comm,
+                    &w->tell_req[peer]) == MPI_SUCCESS)
         w->told[peer] = sig;
 }
 
@@ -347,11 +350,11 @@ trd_status trd_mpi_find_mismatch(mpi_wire *w)
  * all complete or the grace has passed. */
 static void settle_requests(mpi_wire *w)
 {
-    double until = MPI_Wtime() + (w->timeout < GRACE_S ? w->timeout : GRACE_S);
+    double until = PMPI_Wtime() + (w->timeout < GRACE_S ? w->timeout : GRACE_S);
     for (int i = 0; i < w->n; i++)
         if (w->info[i].kind == K_RECV)
-            MPI_Cancel(&w->reqs[i]);
-    while (w->n > 0 && MPI_Wtime() < until) {
+            PMPI_Cancel(&w->reqs[i]);
+    while (w->n > 0 && PMPI_Wtime() < until) {
         int count = 0;
         int rc = trd_mpi_testsome(w->n, w->reqs, &count, w->idx, w->st);
         if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS)

@@ -21,8 +21,9 @@
 
 enum { K_SEND, K_RECV };
 /* Offsets from ctrl_tag: decision request and reply, barrier arrival and
- * release, a peer's failure, the call a stalled peer waits in. */
-enum { T_REQ, T_REP, T_ARRIVE, T_RELEASE, T_ABORT, T_CALL, T_COUNT };
+ * release, a peer's failure, the call a stalled peer waits in, the
+ * deferred set-up (mpi_node.c). */
+enum { T_REQ, T_REP, T_ARRIVE, T_RELEASE, T_ABORT, T_CALL, T_SETUP, T_COUNT };
 /* The wire's own requests.  Rank 0: the two receives always posted; other
  * ranks: their decision request and reply, their barrier arrival and
  * release; every rank: the receives of a failed peer's notice and of a
@@ -59,7 +60,6 @@ typedef struct agree_msg {
 
 /* A failed rank's notice to its peers. */
 typedef struct fail_msg {
-    uint64_t epoch; /* the wire it is about (mpi_wire.epoch) */
     int32_t code, rank;
     char text[496];
 } fail_msg;
@@ -68,12 +68,14 @@ typedef struct mpi_wire {
     trd_wire wire; /* first: the wire and its ctx are one allocation */
     MPI_Comm comm;
     int rank, size, ctrl_tag;
-    /* This wire among the wires made on the same ranks, the same on every
-     * rank (rank 0's at creation): MPI may give a new communicator the
-     * context of a freed one, so a failure notice a freed wire's peer sent
-     * and nobody received can match a new wire's receive; its epoch tells
-     * it apart. */
-    uint64_t epoch;
+    int node_ranks;   /* ranks of comm on this rank's node (MPI_COMM_TYPE_SHARED) */
+    int *world;       /* the world ranks of its ranks (NULL: not all in the world) */
+    bool deferred;    /* ready comes with the first message (trd_wire_mpi_setup) */
+    bool ready;       /* the rings and the long messages' path are set up
+                         (trd_mpi_prepare: at creation, or deferred to the
+                         first message) */
+    bool choose_path; /* prepare chooses the path of long messages */
+    const double *probe_given; /* ...by this probe, read then (NULL: measured) */
     double timeout;
     long empty_polls; /* back-off state */
     bool crowded;     /* more ranks on this node than cores: idle waits sleep */
@@ -89,6 +91,7 @@ typedef struct mpi_wire {
     /* The small messages' rings when the whole communicator is on one
      * node (shm.h); NULL otherwise. */
     trd_shm *shm;
+    char shm_name[64]; /* its segment's (mpi_pool.c) */
     size_t shm_below; /* messages shorter than this go through them (0: none) */
     bool shm_choice;  /* the limit is the default where every rank has a core:
                          the path of long messages may be measured (mpi_node.c) */
@@ -131,6 +134,12 @@ typedef struct mpi_wire {
     MPI_Request *tell_req;
     bool heard_new;               /* heard[] changed since it was last checked */
     uint64_t past[SIG_HISTORY];   /* the signatures of this rank's last calls, by number */
+    /* Closing (mpi_close.c): freed by its owner, the wire lives on until
+     * no message can still reach its communicator. */
+    int close_stage;
+    int close_dirty, close_any_dirty; /* the closing agreement: in, out */
+    MPI_Request close_req;
+    struct mpi_wire *close_next;
 } mpi_wire;
 
 /* mpi.c: the data path */
@@ -168,15 +177,50 @@ trd_status trd_mpi_barrier(void *ctx, double deadline);
 trd_status trd_mpi_agree(void *ctx, double *v, int32_t n, double deadline);
 
 /* mpi_node.c: the rings of one node */
-/* How many of the communicator's ranks run on this node (*local), and
+/* w->node_ranks, counted by MPI_Comm_split_type unless known, and
  * w->crowded; an MPI error code. */
-int trd_mpi_count_node(mpi_wire *w, int *local);
-/* The rings, when all `local` ranks of this node are the communicator. */
-trd_status trd_mpi_setup_shm(mpi_wire *w, int local);
+int trd_mpi_count_node(mpi_wire *w, int32_t known);
+/* The rings, when the node holds the whole communicator, and the path of
+ * long messages: run by every rank before its first message (deferred
+ * from creation, or at its end), through the wire's own messages.
+ * TRD_OK at once when ready. */
+trd_status trd_mpi_prepare(mpi_wire *w);
+/* What every operation of the wire calls first: TRD_OK, or the wire's
+ * failure (the set-up's too). */
+trd_status trd_mpi_ready(mpi_wire *w);
+
+/* mpi_close.c: releasing a wire */
+/* Starts closing w (its owner freed it): w is released once every rank
+ * has closed it and no message can reach its communicator any more. */
+void trd_mpi_close(mpi_wire *w);
+/* Advances the wires being closed (cheap when there are none). */
+void trd_mpi_reap(void);
+/* Frees w's memory and, when clean, its communicator (the last step). */
+void trd_mpi_destroy(mpi_wire *w, bool free_comm);
+/* Stops closing w: its receives cancelled, its communicator kept. */
+void trd_mpi_give_up(mpi_wire *w);
+/* Registers, once, the release at MPI_Finalize of what is still closing. */
+void trd_mpi_close_at_finalize(void);
+/* Whether a wire being closed holds the rings of segment `name`. */
+bool trd_mpi_closing_holds(const char *name);
+
+/* mpi_pool.c: the rings of closed wires, for the next over the same processes */
+/* Keeps w->shm (quiet, its wire closed cleanly everywhere); w->shm NULL. */
+void trd_mpi_pool_put(mpi_wire *w);
+/* Rank 0: a kept segment for w's processes and slots of frag bytes (its
+ * name in name), taken out of the pool; NULL if none. */
+trd_shm *trd_mpi_pool_take_any(const mpi_wire *w, size_t frag, char name[64]);
+/* The other ranks: their end of the segment rank 0 offers, waiting until
+ * the deadline for a close of theirs that holds it; NULL if none. */
+trd_shm *trd_mpi_pool_take(mpi_wire *w, const char *name, size_t frag, double deadline);
+/* MPI_Finalize: every kept segment unmapped. */
+void trd_mpi_pool_finish(void);
 
 /* mpi_create.c */
-/* wire.h's free. */
+/* wire.h's free: closes the wire (mpi_close.c). */
 void trd_mpi_free(void *ctx);
+/* Cancels (receives) or abandons (sends) a request of the wire's. */
+void trd_mpi_drop(MPI_Request *r, bool cancel);
 /* Whether w is an MPI wire (its ctx an mpi_wire). */
 bool trd_mpi_is_wire(const trd_wire *w);
 
@@ -188,6 +232,10 @@ trd_status trd_mpi_broke(mpi_wire *w, trd_status s);
 trd_status trd_mpi_check_usable(const mpi_wire *w);
 /* A peer's notice arrived (C_ABORT_IN): the wire is failed with it. */
 trd_status trd_mpi_on_notice(mpi_wire *w, int src);
+/* The standing receives of a peer's failure notice (C_ABORT_IN) and of a
+ * stalled peer's call (C_CALL_IN), posted (again); MPI error codes. */
+int trd_mpi_post_notice_in(mpi_wire *w);
+int trd_mpi_post_call_in(mpi_wire *w);
 /* Posts the receives of the peers' notices and calls; sets sig_bits from
  * the tags. */
 trd_status trd_mpi_setup_faults(mpi_wire *w, int tag_ub);

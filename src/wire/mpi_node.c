@@ -23,21 +23,26 @@
 #include <time.h>
 #include <unistd.h>
 
-/* *local: how many of the communicator's ranks run on this node; and
- * w->crowded: whether that is more than it has cores online (back_off),
- * or TRD_MPI_CROWDED=1 says the machine's cores are shared anyway (the
- * hosts of `treduce testbed run` are namespaces of one machine). */
-int trd_mpi_count_node(mpi_wire *w, int *local)
+/* w->node_ranks: how many of the communicator's ranks run on this node
+ * (known, or counted by MPI_Comm_split_type); and w->crowded: whether
+ * that is more than it has cores online (back_off), or TRD_MPI_CROWDED=1
+ * says the machine's cores are shared anyway (the hosts of `treduce
+ * testbed run` are namespaces of one machine). */
+int trd_mpi_count_node(mpi_wire *w, int32_t known)
 {
-    MPI_Comm node;
-    int rc = MPI_Comm_split_type(w->comm, MPI_COMM_TYPE_SHARED, w->rank, MPI_INFO_NULL, &node);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    rc = MPI_Comm_size(node, local);
-    MPI_Comm_free(&node);
+    int rc = MPI_SUCCESS, local = known;
+    if (known == 0) {
+        MPI_Comm node;
+        rc = PMPI_Comm_split_type(w->comm, MPI_COMM_TYPE_SHARED, w->rank, MPI_INFO_NULL, &node);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        rc = PMPI_Comm_size(node, &local);
+        PMPI_Comm_free(&node);
+    }
+    w->node_ranks = local;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     const char *forced = getenv("TRD_MPI_CROWDED");
-    w->crowded = cores < 1 || *local > cores || (forced && !strcmp(forced, "1"));
+    w->crowded = cores < 1 || local > cores || (forced && !strcmp(forced, "1"));
     return rc;
 }
 
@@ -60,49 +65,159 @@ static trd_status shm_limit(const mpi_wire *w, int64_t *max, int64_t *frag, int6
     return TRD_OK;
 }
 
-/* The rings of shm.h, when every rank of the communicator is on this node:
- * rank 0 creates their segment and tells the others its name and limit;
- * if any rank cannot map it, every rank goes without (MPI only). */
-trd_status trd_mpi_setup_shm(mpi_wire *w, int local)
+/* Rank 0's word on the rings: max -1 when it refused TRD_MPI_SHM_MAX;
+ * pooled: the segment is one a closed wire over these processes left
+ * (mpi_pool.c), else a new one. */
+typedef struct seg_msg {
+    int64_t max, frag, choice, pooled;
+    char name[64];
+} seg_msg;
+
+/* The longest a rank waits for its own close of a pooled segment. */
+#define POOL_WAIT_S 1.0
+
+/* A message of the set-up between rank 0 and `peer`, sent or received
+ * and waited for (the wire's own tag T_SETUP). */
+static trd_status setup_msg(mpi_wire *w, bool send, int peer, void *buf, int bytes,
+                            double deadline)
 {
-    if (local != w->size || w->size < 2)
-        return TRD_OK; /* the same on every rank: no node holds them all */
-    struct {
-        int64_t max, frag, choice; /* max -1: rank 0 refused TRD_MPI_SHM_MAX */
-        char name[64];
-    } seg = {0, 0, 0, ""};
+    MPI_Request r;
+    int rc = send ? PMPI_Isend(buf, bytes, MPI_BYTE, peer, w->ctrl_tag + T_SETUP, w->comm, &r)
+                  : PMPI_Irecv(buf, bytes, MPI_BYTE, peer, w->ctrl_tag + T_SETUP, w->comm, &r);
+    if (rc != MPI_SUCCESS)
+        return trd_mpi_error(TRD_EIO, rc, "a message of the set-up", w->rank);
+    trd_status s = trd_mpi_finish(w, &r, deadline);
+    if (s != TRD_OK)
+        trd_mpi_drop(&r, !send);
+    return s;
+}
+
+/* Rank 0's segment for the round: a pooled one (first round), or new. */
+static void root_segment(mpi_wire *w, seg_msg *seg, bool pool)
+{
+    w->shm = pool ? trd_mpi_pool_take_any(w, (size_t)seg->frag, seg->name) : NULL;
+    seg->pooled = w->shm != NULL;
+    if (!w->shm &&
+        trd_shm_open(&w->shm, seg->name, true, 0, w->size, (size_t)seg->frag) != TRD_OK)
+        seg->max = 0;
+}
+
+/* Rank 0: its word sent to every rank, each answers whether it has its end
+ * of the segment, the verdict (all do) goes back to each.  A new segment's
+ * name is unlinked once every rank has answered. */
+static trd_status round_root(mpi_wire *w, seg_msg *seg, int *all, double deadline)
+{
     trd_status s = TRD_OK;
-    if (w->rank == 0) {
-        s = shm_limit(w, &seg.max, &seg.frag, &seg.choice);
-        if (s != TRD_OK)
-            seg.max = -1;
-        else if (seg.max > 0 &&
-                 trd_shm_open(&w->shm, seg.name, true, 0, w->size, (size_t)seg.frag) != TRD_OK)
-            seg.max = 0;
+    for (int r = 1; r < w->size && s == TRD_OK; r++)
+        s = setup_msg(w, true, r, seg, (int)sizeof *seg, deadline);
+    *all = seg->max > 0;
+    for (int r = 1; r < w->size && s == TRD_OK && seg->max > 0; r++) {
+        int ok = 0;
+        s = setup_msg(w, false, r, &ok, (int)sizeof ok, deadline);
+        *all = *all && ok;
     }
-    int rc = MPI_Bcast(&seg, (int)sizeof seg, MPI_BYTE, 0, w->comm);
-    if (rc != MPI_SUCCESS)
-        return trd_mpi_error(TRD_EBACKEND, rc, "MPI_Bcast of the shared segment", w->rank);
-    if (seg.max < 0)
-        return w->rank == 0 ? s : trd_fail(TRD_EINVAL, "mpi wire: rank 0 refused its "
-                                           "TRD_MPI_SHM_MAX (not a byte count)");
-    if (seg.max == 0)
-        return TRD_OK;
-    int ok = w->rank == 0 || trd_shm_open(&w->shm, seg.name, false, w->rank, w->size,
-                                          (size_t)seg.frag) == TRD_OK, all = 0;
-    rc = MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, w->comm);
-    if (w->rank == 0)
-        trd_shm_unlink(seg.name); /* mapped everywhere now: nothing to leave behind */
-    if (rc != MPI_SUCCESS)
-        return trd_mpi_error(TRD_EBACKEND, rc, "MPI_Allreduce of the shared segment", w->rank);
-    if (all) {
+    if (seg->max > 0 && !seg->pooled)
+        trd_shm_unlink(seg->name); /* mapped everywhere, or by nobody else */
+    for (int r = 1; r < w->size && s == TRD_OK && seg->max > 0; r++)
+        s = setup_msg(w, true, r, all, (int)sizeof *all, deadline);
+    return s;
+}
+
+static trd_status setup_root(mpi_wire *w, seg_msg *seg, int *all, double deadline)
+{
+    trd_status s = shm_limit(w, &seg->max, &seg->frag, &seg->choice);
+    if (s != TRD_OK) {
+        char why[256];
+        snprintf(why, sizeof why, "%s", trd_errmsg());
+        seg->max = -1;
+        s = round_root(w, seg, all, deadline);
+        return s != TRD_OK ? s : trd_fail(TRD_EINVAL, "%s", why);
+    }
+    for (int round = 0; round < 2 && s == TRD_OK; round++) {
+        if (seg->max > 0)
+            root_segment(w, seg, round == 0);
+        s = round_root(w, seg, all, deadline);
+        if (s != TRD_OK || *all || !seg->pooled)
+            break;
+        trd_shm_free(w->shm); /* a rank lacked its end: a new segment */
+        w->shm = NULL;
+    }
+    return s;
+}
+
+static trd_status setup_leaf(mpi_wire *w, seg_msg *seg, int *all, double deadline)
+{
+    trd_status s = TRD_OK;
+    for (int round = 0; round < 2 && s == TRD_OK; round++) {
+        if ((s = setup_msg(w, false, 0, seg, (int)sizeof *seg, deadline)) != TRD_OK)
+            break;
+        if (seg->max < 0)
+            return trd_fail(TRD_EINVAL, "mpi wire: rank 0 refused its TRD_MPI_SHM_MAX (not a "
+                            "byte count)");
+        if (seg->max == 0)
+            break;
+        seg->name[sizeof seg->name - 1] = '\0';
+        double wait = PMPI_Wtime() + (w->timeout < POOL_WAIT_S ? w->timeout : POOL_WAIT_S);
+        if (seg->pooled)
+            w->shm = trd_mpi_pool_take(w, seg->name, (size_t)seg->frag, wait);
+        else
+            trd_shm_open(&w->shm, seg->name, false, w->rank, w->size, (size_t)seg->frag);
+        int ok = w->shm != NULL;
+        s = setup_msg(w, true, 0, &ok, (int)sizeof ok, deadline);
+        if (s == TRD_OK)
+            s = setup_msg(w, false, 0, all, (int)sizeof *all, deadline);
+        if (s != TRD_OK || *all || !seg->pooled)
+            break;
+        trd_shm_free(w->shm); /* some rank lacked its end: rank 0 makes a new one */
+        w->shm = NULL;
+    }
+    return s;
+}
+
+/* The rings of shm.h, when every rank of the communicator is on this node:
+ * rank 0 offers their segment (one kept from a closed wire over the same
+ * processes, or a new one) and tells the others its name and limit; if any
+ * rank cannot take its end, every rank goes without (MPI only). */
+static trd_status setup_shm(mpi_wire *w)
+{
+    if (w->node_ranks != w->size || w->size < 2)
+        return TRD_OK; /* the same on every rank: no node holds them all */
+    seg_msg seg = {0, 0, 0, 0, ""};
+    int all = 0;
+    double deadline = PMPI_Wtime() + w->timeout;
+    trd_status s = w->rank == 0 ? setup_root(w, &seg, &all, deadline)
+                                : setup_leaf(w, &seg, &all, deadline);
+    if (s == TRD_OK && all) {
         w->shm_below = (size_t)seg.max + 1;
         w->shm_choice = seg.choice;
+        memcpy(w->shm_name, seg.name, sizeof w->shm_name);
+        trd_shm_set_call(w->shm, w->call_sig);
+        if (!seg.pooled && !w->deferred)
+            trd_shm_touch(w->shm); /* made at creation: no call pays its page faults */
     } else {
         trd_shm_free(w->shm);
         w->shm = NULL;
     }
-    return TRD_OK;
+    return s;
+}
+
+static trd_status choose_path(mpi_wire *w);
+
+trd_status trd_mpi_ready(mpi_wire *w)
+{
+    return w->ready ? trd_mpi_check_usable(w) : trd_mpi_prepare(w);
+}
+
+trd_status trd_mpi_prepare(mpi_wire *w)
+{
+    trd_status s = trd_mpi_check_usable(w);
+    if (s != TRD_OK || w->ready)
+        return s;
+    w->ready = true; /* the probe below sends through the wire */
+    s = setup_shm(w);
+    if (s == TRD_OK && w->choose_path)
+        s = choose_path(w);
+    return trd_mpi_broke(w, s);
 }
 
 size_t trd_wire_mpi_shm_max(const trd_wire *w)
@@ -177,12 +292,12 @@ static trd_status probe_call(mpi_wire *w, size_t limit, double *acc, double *in,
 {
     trd_status st = trd_wire_mpi_set_shm_max(&w->wire, limit);
     if (st == TRD_OK)
-        st = trd_mpi_barrier(w, MPI_Wtime() + w->timeout);
-    double t0 = MPI_Wtime();
+        st = trd_mpi_barrier(w, PMPI_Wtime() + w->timeout);
+    double t0 = PMPI_Wtime();
     if (st == TRD_OK)
         st = probe_reduce(w, acc, in);
-    *seconds = MPI_Wtime() - t0;
-    return st == TRD_OK ? trd_mpi_barrier(w, MPI_Wtime() + w->timeout) : st;
+    *seconds = PMPI_Wtime() - t0;
+    return st == TRD_OK ? trd_mpi_barrier(w, PMPI_Wtime() + w->timeout) : st;
 }
 
 /* Times the probe both ways; w->probe gets the slowest rank's medians. */
@@ -198,7 +313,7 @@ static trd_status probe_paths(mpi_wire *w, double *acc, double *in)
         qsort(t[way] + PROBE_WARM, PROBE_ROUNDS - PROBE_WARM, sizeof(double), by_value);
         w->probe[way] = t[way][PROBE_WARM + (PROBE_ROUNDS - PROBE_WARM) / 2];
     }
-    return st == TRD_OK ? trd_mpi_agree(w, w->probe, 2, MPI_Wtime() + w->timeout) : st;
+    return st == TRD_OK ? trd_mpi_agree(w, w->probe, 2, PMPI_Wtime() + w->timeout) : st;
 }
 
 /* The probe kept the rings for every message. */
@@ -214,11 +329,9 @@ static bool kept_rings(const mpi_wire *w)
  * rings in most runs on this project's VM, 1.1-1.75x in others
  * (docs/RUNTIME.md, "Transports").  So both are measured and the faster
  * kept. */
-trd_status trd_wire_mpi_choose_long_path(trd_wire *wire)
+/* The probe, and the limit it keeps. */
+static trd_status measure_path(mpi_wire *w)
 {
-    if (!trd_wire_mpi_shm_choice(wire))
-        return TRD_OK;
-    mpi_wire *w = wire->ctx;
     double *acc = malloc(PROBE_COUNT * sizeof *acc), *in = malloc(PROBE_COUNT * sizeof *in);
     trd_status st = acc && in ? TRD_OK : trd_fail(TRD_ENOMEM, "mpi wire: out of memory");
     for (int i = 0; st == TRD_OK && i < PROBE_COUNT; i++)
@@ -226,12 +339,34 @@ trd_status trd_wire_mpi_choose_long_path(trd_wire *wire)
     if (st == TRD_OK)
         st = probe_paths(w, acc, in);
     if (st == TRD_OK)
-        st = trd_wire_mpi_set_shm_max(wire, kept_rings(w) ? INT_MAX : TRD_MPI_SHM_MAX_DEFAULT);
+        st = trd_wire_mpi_set_shm_max(&w->wire,
+                                      kept_rings(w) ? INT_MAX : TRD_MPI_SHM_MAX_DEFAULT);
     if (st != TRD_OK)
         w->probe[0] = w->probe[1] = 0; /* not measured */
     free(acc);
     free(in);
     return st;
+}
+
+/* Where the path is a choice: the given probe's, or measured. */
+static trd_status choose_path(mpi_wire *w)
+{
+    if (!w->shm_choice)
+        return TRD_OK;
+    if (!w->probe_given || !(w->probe_given[0] > 0 && w->probe_given[1] > 0))
+        return measure_path(w);
+    w->probe[0] = w->probe_given[0];
+    w->probe[1] = w->probe_given[1];
+    return trd_wire_mpi_set_shm_max(&w->wire, kept_rings(w) ? INT_MAX : TRD_MPI_SHM_MAX_DEFAULT);
+}
+
+trd_status trd_wire_mpi_choose_long_path(trd_wire *wire)
+{
+    if (!trd_mpi_is_wire(wire))
+        return TRD_OK;
+    mpi_wire *w = wire->ctx;
+    trd_status st = trd_mpi_ready(w);
+    return st != TRD_OK || !w->shm_choice ? st : measure_path(w);
 }
 
 bool trd_wire_mpi_shm_probe(const trd_wire *wire, double *rings_s, double *mpi_s)
@@ -253,10 +388,11 @@ bool trd_wire_mpi_long_choice(const trd_wire *wire, size_t bytes)
 trd_status trd_wire_mpi_long_path(trd_wire *wire, bool other)
 {
     mpi_wire *w = trd_mpi_is_wire(wire) ? wire->ctx : NULL;
-    if (!w || other == w->long_other || !(w->probe[1] > 0))
-        return TRD_OK;
+    trd_status st = w ? trd_mpi_ready(w) : TRD_OK;
+    if (!w || st != TRD_OK || other == w->long_other || !(w->probe[1] > 0))
+        return st;
     bool rings = kept_rings(w) != other;
-    trd_status st = trd_wire_mpi_set_shm_max(wire, rings ? INT_MAX : TRD_MPI_SHM_MAX_DEFAULT);
+    st = trd_wire_mpi_set_shm_max(wire, rings ? INT_MAX : TRD_MPI_SHM_MAX_DEFAULT);
     if (st == TRD_OK)
         w->long_other = other;
     return st;

@@ -20,14 +20,46 @@
 /* Whether this build of treduce has the MPI wire. */
 bool trd_wire_mpi_available(void);
 
-/* A wire over a duplicate of `comm` (an MPI_Comm passed as a pointer so the
- * public header needs no mpi.h).  MPI must be initialised by the caller;
- * collective over `comm` (MPI_Comm_dup): every rank of it calls this.
- * (*out)->free((*out)->ctx) releases everything, the duplicated
- * communicator and the trd_wire itself included; call it before
- * MPI_Finalize.  Requests still pending then are cancelled (receives) or
- * abandoned (sends): after a failure, keep the buffers of pending sends
- * alive until MPI_Finalize. */
+/* How a wire is made (trd_wire_mpi_setup_init: the defaults). */
+typedef struct trd_wire_mpi_setup {
+    /* The communicator was made for this wire alone: the wire takes it
+     * (and frees it) instead of duplicating it, whether creation succeeds
+     * or not.  Default false. */
+    bool own_comm;
+    /* How many ranks of the communicator share this rank's node, as
+     * MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) would count them; 0 (the
+     * default): counted so, a collective. */
+    int32_t node_ranks;
+    /* Nothing is sent at creation: the rings of the node and the path of
+     * long messages are set up by every rank's first message, barrier or
+     * agreement, through the wire's own messages (a creation that must
+     * not communicate).  Default false: at creation. */
+    bool deferred;
+    /* Where the path of long messages is a choice
+     * (trd_wire_mpi_shm_choice), it is chosen with the rings' set-up: by
+     * the probe of a wire over the same processes (trd_wire_mpi_shm_probe's
+     * rings_s, mpi_s, two values, read at the set-up: they must live until
+     * then) if given and > 0, else measured
+     * (trd_wire_mpi_choose_long_path).  Default false, NULL: not chosen. */
+    bool choose_path;
+    const double *probe;
+} trd_wire_mpi_setup;
+void trd_wire_mpi_setup_init(trd_wire_mpi_setup *setup);
+
+/* A wire over a duplicate of `comm` (an MPI_Comm passed as a pointer so
+ * the public header needs no mpi.h), or over comm itself (own_comm).  MPI
+ * must be initialised by the caller.  Collective over `comm` unless
+ * own_comm, node_ranks and deferred say otherwise: every rank of it
+ * calls this.  (*out)->free((*out)->ctx) releases everything, the
+ * wire's communicator and the trd_wire itself included: every rank of the
+ * communicator frees its wire (in any order with other wires: the release
+ * completes without blocking, at the latest in MPI_Finalize,
+ * mpi_close.c).  After a failure, keep the buffers of pending sends alive
+ * until MPI_Finalize.  An own_comm is the wire's even when this fails (then
+ * freed before it returns). */
+trd_status trd_wire_mpi_create_with(trd_wire **out, const void *mpi_comm,
+                                    const trd_wire_mpi_setup *setup);
+/* The same with the defaults: a duplicate, counted, set up at once. */
 trd_status trd_wire_mpi_create(trd_wire **out, const void *mpi_comm);
 
 /* Sets how long decide() and end_dynamic() wait for the coordinator

@@ -178,11 +178,7 @@ static trd_status map_segment(trd_shm *s, char name[64], bool create)
     return TRD_OK;
 }
 
-/* Writes a zero into every page of the rings this rank reads or writes, so
- * that no call pays their page faults: before this, the first messages
- * through each slot took 5 - 30 us, enough to mislead the tuner (tune.c).
- * Safe: every rank does it before any rank sends (mpi.c agrees after). */
-static void touch_rings(trd_shm *s)
+void trd_shm_touch(trd_shm *s)
 {
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     for (int32_t q = 0; q < s->n; q++)
@@ -219,7 +215,6 @@ trd_status trd_shm_open(trd_shm **out, char name[64], bool create, int32_t me, i
         trd_shm_free(s);
         return st;
     }
-    touch_rings(s);
     *out = s;
     return TRD_OK;
 }
@@ -248,6 +243,22 @@ void trd_shm_free(trd_shm *s)
     free(s->freed);
     free(s->blocked);
     free(s);
+}
+
+bool trd_shm_quiet(const trd_shm *s)
+{
+    bool filling = false;
+    for (int32_t q = 0; q < s->n; q++)
+        filling = filling || s->in[q].on;
+    return !filling && s->recvs.len == 0 && s->sends.len == 0 && s->strays.len == 0 &&
+           s->filling == 0 && !s->bad.seen &&
+           atomic_load(&((seg_head *)s->base)->state) == FAIL_NONE;
+}
+
+size_t trd_shm_size(const trd_shm *s, size_t *frag)
+{
+    *frag = s->frag;
+    return s->len;
 }
 
 void trd_shm_pending(const trd_shm *s, int *recvs, int *sends)

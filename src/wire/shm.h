@@ -65,6 +65,13 @@ size_t trd_shm_segment_bytes(int32_t n, size_t frag);
 trd_status trd_shm_open(trd_shm **out, char name[64], bool create, int32_t me, int32_t n,
                         size_t frag);
 void trd_shm_unlink(const char *name);
+/* Writes a zero into every page of the rings this rank reads or writes, so
+ * that no call pays their page faults: without it, the first messages
+ * through each slot take 5 - 30 us, enough to mislead the tuner (tune.c),
+ * and with it a new segment costs milliseconds (mpi_node.c leaves it to
+ * the first messages where the rings are made inside a call).  Safe:
+ * every rank does it before any rank sends. */
+void trd_shm_touch(trd_shm *s);
 void trd_shm_free(trd_shm *s);
 
 /* A send to peer of call sig (callsig.h: its slots' header carries it):
@@ -102,5 +109,10 @@ void trd_shm_withdraw(trd_shm *s);
 
 /* Posted receives and waiting sends not complete yet. */
 void trd_shm_pending(const trd_shm *s, int *recvs, int *sends);
+/* Nothing pending, filling, stray or failed: a call on every rank that
+ * maps these rings may start on them afresh (another wire's, mpi_pool.c). */
+bool trd_shm_quiet(const trd_shm *s);
+/* The segment's bytes, and its slots' (*frag). */
+size_t trd_shm_size(const trd_shm *s, size_t *frag);
 
 #endif
