@@ -36,7 +36,8 @@ typedef struct plan {
     size_t bytes;     /* run.n * run.elem */
 } plan;
 
-/* The last (datatype, operator) pair of predefined handles, read once. */
+/* This thread's last (datatype, operator) pair of predefined handles,
+ * read once. */
 typedef struct described {
     bool valid;
     MPI_Datatype dt;
@@ -44,7 +45,7 @@ typedef struct described {
     tml_dtype t;
     tml_op o;
 } described;
-static described last;
+static _Thread_local described last;
 
 static int pass(const tml_args *a)
 {
@@ -93,7 +94,7 @@ static tml_reason map_user(const tml_args *a, const tml_op *o, const tml_dtype *
     /* an allreduce keeps rank order even for a commutative function: then
      * both ranks of a pair compute the same bits (treduce.h, recursive
      * doubling), whatever the function does with its operands' order */
-    p->run.op = tml_user_op(o->fn, commute && !a->allreduce, (size_t)t->extent, a->dt);
+    p->run.op = tml_user_op(o->fn, commute && !a->allreduce, (size_t)t->extent);
     p->run.user = true;
     p->run.elem = (size_t)t->extent;
     p->run.n = a->count;
@@ -142,16 +143,25 @@ static tml_reason describe(const tml_args *a, tml_dtype *t, tml_op *o)
     return why;
 }
 
+/* A communicator without a state: one the layer did not see made. */
+static tml_reason stateless(MPI_Comm comm)
+{
+    int inter = 0;
+    if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)
+        return TML_INVALID; /* not a communicator: MPI says so */
+    return inter ? TML_INTERCOMM : TML_UNSEEN;
+}
+
 static tml_reason classify(const tml_args *a, plan *p)
 {
     tml_dtype t;
     tml_op o;
     tml_reason why;
     if (a->comm == MPI_COMM_NULL || a->count < 0 || a->dt == MPI_DATATYPE_NULL ||
-        a->op == MPI_OP_NULL || !(p->c = tml_comm_of(a->comm)))
+        a->op == MPI_OP_NULL)
         return TML_INVALID;
-    if (p->c->inter)
-        return TML_INTERCOMM;
+    if (!(p->c = tml_comm_of(a->comm)))
+        return stateless(a->comm);
     if (!a->allreduce && (a->root < 0 || a->root >= p->c->size))
         return TML_INVALID;
     p->gets_result = a->allreduce || p->c->rank == a->root;
@@ -169,17 +179,16 @@ static tml_reason classify(const tml_args *a, plan *p)
     return check_buffers(a, &t, p);
 }
 
-/* treduce on the communicator and the call's options (collective). */
+/* The call's options (collective where it measures: choose.c). */
 static tml_reason prepare(plan *p, const trd_coll_opts **opts, trd_status *err)
 {
-    tml_reason why;
     *err = TRD_OK;
     if (p->bytes == 0 || p->c->size == 1)
         return TML_OK; /* nothing to communicate */
+    if (p->c->setup_failed)
+        return TML_SETUP;
     if (p->c->failed)
         return TML_FAILED;
-    if ((why = tml_comm_ready(p->c)) != TML_OK)
-        return why;
     return tml_choose(p->c, &p->run, opts, err);
 }
 
@@ -192,7 +201,7 @@ static int copy_local(const tml_args *a, const plan *p)
         memcpy(a->recvbuf, a->sendbuf, p->bytes);
         return MPI_SUCCESS;
     }
-    return tml_copy(a->sendbuf, a->recvbuf, a->count, a->dt);
+    return tml_copy(a->sendbuf, a->recvbuf, a->count, a->dt, &p->c->packed);
 }
 
 /* The call, run by treduce: MPI_SUCCESS, or an error with *msg set. */
@@ -203,16 +212,18 @@ static int execute(const tml_args *a, const plan *p, const trd_coll_opts *o, con
     int rc = MPI_SUCCESS;
     *msg = "out of memory for the staged buffer";
     if (p->staged) {
-        if (!(w = tml_scratch(0, p->bytes)))
+        if (!(w = tml_scratch_get(&p->c->staged, p->bytes)))
             return MPI_ERR_NO_MEM;
         *msg = "MPI_Pack / MPI_Unpack of the staged buffer failed";
         memset(w, 0, p->bytes); /* the gaps between elements: never sent undefined */
-        rc = tml_copy(p->in_place ? a->recvbuf : a->sendbuf, w, a->count, a->dt);
+        rc = tml_copy(p->in_place ? a->recvbuf : a->sendbuf, w, a->count, a->dt,
+                      &p->c->packed);
         in = p->gets_result ? TRD_IN_PLACE : w;
         out = p->gets_result ? w : NULL;
     }
     if (rc != MPI_SUCCESS)
         return rc;
+    tml_user_datatype(a->dt); /* what a user function is given */
     trd_status st = a->allreduce
                         ? trd_allreduce(p->c->tc, in, out, p->run.n, p->run.op, o)
                         : trd_reduce(p->c->tc, in, out, p->run.n, p->run.op, p->run.root, o);
@@ -221,7 +232,7 @@ static int execute(const tml_args *a, const plan *p, const trd_coll_opts *o, con
         return MPI_ERR_OTHER;
     }
     if (p->staged && p->gets_result)
-        rc = tml_copy(w, a->recvbuf, a->count, a->dt);
+        rc = tml_copy(w, a->recvbuf, a->count, a->dt, &p->c->packed);
     return rc;
 }
 
@@ -239,8 +250,8 @@ static int fail(const tml_args *a, const plan *p, int rc, const char *msg)
 
 int tml_collective(const tml_args *a)
 {
-    if (tml_g.state != TML_ACTIVE || tml_g.busy) {
-        if (tml_g.state == TML_PASSING && !tml_g.busy)
+    if (tml_g.state != TML_ACTIVE || tml_busy) {
+        if (tml_g.state == TML_PASSING && !tml_busy)
             tml_stats_count(a->allreduce, tml_g.passing);
         return pass(a);
     }
@@ -248,7 +259,7 @@ int tml_collective(const tml_args *a)
     const trd_coll_opts *opts = NULL;
     trd_status err = TRD_OK;
     const char *msg = NULL;
-    tml_g.busy = true; /* treduce's own MPI calls, a user function's: to MPI */
+    tml_busy = true; /* a user function's MPI calls: to MPI */
     tml_reason why = classify(a, &p);
     if (why == TML_OK)
         why = prepare(&p, &opts, &err);
@@ -259,10 +270,10 @@ int tml_collective(const tml_args *a)
     } else if (why == TML_OK && p.bytes > 0) {
         rc = p.c->size == 1 ? copy_local(a, &p) : execute(a, &p, opts, &msg);
     }
-    tml_g.busy = false;
+    tml_busy = false;
     tml_stats_count(a->allreduce, why);
     if (tml_g.cfg.verbose)
-        tml_verbose(a, p.c && !p.c->inter ? p.c->rank : -1, why,
+        tml_verbose(a, p.c ? p.c->rank : -1, why,
                     opts ? opts->algo : p.bytes == 0 ? "nothing to reduce" : "one rank");
     if (why != TML_OK)
         return pass(a);

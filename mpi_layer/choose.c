@@ -3,9 +3,10 @@
  * `auto` is the library's own: trd_comm_explain ranks every registered
  * algorithm by the time the model predicts for the call, and the first
  * that can run it is taken, its plan built under the same model.  The
- * model is the communicator's measured profile (trd_comm_profile, once per
- * communicator, with the layer's sum of doubles; a predefined operator's
- * combine scales with its element size) and, for a user operator, the
+ * model is the communicator's measured profile (trd_comm_profile, with
+ * the layer's sum of doubles, once per set of processes: known.c; a
+ * predefined operator's combine scales with its element size) and, for a
+ * user operator, the
  * operator's own cost - what no MPI library charges - as the program's
  * reductions have shown it: every call of the user function is timed
  * (ops.c), and the ranks agree on the largest cost line (a max-allreduce
@@ -30,19 +31,26 @@
  * timings) and takes static algorithms only; TREDUCE_MPI_ALGO=NAME runs
  * NAME with that default model too (d = c = 1: only their ratio shapes
  * the trees), measuring nothing. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "layer.h"
 
+/* The communicator's platform: agreed at its creation (known.c), or
+ * measured now and kept for the communicators of its processes to come. */
 static trd_status measure_platform(tml_comm *c)
 {
-    if (c->have_platform)
+    if (c->known.have_platform)
         return TRD_OK;
     const trd_op *sum = tml_kernel(TML_SUM, TML_F64);
-    trd_status st = sum ? trd_comm_profile(c->tc, sum, &c->platform) : TRD_ENOMEM;
-    c->have_platform = st == TRD_OK;
+    trd_status st = sum ? trd_comm_profile(c->tc, sum, &c->known.platform) : TRD_ENOMEM;
+    c->known.have_platform = st == TRD_OK;
+    if (st == TRD_OK) {
+        trd_comm_shm_probe(c->tc, &c->known.probe[0], &c->known.probe[1]);
+        tml_known_add(c->world, c->size, &c->known);
+    }
     return st;
 }
 
@@ -81,7 +89,7 @@ static trd_status apply_model(tml_comm *c, const tml_run *r, trd_coll_opts *opts
         st = agree_user(c, r, &m);
     if (st != TRD_OK)
         return st;
-    trd_profile p = c->platform;
+    trd_profile p = c->known.platform;
     *provisional = r->user && !m;
     if (m) {
         p.combine_fixed = m->fixed;
@@ -92,13 +100,93 @@ static trd_status apply_model(tml_comm *c, const tml_run *r, trd_coll_opts *opts
     st = trd_profile_apply(&p, r->n, r->elem, opts);
     /* the memory curve must outlive the calls: the communicator's, not p's */
     if (st == TRD_OK && opts->stream_bw)
-        opts->stream_bw = c->platform.stream_bw;
+        opts->stream_bw = c->known.platform.stream_bw;
     return st;
 }
 
 static bool excluded(const tml_run *r, const char *algo)
 {
     return r->allreduce && !r->exact && !strcmp(algo, "star");
+}
+
+/* What pick() decides from (its answer depends on nothing else: the same
+ * on every rank of every communicator of that size), zeroed first so that
+ * whole keys compare. */
+typedef struct pick_key {
+    int32_t size, root, streams;
+    bool allreduce, exact;
+    int64_t n, K, segment_bytes;
+    size_t elem;
+    const trd_op *op;
+    double d, c, latency, combine_fixed, flight, recv_combine_saving, parallelism;
+    uint64_t stream_bw; /* a hash of the curve */
+} pick_key;
+
+static void key_of(const tml_comm *c, const tml_run *r, const trd_coll_opts *o, pick_key *k)
+{
+    memset(k, 0, sizeof *k);
+    k->size = c->size;
+    k->root = r->root;
+    k->allreduce = r->allreduce;
+    k->exact = r->exact;
+    k->n = r->n;
+    k->elem = r->elem;
+    k->op = r->op;
+    k->K = o->K;
+    k->segment_bytes = o->segment_bytes;
+    k->d = o->d;
+    k->c = o->c;
+    k->latency = o->latency;
+    k->combine_fixed = o->combine_fixed;
+    k->flight = o->flight;
+    k->recv_combine_saving = o->recv_combine_saving;
+    k->parallelism = o->parallelism;
+    k->streams = o->stream_bw ? o->streams : 0;
+    k->stream_bw = 0xcbf29ce484222325ull; /* FNV-1a over the values' bits */
+    for (int32_t i = 0; i < k->streams; i++) {
+        uint64_t bits;
+        memcpy(&bits, &o->stream_bw[i], sizeof bits);
+        k->stream_bw = (k->stream_bw ^ bits) * 0x100000001b3ull;
+    }
+}
+
+/* The picks made in this process, for the communicators to come: ranking
+ * every algorithm costs tens of microseconds, more than a small call, and
+ * each new communicator would pay it again at its first call. */
+#define PICKS 64
+static struct {
+    bool used;
+    pick_key key;
+    tml_reason why;
+    char algo[TML_ALGO_MAX];
+} picked[PICKS];
+static int next_pick;
+static pthread_mutex_t pick_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static bool recall(const pick_key *k, tml_choice *ch)
+{
+    bool found = false;
+    pthread_mutex_lock(&pick_lock);
+    for (int i = 0; i < PICKS && !found; i++)
+        if (picked[i].used && !memcmp(&picked[i].key, k, sizeof *k)) {
+            ch->refused = picked[i].why;
+            memcpy(ch->algo, picked[i].algo, sizeof ch->algo);
+            found = true;
+        }
+    pthread_mutex_unlock(&pick_lock);
+    ch->opts.algo = ch->algo;
+    return found;
+}
+
+static void remember(const pick_key *k, const tml_choice *ch)
+{
+    pthread_mutex_lock(&pick_lock);
+    picked[next_pick].used = true;
+    picked[next_pick].key = *k;
+    picked[next_pick].why = ch->refused;
+    memcpy(picked[next_pick].algo, ch->algo, sizeof ch->algo);
+    next_pick = (next_pick + 1) % PICKS;
+    pthread_mutex_unlock(&pick_lock);
 }
 
 /* The algorithm of ch (explain's first that runs the call, or the forced
@@ -152,7 +240,13 @@ tml_reason tml_choose(tml_comm *c, const tml_run *r, const trd_coll_opts **opts,
     if (!strcmp(tml_g.cfg.algo, "auto") && !tml_g.cfg.reproducible &&
         (*err = apply_model(c, r, &ch->opts, &ch->provisional)) != TRD_OK)
         return TML_OK;
-    ch->refused = pick(c, r, ch, err);
+    pick_key k;
+    key_of(c, r, &ch->opts, &k);
+    if (!recall(&k, ch)) {
+        ch->refused = pick(c, r, ch, err);
+        if (*err == TRD_OK && !ch->provisional)
+            remember(&k, ch);
+    }
     ch->used = *err == TRD_OK;
     *opts = &ch->opts;
     return ch->refused;

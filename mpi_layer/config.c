@@ -14,7 +14,8 @@
 
 extern char **environ;
 
-tml_global tml_g = {.state = TML_UNSEEN, .world = MPI_COMM_NULL, .self = MPI_COMM_NULL};
+tml_global tml_g = {.state = TML_OUT, .world = MPI_COMM_NULL, .self = MPI_COMM_NULL};
+_Thread_local bool tml_busy;
 
 #define MSG_MAX 512
 #define DEFAULT_TIMEOUT 1e6 /* seconds: the longest treduce accepts (~11.6 days) */
@@ -112,15 +113,27 @@ static void dup_private(MPI_Comm of, MPI_Comm *out)
         *out = MPI_COMM_NULL;
 }
 
+/* The layer starts: its keyval, the nodes, the predefined communicators. */
+static tml_state start_active(void)
+{
+    if (!tml_comm_start())
+        return TML_ASIDE;
+    tml_g.state = TML_ACTIVE;
+    if (!tml_nodes_start() && tml_g.world_rank == 0) /* the same on every rank */
+        fprintf(stderr, "treduce-mpi: cannot tell which processes share a node; treduce runs "
+                "without shared-memory rings\n");
+    tml_comm_created(MPI_COMM_WORLD);
+    tml_comm_created(MPI_COMM_SELF);
+    return TML_ACTIVE;
+}
+
 void tml_config_start(void)
 {
     struct {
-        int ok, multiple;
+        int ok;
         tml_config cfg;
     } agreed = {0};
     char msg[MSG_MAX] = "";
-    int provided = MPI_THREAD_SINGLE, multiple = 0;
-    PMPI_Query_thread(&provided);
     PMPI_Comm_rank(MPI_COMM_WORLD, &tml_g.world_rank);
     dup_private(MPI_COMM_WORLD, &tml_g.world);
     dup_private(MPI_COMM_SELF, &tml_g.self);
@@ -131,18 +144,16 @@ void tml_config_start(void)
     if (tml_g.world_rank == 0)
         agreed.ok = read_config(&agreed.cfg, msg);
     PMPI_Bcast(&agreed, (int)sizeof agreed, MPI_BYTE, 0, tml_g.world);
-    multiple = provided == MPI_THREAD_MULTIPLE;
-    PMPI_Allreduce(&multiple, &agreed.multiple, 1, MPI_INT, MPI_MAX, tml_g.world);
     tml_g.cfg = agreed.cfg;
     if (!agreed.ok) {
         if (tml_g.world_rank == 0)
             fprintf(stderr, "treduce-mpi: %s; the layer steps aside: every MPI_Reduce and "
                     "MPI_Allreduce goes to MPI unchanged\n", msg);
         tml_g.state = TML_ASIDE;
-    } else if (!agreed.cfg.on || agreed.multiple) {
+    } else if (!agreed.cfg.on) {
         tml_g.state = TML_PASSING;
-        tml_g.passing = agreed.cfg.on ? TML_THREADS : TML_OFF;
+        tml_g.passing = TML_OFF;
     } else {
-        tml_g.state = tml_comm_start() ? TML_ACTIVE : TML_ASIDE;
+        tml_g.state = start_active();
     }
 }

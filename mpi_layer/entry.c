@@ -1,9 +1,12 @@
 /* entry.c: the MPI functions libtreduce_mpi.so defines in front of the MPI
  * library's (the PMPI profiling interface, MPI-3.1 Sec. 14.2), whether it
- * is preloaded (LD_PRELOAD) or linked before the MPI library.  Everything
- * else the program calls goes to MPI untouched, the nonblocking and
- * persistent variants of the two collectives (MPI_Ireduce,
- * MPI_Allreduce_init, ...) and the large-count ones (MPI_Reduce_c) too. */
+ * is preloaded (LD_PRELOAD) or linked before the MPI library: MPI_Init,
+ * MPI_Finalize, the two reductions, the operators' creation, and the
+ * calls that make and free intracommunicators (comm.c sets treduce up with
+ * each, inside the program's own call).  Everything else the program calls
+ * goes to MPI untouched, the nonblocking and persistent variants of the
+ * two collectives (MPI_Ireduce, MPI_Allreduce_init, ...) and the
+ * large-count ones (MPI_Reduce_c) too. */
 #include "layer.h"
 
 static void finish(void)
@@ -11,11 +14,13 @@ static void finish(void)
     if (tml_g.state == TML_ACTIVE || tml_g.state == TML_PASSING) {
         if (tml_g.cfg.stats)
             tml_stats_report();
-        if (tml_g.state == TML_ACTIVE)
+        if (tml_g.state == TML_ACTIVE) {
             tml_comm_finish(); /* treduce's communicators, before MPI goes */
+            tml_nodes_finish();
+            tml_known_finish();
+        }
         tml_kernels_finish();
         tml_ops_finish();
-        tml_types_finish();
     }
     if (tml_g.world != MPI_COMM_NULL)
         PMPI_Comm_free(&tml_g.world);
@@ -75,4 +80,105 @@ TML_EXPORT int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
     tml_args a = {.allreduce = true, .sendbuf = sendbuf, .recvbuf = recvbuf, .count = count,
                   .dt = datatype, .op = op, .root = 0, .comm = comm};
     return tml_collective(&a);
+}
+
+/* ---- Communicators: set up with the program's creation, released with its free. ---- */
+
+/* rc of the call that made *made: treduce set up on it where it was made. */
+static int made(int rc, const MPI_Comm *comm)
+{
+    if (rc == MPI_SUCCESS && comm && tml_g.state == TML_ACTIVE && !tml_busy)
+        tml_comm_created(*comm);
+    return rc;
+}
+
+TML_EXPORT int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+    return made(PMPI_Comm_dup(comm, newcomm), newcomm);
+}
+
+TML_EXPORT int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+    return made(PMPI_Comm_dup_with_info(comm, info, newcomm), newcomm);
+}
+
+TML_EXPORT int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+    return made(PMPI_Comm_split(comm, color, key, newcomm), newcomm);
+}
+
+TML_EXPORT int MPI_Comm_split_type(MPI_Comm comm, int type, int key, MPI_Info info,
+                                   MPI_Comm *newcomm)
+{
+    return made(PMPI_Comm_split_type(comm, type, key, info, newcomm), newcomm);
+}
+
+TML_EXPORT int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+{
+    return made(PMPI_Comm_create(comm, group, newcomm), newcomm);
+}
+
+TML_EXPORT int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
+{
+    return made(PMPI_Comm_create_group(comm, group, tag, newcomm), newcomm);
+}
+
+TML_EXPORT int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
+{
+    return made(PMPI_Intercomm_merge(intercomm, high, newintracomm), newintracomm);
+}
+
+TML_EXPORT int MPI_Cart_create(MPI_Comm comm, int ndims, const int dims[], const int periods[],
+                               int reorder, MPI_Comm *comm_cart)
+{
+    return made(PMPI_Cart_create(comm, ndims, dims, periods, reorder, comm_cart), comm_cart);
+}
+
+TML_EXPORT int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
+{
+    return made(PMPI_Cart_sub(comm, remain_dims, newcomm), newcomm);
+}
+
+TML_EXPORT int MPI_Graph_create(MPI_Comm comm, int nnodes, const int index[], const int edges[],
+                                int reorder, MPI_Comm *comm_graph)
+{
+    return made(PMPI_Graph_create(comm, nnodes, index, edges, reorder, comm_graph), comm_graph);
+}
+
+TML_EXPORT int MPI_Dist_graph_create(MPI_Comm comm, int n, const int sources[],
+                                     const int degrees[], const int destinations[],
+                                     const int weights[], MPI_Info info, int reorder,
+                                     MPI_Comm *newcomm)
+{
+    return made(PMPI_Dist_graph_create(comm, n, sources, degrees, destinations, weights, info,
+                                       reorder, newcomm),
+                newcomm);
+}
+
+TML_EXPORT int MPI_Dist_graph_create_adjacent(MPI_Comm comm, int indegree, const int sources[],
+                                              const int sourceweights[], int outdegree,
+                                              const int destinations[],
+                                              const int destweights[], MPI_Info info,
+                                              int reorder, MPI_Comm *newcomm)
+{
+    return made(PMPI_Dist_graph_create_adjacent(comm, indegree, sources, sourceweights,
+                                                outdegree, destinations, destweights, info,
+                                                reorder, newcomm),
+                newcomm);
+}
+
+TML_EXPORT int MPI_Comm_free(MPI_Comm *comm)
+{
+    int rc = PMPI_Comm_free(comm); /* MPI detaches the state (comm.c) */
+    if (tml_g.state == TML_ACTIVE)
+        tml_comm_release();
+    return rc;
+}
+
+TML_EXPORT int MPI_Comm_disconnect(MPI_Comm *comm)
+{
+    int rc = PMPI_Comm_disconnect(comm);
+    if (tml_g.state == TML_ACTIVE)
+        tml_comm_release();
+    return rc;
 }

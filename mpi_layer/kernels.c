@@ -22,6 +22,8 @@
 #include <complex.h>
 #include <float.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "layer.h"
@@ -202,18 +204,26 @@ static const builtin builtins[TML_NOPS][TML_NTYPES] = {
     [TML_SUM][TML_F64] = B(SUM, TRD_DOUBLE), [TML_PROD][TML_F64] = B(PROD, TRD_DOUBLE),
 };
 
-static trd_op *made[TML_NOPS][TML_NTYPES];
+/* Made on first use, shared by the process's threads: the lock guards the
+ * making, the atomic pointers the reading. */
+static _Atomic(trd_op *) made[TML_NOPS][TML_NTYPES];
+static pthread_mutex_t making = PTHREAD_MUTEX_INITIALIZER;
 
 const trd_op *tml_kernel(tml_opkind k, tml_type t)
 {
-    if (made[k][t])
-        return made[k][t];
+    trd_op *op = atomic_load_explicit(&made[k][t], memory_order_acquire);
+    if (op)
+        return op;
+    pthread_mutex_lock(&making);
+    op = atomic_load_explicit(&made[k][t], memory_order_relaxed);
     const builtin *b = &builtins[k][t];
-    if (b->kind_plus1)
-        trd_op_builtin(&made[k][t], (trd_op_kind)(b->kind_plus1 - 1), b->type);
-    else if (kernel[k][t])
-        trd_op_user(&made[k][t], kernel[k][t], type_size[t], true, NULL);
-    return made[k][t];
+    if (!op && b->kind_plus1)
+        trd_op_builtin(&op, (trd_op_kind)(b->kind_plus1 - 1), b->type);
+    else if (!op && kernel[k][t])
+        trd_op_user(&op, kernel[k][t], type_size[t], true, NULL);
+    atomic_store_explicit(&made[k][t], op, memory_order_release);
+    pthread_mutex_unlock(&making);
+    return op;
 }
 
 bool tml_kernel_exact(tml_opkind k, tml_type t)
@@ -227,8 +237,6 @@ bool tml_kernel_exact(tml_opkind k, tml_type t)
 void tml_kernels_finish(void)
 {
     for (int k = 0; k < TML_NOPS; k++)
-        for (int t = 0; t < TML_NTYPES; t++) {
-            trd_op_free(made[k][t]);
-            made[k][t] = NULL;
-        }
+        for (int t = 0; t < TML_NTYPES; t++)
+            trd_op_free(atomic_exchange(&made[k][t], NULL));
 }

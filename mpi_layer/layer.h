@@ -1,6 +1,6 @@
 /* layer.h: the internals of libtreduce_mpi.so, the PMPI interposition
  * layer that runs MPI_Reduce and MPI_Allreduce with treduce's algorithms
- * (DESIGN.md "adapters"; docs/MPI_LAYER.md is the user's side).
+ * (docs/ARCHITECTURE.md "adapters"; docs/MPI_LAYER.md is the user's side).
  *
  * The layer uses libtreduce's public API only.  A call is classified first
  * (call.c): anything the layer does not run completely - an erroneous or
@@ -12,13 +12,22 @@
  * same way on every rank, so either every rank of a call runs treduce or
  * every rank calls MPI.
  *
+ * Threads.  Every state shared by the threads of a process (the list of
+ * communicators, the user operators, the kernels, the known platforms, the
+ * counters) is behind a lock or atomic, and what belongs to one call is
+ * the calling thread's or its communicator's (MPI makes concurrent
+ * collectives on one communicator erroneous), so MPI_THREAD_MULTIPLE
+ * programs may reduce on distinct communicators from several threads.
+ *
  * One file per concern: config.c (TREDUCE_MPI* variables, agreed at
- * MPI_Init), types.c (datatypes, staging through MPI_Pack), ops.c (MPI
- * operators, user operators), kernels.c (the predefined operators'
- * kernels), comm.c (treduce's communicator cached on the user's),
- * choose.c (the model and the algorithm of a call), call.c (one call from
- * its arguments to its result), stats.c (TREDUCE_MPI_STATS and _VERBOSE),
- * entry.c (the MPI functions the layer defines). */
+ * MPI_Init), node.c (which processes share a node, learnt at MPI_Init),
+ * types.c (datatypes, staging through MPI_Pack), ops.c (MPI operators,
+ * user operators), kernels.c (the predefined operators' kernels), comm.c
+ * (treduce's communicator, made with the caller's and cached on it),
+ * known.c (the platforms measured, by set of processes), choose.c (the
+ * model and the algorithm of a call), call.c (one call from its arguments
+ * to its result), stats.c (TREDUCE_MPI_STATS and _VERBOSE), entry.c (the
+ * MPI functions the layer defines). */
 #ifndef TML_LAYER_H
 #define TML_LAYER_H
 
@@ -38,9 +47,9 @@
 #define TML_REASON_LIST(X)                                                              \
     X(TML_OK, "handled")       /* run by treduce */                                    \
     X(TML_OFF, "off")          /* TREDUCE_MPI=off */                                   \
-    X(TML_THREADS, "threads")  /* MPI_THREAD_MULTIPLE: the layer steps aside */        \
     X(TML_INVALID, "invalid")  /* an erroneous call: MPI's error handler decides */    \
     X(TML_INTERCOMM, "intercomm")                                                      \
+    X(TML_UNSEEN, "unseen")    /* a communicator made by a call the layer does not see */\
     X(TML_TYPE, "type")        /* a predefined datatype or (op, type) pair not run */  \
     X(TML_DERIVED, "derived")  /* a derived datatype the layer cannot run */           \
     X(TML_OP, "op")            /* an operator the layer does not know */              \
@@ -66,13 +75,14 @@ typedef struct tml_config {
 } tml_config;
 
 typedef enum tml_state {
-    TML_UNSEEN,  /* MPI_Init did not go through the layer: it stays out, uncounted */
+    TML_OUT,     /* MPI_Init did not go through the layer: it stays out, uncounted */
     TML_ACTIVE,  /* running calls */
-    TML_PASSING, /* every call to MPI, counted under tml_g.passing (off, threads) */
+    TML_PASSING, /* every call to MPI, counted under tml_g.passing (off) */
     TML_ASIDE,   /* a malformed TREDUCE_MPI* value: out, uncounted, no report */
     TML_DONE     /* after MPI_Finalize */
 } tml_state;
 
+/* Set at MPI_Init, read-only afterwards. */
 typedef struct tml_global {
     tml_state state;
     tml_reason passing; /* TML_PASSING: why */
@@ -80,13 +90,26 @@ typedef struct tml_global {
     int world_rank;
     MPI_Comm world;     /* a private duplicate of MPI_COMM_WORLD (init, report) */
     MPI_Comm self;      /* a private duplicate of MPI_COMM_SELF (MPI_Pack) */
-    bool busy;          /* inside the layer: MPI calls made meanwhile go to MPI */
 } tml_global;
 extern tml_global tml_g;
+/* This thread is inside the layer: the MPI calls it makes meanwhile (a
+ * user function's) go to MPI. */
+extern _Thread_local bool tml_busy;
 
 /* After PMPI_Init*: reads the TREDUCE_MPI* variables on world rank 0, which
  * every rank then uses, and sets tml_g.state (collective over the world). */
 void tml_config_start(void);
+
+/* ---- Nodes (node.c) ---- */
+
+/* Learns which processes of MPI_COMM_WORLD share a node (collective over
+ * the world, at MPI_Init); false when it cannot. */
+bool tml_nodes_start(void);
+void tml_nodes_finish(void);
+/* The world ranks of comm's ranks, in comm's rank order (*n of them;
+ * malloc'd, NULL when out of memory or when a process is not in the
+ * world), and how many of them share this process's node.  Local. */
+int *tml_world_ranks(MPI_Comm comm, int *n, int *node_ranks);
 
 /* ---- Element types and datatypes (types.c) ---- */
 
@@ -133,15 +156,18 @@ typedef struct tml_dtype {
  * uncommitted datatype: the call is erroneous). */
 tml_reason tml_dtype_of(MPI_Datatype dt, tml_dtype *out);
 
+/* Scratch memory grown as needed (a communicator's: one call at a time). */
+typedef struct tml_scratch {
+    void *p;
+    size_t size;
+} tml_scratch;
+/* At least bytes of s; NULL when out of memory. */
+void *tml_scratch_get(tml_scratch *s, size_t bytes);
+void tml_scratch_free(tml_scratch *s);
 /* Copies `count` elements of `dt` from src to dst (MPI_Pack then
- * MPI_Unpack: only the bytes of dt's type map are read and written).  MPI
- * error code. */
-int tml_copy(const void *src, void *dst, int count, MPI_Datatype dt);
-/* Scratch memory of the layer, grown as needed, kept to MPI_Finalize:
- * slot 0 the staged buffer, slot 1 the packed bytes.  NULL when out of
- * memory. */
-void *tml_scratch(int slot, size_t bytes);
-void tml_types_finish(void);
+ * MPI_Unpack into packed: only the bytes of dt's type map are read and
+ * written).  MPI error code. */
+int tml_copy(const void *src, void *dst, int count, MPI_Datatype dt, tml_scratch *packed);
 
 /* ---- Operators (ops.c, kernels.c) ---- */
 
@@ -163,11 +189,13 @@ bool tml_op_allows(tml_opkind k, tml_group g);
 /* MPI_Op_create and MPI_Op_free went through the layer. */
 void tml_ops_record(MPI_Op op, MPI_User_function *fn);
 void tml_ops_forget(MPI_Op op);
-/* treduce's operator calling a user function on elements of dt (extent
- * bytes each), one per (function, commutativity, extent) so that every
- * rank has the same operators whatever their handles.  NULL: no memory. */
-const trd_op *tml_user_op(MPI_User_function *fn, bool commutative, size_t extent,
-                          MPI_Datatype dt);
+/* treduce's operator calling a user function on elements of extent bytes,
+ * one per (function, commutativity, extent) so that every rank has the
+ * same operators whatever their handles.  NULL: no memory. */
+const trd_op *tml_user_op(MPI_User_function *fn, bool commutative, size_t extent);
+/* The datatype handle the user functions this thread calls are given:
+ * the one of the call it runs (set before treduce runs it). */
+void tml_user_datatype(MPI_Datatype dt);
 /* The cost of a user operator's calls on this rank so far, fitted to
  * fixed + n * per_element seconds; false when it was never called. */
 bool tml_user_cost(const trd_op *op, double *fixed, double *per_element);
@@ -181,7 +209,7 @@ bool tml_kernel_exact(tml_opkind k, tml_type t);
 size_t tml_type_size(tml_type t);
 void tml_kernels_finish(void);
 
-/* ---- Communicators (comm.c, choose.c) ---- */
+/* ---- Communicators (comm.c, known.c, choose.c) ---- */
 
 #define TML_CHOICES 8     /* argument sets whose algorithm a communicator keeps */
 #define TML_USER_MODELS 8 /* user operators whose cost it keeps */
@@ -205,34 +233,55 @@ typedef struct tml_user_model {
     double fixed, per_element;
 } tml_user_model;
 
+/* What is measured of a set of processes, once (known.c): the platform
+ * under the layer's sum of doubles, and the path of long messages on one
+ * node (trd_comm_shm_probe; probe[1] 0: not measured). */
+typedef struct tml_known {
+    bool have_platform;
+    trd_profile platform;
+    double probe[2];
+} tml_known;
+
 typedef struct tml_comm {
     MPI_Comm user;    /* the caller's communicator, which carries this state */
-    bool inter;       /* an intercommunicator: nothing else is set */
     int rank, size;
-    MPI_Comm priv;    /* the same group without the caller's attributes, for
-                         treduce and the layer's agreements; MPI_COMM_NULL
-                         until set up */
-    trd_comm *tc;     /* treduce on priv; NULL until set up */
+    int *world;       /* the world ranks of its ranks (NULL: not all in the world) */
+    trd_comm *tc;     /* treduce on a private duplicate (NULL: one rank, or set-up failed) */
     bool setup_failed;
     bool failed;      /* a call failed after data moved: later ones go to MPI */
-    bool have_platform;
-    trd_profile platform; /* measured with the layer's sum of doubles */
+    tml_known known;  /* agreed at creation (rank 0's), measured at first need */
     tml_user_model users[TML_USER_MODELS];
     int next_user;
     tml_choice choice[TML_CHOICES];
     int next_choice;
+    tml_scratch staged, packed; /* a staged call's buffers */
     struct tml_comm *prev, *next; /* every live state, released at MPI_Finalize */
 } tml_comm;
 
-/* Starts and ends the cache (the attribute keyval). */
+/* Starts and ends the cache (the attribute keyval); finish releases every
+ * state left (MPI_Finalize). */
 bool tml_comm_start(void);
 void tml_comm_finish(void);
-/* The layer's state of comm (not MPI_COMM_NULL), made on first use without
- * communicating; NULL when out of memory. */
+/* comm was just made (by the interposed call of its parent, or at
+ * MPI_Init for the world), on every rank that has it: treduce is set up on
+ * a private duplicate, what is known of its processes agreed (collective
+ * over comm, where every rank of it is). */
+void tml_comm_created(MPI_Comm comm);
+/* States that MPI detached from their communicators (MPI_Comm_free,
+ * MPI_Comm_disconnect, MPI_Finalize) are released: called after the MPI
+ * call that freed them (none of it runs inside MPI's callback). */
+void tml_comm_release(void);
+/* The layer's state of comm (not MPI_COMM_NULL): NULL when the layer did
+ * not see it made (an intercommunicator, or a call it does not
+ * interpose).  Local. */
 tml_comm *tml_comm_of(MPI_Comm comm);
-/* treduce's communicator on c, set up on first use (collective over c,
- * agreed by every rank): TML_OK, or TML_SETUP on every rank. */
-tml_reason tml_comm_ready(tml_comm *c);
+
+/* What rank 0 of a communicator of these world ranks knows of them (the
+ * platform of a measured communicator holding them all); false: nothing. */
+bool tml_known_find(const int *world, int n, tml_known *out);
+/* A communicator of these world ranks measured k. */
+void tml_known_add(const int *world, int n, const tml_known *k);
+void tml_known_finish(void);
 
 /* One call's arguments as the layer runs them (call.c fills it). */
 typedef struct tml_run {

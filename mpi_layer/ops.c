@@ -12,10 +12,14 @@
  * two ranks that reach the same function through different handles - made
  * twice, or freed and made again - must meet the same treduce operator, or
  * one would measure while the other does not. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
 
 #include "layer.h"
+
+/* The tables below are shared by the threads of the process. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 static const struct {
     MPI_Op handle;
@@ -58,24 +62,29 @@ static size_t nrecorded, cap;
 
 void tml_ops_record(MPI_Op op, MPI_User_function *fn)
 {
+    pthread_mutex_lock(&lock);
     if (nrecorded == cap) {
         size_t grown = cap ? 2 * cap : 16;
         recorded *t = realloc(table, grown * sizeof *t);
-        if (!t)
-            return; /* unknown then: its calls go to MPI */
-        table = t;
-        cap = grown;
+        if (t) {
+            table = t;
+            cap = grown;
+        }
     }
-    table[nrecorded++] = (recorded){op, fn};
+    if (nrecorded < cap) /* else unknown: its calls go to MPI */
+        table[nrecorded++] = (recorded){op, fn};
+    pthread_mutex_unlock(&lock);
 }
 
 void tml_ops_forget(MPI_Op op)
 {
+    pthread_mutex_lock(&lock);
     for (size_t i = 0; i < nrecorded; i++)
         if (table[i].op == op) {
             table[i] = table[--nrecorded];
-            return;
+            break;
         }
+    pthread_mutex_unlock(&lock);
 }
 
 bool tml_op_find(MPI_Op op, tml_op *out)
@@ -85,12 +94,15 @@ bool tml_op_find(MPI_Op op, tml_op *out)
             *out = predefined[i].op;
             return true;
         }
-    for (size_t i = 0; i < nrecorded; i++)
+    bool found = false;
+    pthread_mutex_lock(&lock);
+    for (size_t i = 0; i < nrecorded && !found; i++)
         if (table[i].op == op) {
             *out = (tml_op){TML_USER, table[i].fn, "a user operator"};
-            return true;
+            found = true;
         }
-    return false;
+    pthread_mutex_unlock(&lock);
+    return found;
 }
 
 /* treduce's operators over user functions.  Each call of the function
@@ -102,12 +114,15 @@ typedef struct user_op {
     MPI_User_function *fn;
     bool commutative;
     size_t extent;
-    MPI_Datatype dt; /* of the call being run */
     trd_op *op;
-    double calls, sum_n, sum_t, sum_nn, sum_nt; /* the timed calls */
+    double calls, sum_n, sum_t, sum_nn, sum_nt; /* the timed calls (under lock) */
     struct user_op *next;
 } user_op;
 static user_op *user_ops;
+/* The datatype of the call this thread runs (tml_user_datatype). */
+static _Thread_local MPI_Datatype call_dt = MPI_DATATYPE_NULL;
+
+void tml_user_datatype(MPI_Datatype dt) { call_dt = dt; }
 
 static double now(void)
 {
@@ -122,27 +137,32 @@ static void call_user(const void *in, void *inout, int64_t n, void *ctx)
 {
     user_op *u = ctx;
     int len = (int)n; /* n <= the call's count, an int */
-    MPI_Datatype dt = u->dt;
+    MPI_Datatype dt = call_dt;
     double t0 = now();
     u->fn((void *)in, inout, &len, &dt);
     double t = now() - t0, x = (double)n;
+    pthread_mutex_lock(&lock);
     u->calls += 1;
     u->sum_n += x;
     u->sum_t += t;
     u->sum_nn += x * x;
     u->sum_nt += x * t;
+    pthread_mutex_unlock(&lock);
 }
 
 bool tml_user_cost(const trd_op *op, double *fixed, double *per_element)
 {
+    pthread_mutex_lock(&lock);
     const user_op *u = user_ops;
     while (u && u->op != op)
         u = u->next;
-    if (!u || u->calls < 1)
+    user_op seen = u ? *u : (user_op){0};
+    pthread_mutex_unlock(&lock);
+    if (seen.calls < 1)
         return false;
-    double mean_n = u->sum_n / u->calls, mean_t = u->sum_t / u->calls;
-    double var_n = u->sum_nn / u->calls - mean_n * mean_n;
-    double cov = u->sum_nt / u->calls - mean_n * mean_t;
+    double mean_n = seen.sum_n / seen.calls, mean_t = seen.sum_t / seen.calls;
+    double var_n = seen.sum_nn / seen.calls - mean_n * mean_n;
+    double cov = seen.sum_nt / seen.calls - mean_n * mean_t;
     *per_element = var_n > 0 && cov > 0 ? cov / var_n : 0.0; /* one size: all per call */
     *fixed = mean_t - *per_element * mean_n;
     if (*fixed < 0) { /* the line through the origin instead */
@@ -152,24 +172,25 @@ bool tml_user_cost(const trd_op *op, double *fixed, double *per_element)
     return true;
 }
 
-const trd_op *tml_user_op(MPI_User_function *fn, bool commutative, size_t extent,
-                          MPI_Datatype dt)
+const trd_op *tml_user_op(MPI_User_function *fn, bool commutative, size_t extent)
 {
+    pthread_mutex_lock(&lock);
     user_op *u = user_ops;
     while (u && !(u->fn == fn && u->commutative == commutative && u->extent == extent))
         u = u->next;
-    if (!u) {
-        u = calloc(1, sizeof *u);
-        if (!u || trd_op_user(&u->op, call_user, extent, commutative, u) != TRD_OK) {
+    if (!u && (u = calloc(1, sizeof *u))) {
+        if (trd_op_user(&u->op, call_user, extent, commutative, u) == TRD_OK) {
+            *u = (user_op){.fn = fn, .commutative = commutative, .extent = extent, .op = u->op,
+                           .next = user_ops};
+            user_ops = u;
+        } else {
             free(u);
-            return NULL;
+            u = NULL;
         }
-        *u = (user_op){.fn = fn, .commutative = commutative, .extent = extent, .op = u->op,
-                       .next = user_ops};
-        user_ops = u;
     }
-    u->dt = dt;
-    return u->op;
+    const trd_op *op = u ? u->op : NULL;
+    pthread_mutex_unlock(&lock);
+    return op;
 }
 
 void tml_ops_finish(void)

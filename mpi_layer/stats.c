@@ -7,6 +7,7 @@
  * the reasons in the order of TML_REASON_LIST, those with K > 0 only.
  * Calls made while the layer is running (treduce's set-up, a user
  * function calling MPI) go to MPI and are not counted. */
+#include <stdatomic.h>
 #include <stdio.h>
 
 #include "layer.h"
@@ -17,9 +18,13 @@ static const char *const reason_names[] = {TML_REASON_LIST(TML_REASON_NAME)};
 
 const char *tml_reason_name(tml_reason r) { return reason_names[r]; }
 
-static long long counts[2][TML_REASONS]; /* [allreduce][reason]; TML_OK: handled */
+/* [allreduce][reason]; TML_OK: handled.  Counted by every thread. */
+static atomic_llong counts[2][TML_REASONS];
 
-void tml_stats_count(bool allreduce, tml_reason r) { counts[allreduce][r]++; }
+void tml_stats_count(bool allreduce, tml_reason r)
+{
+    atomic_fetch_add_explicit(&counts[allreduce][r], 1, memory_order_relaxed);
+}
 
 static void report_line(const char *fn, const long long *n)
 {
@@ -38,8 +43,11 @@ static void report_line(const char *fn, const long long *n)
 
 void tml_stats_report(void)
 {
-    long long total[2][TML_REASONS];
-    if (PMPI_Reduce(counts, total, 2 * TML_REASONS, MPI_LONG_LONG, MPI_SUM, 0, tml_g.world) !=
+    long long mine[2][TML_REASONS], total[2][TML_REASONS];
+    for (int f = 0; f < 2; f++)
+        for (int r = 0; r < TML_REASONS; r++)
+            mine[f][r] = atomic_load(&counts[f][r]);
+    if (PMPI_Reduce(mine, total, 2 * TML_REASONS, MPI_LONG_LONG, MPI_SUM, 0, tml_g.world) !=
             MPI_SUCCESS ||
         tml_g.world_rank != 0)
         return;

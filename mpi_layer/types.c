@@ -107,44 +107,36 @@ tml_reason tml_dtype_of(MPI_Datatype dt, tml_dtype *out)
     return out->named || packable(dt) ? TML_OK : TML_INVALID;
 }
 
-int tml_copy(const void *src, void *dst, int count, MPI_Datatype dt)
+int tml_copy(const void *src, void *dst, int count, MPI_Datatype dt, tml_scratch *packed)
 {
     int size = 0, pos = 0, used;
     int rc = PMPI_Pack_size(count, dt, tml_g.self, &size);
-    void *packed = rc == MPI_SUCCESS ? tml_scratch(1, size > 0 ? (size_t)size : 1) : NULL;
-    if (rc == MPI_SUCCESS && !packed)
+    void *buf = rc == MPI_SUCCESS ? tml_scratch_get(packed, size > 0 ? (size_t)size : 1) : NULL;
+    if (rc == MPI_SUCCESS && !buf)
         rc = MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS)
-        rc = PMPI_Pack(src, count, dt, packed, size, &pos, tml_g.self);
+        rc = PMPI_Pack(src, count, dt, buf, size, &pos, tml_g.self);
     used = pos;
     pos = 0;
     if (rc == MPI_SUCCESS)
-        rc = PMPI_Unpack(packed, used, &pos, dst, count, dt, tml_g.self);
+        rc = PMPI_Unpack(buf, used, &pos, dst, count, dt, tml_g.self);
     return rc;
 }
 
-static struct {
-    void *p;
-    size_t size;
-} scratch[2];
-
-void *tml_scratch(int slot, size_t bytes)
+void *tml_scratch_get(tml_scratch *s, size_t bytes)
 {
-    if (bytes > scratch[slot].size) {
-        void *grown = realloc(scratch[slot].p, bytes);
+    if (bytes > s->size) {
+        void *grown = realloc(s->p, bytes);
         if (!grown)
             return NULL;
-        scratch[slot].p = grown;
-        scratch[slot].size = bytes;
+        s->p = grown;
+        s->size = bytes;
     }
-    return scratch[slot].p;
+    return s->p;
 }
 
-void tml_types_finish(void)
+void tml_scratch_free(tml_scratch *s)
 {
-    for (int s = 0; s < 2; s++) {
-        free(scratch[s].p);
-        scratch[s].p = NULL;
-        scratch[s].size = 0;
-    }
+    free(s->p);
+    *s = (tml_scratch){NULL, 0};
 }
