@@ -15,6 +15,7 @@ packages=(
   libsimgrid-dev g++                # SimGrid baseline of bench/sim (bench/simgrid_binomial.cpp)
   openmpi-bin libopenmpi-dev        # MPI transport (src/wire/mpi.c) and its tests
   libmpich-dev                      # the same built against MPICH (tests/mpi/build_mpich.sh)
+  python3-mpi4py python3-numpy      # mpi4py programs under the layer (tests/mpi_layer)
   libqsopt-ex-dev libgmp-dev        # exact rational LP solver and rationals (src/steady)
   libxml2-dev                       # SimGrid platform XML import (src/model/platform_simgrid.c)
   iproute2                          # ip and tc: treduce testbed's namespaces (tools/testbed_build.c)

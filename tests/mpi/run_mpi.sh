@@ -4,7 +4,10 @@
 # MPIEXEC_EXECUTABLE: Open MPI's mpirun or MPICH's mpiexec.mpich), under a
 # 60 s limit so a hung rank fails the test instead of stalling ctest.
 # TRD_TEST_RECOVERY=1 keeps the other processes running when one dies;
-# TRD_TEST_MPI_LIMIT sets another limit (seconds).
+# TRD_TEST_MPI_LIMIT sets another limit (seconds); TRD_TEST_LOAD=1 runs the
+# program with every core busy (one bounded busy loop per core, started
+# here and stopped when the program ends: a loaded cluster node, where
+# ranks are preempted and arrive late).
 # Exit 77 (ctest SKIP_RETURN_CODE) when there is no launcher.
 set -uo pipefail
 launcher=${1:-}
@@ -37,6 +40,18 @@ fi
 # Its shared-memory segments go there too: a killed job (the dead-rank
 # tests) cannot remove them, and in /dev/shm they would pile up.
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/trd-mpi.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+limit=${TRD_TEST_MPI_LIMIT:-60}
+loads=()
+stop() {
+  [ ${#loads[@]} -gt 0 ] && kill "${loads[@]}" 2>/dev/null
+  rm -rf "$tmp"
+}
+trap stop EXIT
+if [ "${TRD_TEST_LOAD:-}" = 1 ]; then
+  for _ in $(seq "$(nproc)"); do
+    timeout "$limit" sh -c 'while :; do :; done' &
+    loads+=($!)
+  done
+fi
 export TMPDIR=$tmp OMPI_MCA_btl_vader_backing_directory=$tmp
-timeout "${TRD_TEST_MPI_LIMIT:-60}" "$launcher" "${extra[@]}" -np "$np" "$@"
+timeout "$limit" "$launcher" "${extra[@]}" -np "$np" "$@"

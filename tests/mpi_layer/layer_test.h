@@ -57,4 +57,36 @@ static inline uint64_t t_hash(uint64_t a, uint64_t b, uint64_t c)
     return x ^ (x >> 32);
 }
 
+/* A non-commutative operator that catches a lost, duplicated or reordered
+ * contribution: the product of 2x2 matrices mod 65521, each packed in one
+ * uint64 (16 bits an entry, MPI_UINT64_T), inoutvec = invec x inoutvec. */
+#define T_P16 65521u
+static inline uint64_t t_mat16(uint64_t w, uint64_t i)
+{
+    uint64_t m = 0;
+    for (int e = 0; e < 4; e++)
+        m |= (t_hash(w, i, (uint64_t)e + 100) % T_P16) << (16 * e);
+    return m;
+}
+
+/* x * y mod 65521 */
+static inline uint64_t t_mat16_mul(uint64_t x, uint64_t y)
+{
+    uint64_t a[4], b[4];
+    for (int e = 0; e < 4; e++) {
+        a[e] = x >> (16 * e) & 0xffff;
+        b[e] = y >> (16 * e) & 0xffff;
+    }
+    uint64_t r[4] = {(a[0] * b[0] + a[1] * b[2]) % T_P16, (a[0] * b[1] + a[1] * b[3]) % T_P16,
+                     (a[2] * b[0] + a[3] * b[2]) % T_P16, (a[2] * b[1] + a[3] * b[3]) % T_P16};
+    return r[0] | r[1] << 16 | r[2] << 32 | r[3] << 48;
+}
+
+static inline void t_mat16_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    for (int k = 0; k < *len; k++)
+        ((uint64_t *)inout)[k] = t_mat16_mul(((uint64_t *)in)[k], ((uint64_t *)inout)[k]);
+}
+
 #endif

@@ -17,9 +17,15 @@
 #   errors   erroneous calls: the same error classes and handler calls with
 #            and without the layer; a passed deadline -> MPI_ERR_OTHER;
 #   stats    the exact TREDUCE_MPI_STATS lines, TREDUCE_MPI=off, VERBOSE,
-#            malformed values, MPI_THREAD_MULTIPLE;
+#            malformed values, MPI_THREAD_MULTIPLE (initialised so: the same counts);
 #   fortran  a Fortran program (the MPI's own Fortran wrapper), whose calls
-#            reach the layer or not depending on the MPI.
+#            reach the layer or not depending on the MPI;
+#   lifecycle communicators made, used and freed with ranks arriving late
+#            (layer_lifecycle.c);
+#   threads  MPI_THREAD_MULTIPLE, threads reducing at once (layer_threads.c);
+#   mpi4py   a Python program with mpi4py's defaults (layer_mpi4py.py): the
+#            same results with and without the layer.
+# TRD_TEST_LOAD=1 (tests/mpi/run_mpi.sh): every launch with the cores busy.
 # Exit 77 (skip) without a launcher.  Under MPICH (busy-polling) at most 3
 # processes and fewer algorithms.  LAYER_TEST_QUICK=1 (the sanitizer
 # build): the main run of each part with the layer (types with binomial,
@@ -50,6 +56,7 @@ launch() {
   while [ "$1" != -- ]; do vars+=("$1"); shift; done
   shift
   prog=$bin/$1
+  [[ $1 == /* ]] && prog=$1 # an interpreter, by its full path
   shift
   [ "$np" -gt "$np_max" ] && np=$np_max
   case $mode in
@@ -181,12 +188,10 @@ part_stats() {
     if [ "$count" -eq 1 ] && ! grep -q "handled=" <<<"$out"; then ok; else
       bad "malformed $v: $count messages, or stats printed: $out"; fi
   done
+  # MPI_THREAD_MULTIPLE: run as at any other level (tests/mpi_layer/layer_threads.c
+  # runs several threads at once)
   launch $np preload TREDUCE_MPI_STATS=1 -- layer_stats --threads
-  if grep -q "provided multiple" <<<"$out"; then
-    runs_ok "MPI_THREAD_MULTIPLE" "MPI_Allreduce handled=0 passed=18 threads=18\$"
-  else
-    runs_ok "MPI_THREAD_MULTIPLE not provided" "MPI_Allreduce handled=9 passed=9"
-  fi
+  runs_ok "MPI_THREAD_MULTIPLE" "MPI_Allreduce handled=9 passed=9 intercomm=3 derived=6\$"
 }
 
 part_fortran() {
@@ -215,9 +220,74 @@ part_fortran() {
   fi
 }
 
+# Communicators made and freed in rounds, ranks arriving up to 50 ms late,
+# splits freed in different orders, a root still in a reduce while the
+# others move on: plain, preloaded (every call the layer's but MPI_Comm_idup's
+# communicator, which it does not see made) on 2 to 5 processes, linked.
+part_lifecycle() {
+  local np rounds=100 want
+  [ "$quick" = 1 ] && rounds=30
+  [ "${TRD_TEST_LOAD:-}" = 1 ] && rounds=25 # each round waits for the scheduler
+  launch 3 plain -- layer_lifecycle 40
+  runs_ok "lifecycle, plain"
+  for np in 2 3 4 5; do
+    launch $np preload TREDUCE_MPI_STATS=1 -- layer_lifecycle $rounds
+    want="MPI_Allreduce handled=[1-9][0-9]* passed=$((2 * np)) unseen=$((2 * np))\$"
+    runs_ok "lifecycle, preload, $np processes" "$want" \
+      "MPI_Reduce handled=[1-9][0-9]* passed=$np unseen=$np\$"
+    [ "$quick" = 1 ] && return
+  done
+  launch 3 linked TREDUCE_MPI_STATS=1 -- layer_lifecycle 30
+  runs_ok "lifecycle, linked" "MPI_Allreduce handled=[1-9][0-9]* passed=6 unseen=6\$"
+}
+
+# MPI_THREAD_MULTIPLE: 4 threads per process reducing at once, each on its
+# own communicators (made, used and freed beside the others).
+part_threads() {
+  local iters=2000
+  [ "$quick" = 1 ] && iters=200
+  launch 2 plain -- layer_threads 300
+  runs_ok "threads, plain"
+  launch 3 preload TREDUCE_MPI_STATS=1 -- layer_threads $iters
+  if grep -q "provided multiple" <<<"$out"; then
+    runs_ok "threads, preload" "$all_handled" "$all_handled_reduce"
+  else
+    echo "note: MPI provides less than MPI_THREAD_MULTIPLE: one thread"
+    runs_ok "threads, preload (one thread)" "$all_handled"
+  fi
+}
+
+# mpi4py (Debian's python3-mpi4py, built against Open MPI), with its default
+# MPI_THREAD_MULTIPLE: the same digest of every result plain and with the
+# layer, whose statistics show it ran every buffer reduction.
+part_mpi4py() {
+  local py="" digests=() np
+  for p in /usr/bin/python3 python3; do
+    if command -v "$p" >/dev/null 2>&1 && "$p" -c "import mpi4py, numpy" 2>/dev/null; then
+      py=$(command -v "$p")
+      break
+    fi
+  done
+  if [ -z "$py" ] || $mpich; then
+    echo "SKIP: no python3 with mpi4py and numpy for this MPI (python3-mpi4py is Open MPI's)"
+    exit 77
+  fi
+  for np in 2 3; do
+    launch $np plain -- "$py" "$here/layer_mpi4py.py" 12
+    runs_ok "mpi4py, plain, $np processes"
+    digests=("$(grep '^digest' <<<"$out")")
+    launch $np preload TREDUCE_MPI_STATS=1 -- "$py" "$here/layer_mpi4py.py" 12
+    runs_ok "mpi4py, preload, $np processes" "$all_handled" "$all_handled_reduce"
+    digests+=("$(grep '^digest' <<<"$out")")
+    if [ -n "${digests[0]}" ] && [ "${digests[0]}" = "${digests[1]}" ]; then ok; else
+      bad "mpi4py, $np processes: plain '${digests[0]}', with the layer '${digests[1]}'"; fi
+  done
+}
+
 case $part in
-  types | comms | algos | errors | stats | fortran) "part_$part" ;;
-  *) echo "usage: layer_test.sh LAUNCHER LIB BINDIR TREDUCE types|comms|algos|errors|stats|fortran"
+  types | comms | algos | errors | stats | fortran | lifecycle | threads | mpi4py) "part_$part" ;;
+  *) echo "usage: layer_test.sh LAUNCHER LIB BINDIR TREDUCE" \
+          "types|comms|algos|errors|stats|fortran|lifecycle|threads|mpi4py"
      exit 2 ;;
 esac
 echo "layer_test $part: $pass passed, $fail failed"
