@@ -52,12 +52,18 @@ static mpi_wire *closing;        /* the wires being closed (under lock) */
 static atomic_int nclosing;      /* their number, read without the lock */
 static int final_keyval = MPI_KEYVAL_INVALID; /* the MPI_COMM_SELF attribute */
 
-/* Whether every request of reqs[0..n) is complete (NULL ones are). */
+/* Whether every request of reqs[0..n) is complete (NULL ones are); one
+ * that fails counts as complete. */
 static bool sent(MPI_Request *reqs, int n)
 {
-    int flag = 1;
-    return !reqs || n == 0 || (PMPI_Testall(n, reqs, &flag, MPI_STATUSES_IGNORE) == MPI_SUCCESS
-                               ? flag : true);
+    bool all = true;
+    for (int i = 0; reqs && i < n; i++) {
+        int flag = 1;
+        if (reqs[i] != MPI_REQUEST_NULL && PMPI_Test(&reqs[i], &flag, MPI_STATUS_IGNORE) ==
+                                               MPI_SUCCESS)
+            all = all && flag;
+    }
+    return all;
 }
 
 /* Takes what the standing receives got while closing: a stalled peer's
@@ -68,7 +74,8 @@ static bool sent(MPI_Request *reqs, int n)
 static void drain(mpi_wire *w)
 {
     int count = 0, idx[C_COUNT];
-    if (PMPI_Testsome(C_COUNT, w->ctrl, &count, idx, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+    MPI_Status st[C_COUNT];
+    if (PMPI_Testsome(C_COUNT, w->ctrl, &count, idx, st) != MPI_SUCCESS)
         return;
     for (int k = 0; k < count; k++) { /* MPI_UNDEFINED < 0: none */
         if (idx[k] == C_CALL_IN)

@@ -18,7 +18,7 @@ fi
 cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DMPI_C_COMPILER="$mpicc" -DMPIEXEC_EXECUTABLE="$mpiexec"
 layer_targets=()
-for p in layer_types layer_comms layer_errors layer_stats; do layer_targets+=("$p" "${p}_linked"); done
+for p in layer_types layer_comms layer_errors layer_stats layer_lifecycle layer_threads; do layer_targets+=("$p" "${p}_linked"); done
 cmake --build "$build" -j "$(nproc)" --target test_wire_mpi test_runtime_matrix_mpi reduce_mpi treduce_tool treduce_mpi \
   "${layer_targets[@]}"
 cd "$build" && ctest -R "mpi_wire|mpi_runtime_matrix_np[23]|example_reduce_mpi|mpi_layer" --output-on-failure

@@ -231,6 +231,7 @@ part_lifecycle() {
   launch 3 plain -- layer_lifecycle 40
   runs_ok "lifecycle, plain"
   for np in 2 3 4 5; do
+    [ "$np" -gt "$np_max" ] && break # MPICH busy-polls: at most 3
     launch $np preload TREDUCE_MPI_STATS=1 -- layer_lifecycle $rounds
     want="MPI_Allreduce handled=[1-9][0-9]* passed=$((2 * np)) unseen=$((2 * np))\$"
     runs_ok "lifecycle, preload, $np processes" "$want" \
