@@ -30,13 +30,15 @@ test-sanitize: bootstrap
 test-mpich: bootstrap
 	TRD_WERROR=$(WERROR) bash tests/mpi/build_mpich.sh build-mpich
 
-# A Release build (-O3, as distributions and users build it: gcc warns
-# there where it does not at make test's -O2), warnings as errors, and a
-# quick part of the suite on it: the code a warning was in, a planner
-# against its oracle, the command line, the installed files.
-RELEASE_TESTS = ^(test_threads_wire|test_optimality|cli|core_deps|install|example_reduce_threads)$$
+# A Release build for /usr (-O3, as distributions and users build it: gcc
+# warns there where it does not at make test's -O2), warnings as errors,
+# and a quick part of the suite on it: the code a warning was in, a planner
+# against its oracle, the command line, the manual pages and completion,
+# the installed files, and the Debian packages made and linted.
+RELEASE_TESTS = ^(test_threads_wire|test_optimality|cli|core_deps|help_docs|install|packages|example_reduce_threads)$$
 test-release: bootstrap
-	cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release $(DEV_FLAGS) $(CMAKE_FLAGS)
+	cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr \
+	  $(DEV_FLAGS) $(CMAKE_FLAGS)
 	cmake --build build-release -j $(JOBS)
 	cd build-release && ctest --output-on-failure --timeout 300 -j $(JOBS) -R '$(RELEASE_TESTS)'
 
