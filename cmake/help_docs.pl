@@ -64,8 +64,9 @@ sub try_tool {
 
 # ---- reading a help text ----------------------------------------------
 
-# { synopsis => [lines], blocks => [ {type => 'text', lines => [...]} |
-#   {type => 'items', items => [ {tag, body => [...]} ]} ] }
+# A help text as { synopsis => [lines], blocks => [...] }, each block
+# {type => 'text', lines => [...]}, {type => 'items', items => [{tag,
+# body => [lines]}, ...]} or {type => 'break'} (a blank line).
 sub parse_help {
     my ($text) = @_;
     my @lines = split /\n/, $text;
@@ -81,8 +82,8 @@ sub parse_help {
     }
     shift @lines while @lines && $lines[0] !~ /\S/;
     my @blocks;
-    my $item;       # the open item, and the column its tag starts at
-    my $item_indent = 0;
+    my $item;            # the open item
+    my $item_indent = 0; # the column its tag starts at
     for my $l (@lines) {
         if ($l !~ /\S/) {
             undef $item;
