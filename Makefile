@@ -4,8 +4,12 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
+# Every build these targets make treats warnings as errors (TRD_WERROR,
+# CMakeLists.txt; WERROR=OFF to build anyway).
+WERROR ?= ON
+DEV_FLAGS = -DTRD_WERROR=$(WERROR)
 
-.PHONY: demo test test-sanitize test-mpich build bootstrap bench clean fuzz fuzz-ci
+.PHONY: demo test test-sanitize test-mpich test-release build bootstrap bench clean fuzz fuzz-ci
 
 demo: build
 	./$(BUILD)/treduce demo --out $(BUILD)/demo
@@ -18,13 +22,25 @@ test: build
 # TRD_TEST_QUICK=1: the MPI end-to-end matrices on fewer process counts
 # (tests/mpi/mpi_lib.sh), since an MPI launch under ASan costs ~7 s.
 test-sanitize: bootstrap
-	CC=clang cmake -S . -B build-sanitize -DTRD_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug $(CMAKE_FLAGS)
+	CC=clang cmake -S . -B build-sanitize -DTRD_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug $(DEV_FLAGS) $(CMAKE_FLAGS)
 	cmake --build build-sanitize -j $(JOBS)
 	cd build-sanitize && TRD_TEST_QUICK=1 ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 ctest --output-on-failure --timeout 600 -j $(JOBS)
 
 # The MPI transport built and run against MPICH instead of Open MPI.
 test-mpich: bootstrap
-	bash tests/mpi/build_mpich.sh build-mpich
+	TRD_WERROR=$(WERROR) bash tests/mpi/build_mpich.sh build-mpich
+
+# A Release build for /usr (-O3, as distributions and users build it: gcc
+# warns there where it does not at make test's -O2), warnings as errors,
+# and a quick part of the suite on it: the code a warning was in, a planner
+# against its oracle, the command line, the manual pages and completion,
+# the installed files, and the Debian packages made and linted.
+RELEASE_TESTS = ^(test_threads_wire|test_optimality|cli|core_deps|help_docs|install|packages|example_reduce_threads)$$
+test-release: bootstrap
+	cmake -S . -B build-release -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr \
+	  $(DEV_FLAGS) $(CMAKE_FLAGS)
+	cmake --build build-release -j $(JOBS)
+	cd build-release && ctest --output-on-failure --timeout 300 -j $(JOBS) -R '$(RELEASE_TESTS)'
 
 # libFuzzer on the four file parsers (tests/fuzz): platform JSON, SimGrid
 # XML, cost files, profiles, FUZZ_SECONDS each (ASan + UBSan, clang).  New
@@ -32,7 +48,7 @@ test-mpich: bootstrap
 FUZZ_SECONDS ?= 60
 FUZZERS = platform_json simgrid_xml costs_file profile_json
 fuzz: bootstrap
-	CC=clang cmake -S . -B build-fuzz -DTRD_FUZZ=ON -DTRD_MPI=OFF $(CMAKE_FLAGS)
+	CC=clang cmake -S . -B build-fuzz -DTRD_FUZZ=ON -DTRD_MPI=OFF $(DEV_FLAGS) $(CMAKE_FLAGS)
 	cmake --build build-fuzz -j $(JOBS) $(addprefix --target fuzz_,$(FUZZERS))
 	for f in $(FUZZERS); do \
 	  mkdir -p build-fuzz/corpus/$$f && \
@@ -45,8 +61,9 @@ fuzz: bootstrap
 fuzz-ci:
 	$(MAKE) fuzz FUZZ_SECONDS=12
 
+# RelWithDebInfo (-O2 -g): make test's build, the one developers debug.
 build: bootstrap
-	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(DEV_FLAGS) $(CMAKE_FLAGS)
 	cmake --build $(BUILD) -j $(JOBS)
 
 bootstrap:
@@ -56,4 +73,4 @@ bench: build
 	./$(BUILD)/bench/bench_plan
 
 clean:
-	rm -rf $(BUILD) build-sanitize build-mpich build-fuzz
+	rm -rf $(BUILD) build-sanitize build-mpich build-fuzz build-release

@@ -19,6 +19,9 @@ packages=(
   libqsopt-ex-dev libgmp-dev        # exact rational LP solver and rationals (src/steady)
   libxml2-dev                       # SimGrid platform XML import (src/model/platform_simgrid.c)
   iproute2                          # ip and tc: treduce testbed's namespaces (tools/testbed_build.c)
+  man-db                            # man and lexgrog: the manual pages' test (tests/help_docs_test.sh)
+  lintian dpkg-dev file             # the Debian packages: checked (tests/package_test.sh); cpack
+                                    # -G DEB runs dpkg-shlibdeps and file
 )
 
 missing=()

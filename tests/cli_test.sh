@@ -70,6 +70,25 @@ expect 1 'too large' -- "$tool" plan -n 2000000000
 expect 2 'root.*rank 1' -- "$tool" plan --algo chain -n 4 --root 1 --noncommutative
 expect 2 '\.png or \.svg' -- "$tool" plan -n 4 --gantt "$out/x.txt"
 expect 1 'cannot write' -- "$tool" plan -n 4 --gantt /nonexistent/dir/x.png
+# Without PLplot's cairo driver (plplot-driver-cairo) a figure is a clear
+# error, exit 1, not PLplot's exit; no file is written and an old one stays
+# whole: a drivers folder with PLplot's other drivers only, and an empty one.
+drivers=$(pkg-config --variable=drvdir plplot)
+mkdir -p "$out/drv-nocairo" "$out/drv-none"
+for f in "$drivers"/*; do
+  case ${f##*/} in cairo.*) ;; *) ln -sf "$f" "$out/drv-nocairo/" ;; esac
+done
+for d in drv-nocairo drv-none; do
+  for ext in png svg; do
+    rm -f "$out/nodrv.$ext"
+    PLPLOT_DRV_DIR=$out/$d expect 1 "${ext}cairo.*plplot-driver-cairo" -- \
+      "$tool" plan -n 4 --gantt "$out/nodrv.$ext"
+    [ ! -e "$out/nodrv.$ext" ] && ok || bad "$d: plan --gantt left $out/nodrv.$ext behind"
+  done
+  echo old >"$out/old.png"
+  PLPLOT_DRV_DIR=$out/$d "$tool" plan -n 4 --gantt "$out/old.png" >/dev/null 2>&1
+  [ "$(cat "$out/old.png")" = old ] && ok || bad "$d: a failed plan --gantt changed old.png"
+done
 expect 2 'out of range' -- "$tool" ratios --n-max 1
 expect 2 "unknown command 'frobnicate'" -- "$tool" frobnicate
 expect 2 "unexpected" -- "$tool" list extra

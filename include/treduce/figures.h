@@ -18,7 +18,9 @@ extern "C" {
 
 /* Draws the schedule like Figure 1 of canon-antoniu: one row per rank,
  * transfers and combines as bars over model time.  The format follows the
- * file name: .png or .svg. */
+ * file name: .png or .svg.  Every figure needs PLplot's cairo driver
+ * (plplot-driver-cairo): without it, TRD_EBACKEND saying so, and no file
+ * written. */
 trd_status trd_plan_write_gantt(const trd_plan *plan, const char *path);
 
 /* Writes a line plot of `nseries` series of `npoints` points each against

@@ -1,11 +1,12 @@
 /* plot.c: what every PLplot figure of treduce shares.  PLplot prompts on
  * stdin for a missing device or an unopenable file and calls exit() on some
  * errors, so everything it could trip on is checked before plinit: the
- * extension picks the device, the device must be loadable, the file must
- * open for writing.  Each figure gets its own stream (plmkstrm), so a
- * caller's stream is left alone, and PLplot's abort messages go to the
- * figure (plsError) instead of stderr.  A process-wide lock serialises
- * figures, since PLplot is not thread-safe. */
+ * extension picks the device, the device's driver must be installed and
+ * loadable, and only then is the file opened for writing (a figure that
+ * cannot be drawn leaves no file).  Each figure gets its own stream
+ * (plmkstrm), so a caller's stream is left alone, and PLplot's abort
+ * messages go to the figure (plsError) instead of stderr.  A process-wide
+ * lock serialises figures, since PLplot is not thread-safe. */
 #include "viz/plot.h"
 
 #include "core/error.h"
@@ -16,8 +17,10 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <threads.h>
+#include <unistd.h>
 
 _Static_assert(sizeof(PLINT) == sizeof(int32_t), "PLINT is 32-bit");
 
@@ -84,6 +87,41 @@ trd_status trd_plot_check_writable(const char *path)
         return trd_fail(TRD_EIO, "cannot write %s: %s", path, strerror(errno));
     if (fclose(f) != 0)
         return trd_fail(TRD_EIO, "cannot write %s: %s", path, strerror(errno));
+    return TRD_OK;
+}
+
+/* Whether the driver of `device` (pngcairo, svgcairo: PLplot's cairo
+ * driver, Debian's plplot-driver-cairo) is installed.  PLplot loads its
+ * drivers from a folder (PLPLOT_DRV_DIR, else the one it was built with),
+ * the devices listed in each driver's .driver_info, and exits the process
+ * when that folder has no driver at all (plgDevs, plinit): so the folder is
+ * read here first.  A PLplot without that folder (static drivers) is left
+ * to device_available. */
+static trd_status check_driver(const char *device, const char *path)
+{
+#ifdef TRD_PLPLOT_DRV_DIR
+    const char *dir = getenv("PLPLOT_DRV_DIR");
+    if (dir == NULL || *dir == '\0')
+        dir = TRD_PLPLOT_DRV_DIR;
+    char info[4096], module[4096], line[256];
+    snprintf(info, sizeof info, "%s/cairo.driver_info", dir);
+    snprintf(module, sizeof module, "%s/cairo.so", dir);
+    size_t n = strlen(device);
+    bool listed = false;
+    FILE *f = fopen(info, "r");
+    while (f != NULL && !listed && fgets(line, sizeof line, f) != NULL)
+        listed = strncmp(line, device, n) == 0 && line[n] == ':';
+    if (f != NULL)
+        fclose(f);
+    if (!listed || access(module, R_OK) != 0)
+        return trd_fail(TRD_EBACKEND, "cannot draw %s: PLplot's %s device is not "
+                        "installed (%s %s; on Debian: apt-get install "
+                        "plplot-driver-cairo)", path, device, listed ? module : info,
+                        listed ? "is missing" : "does not list it");
+#else
+    (void)device;
+    (void)path;
+#endif
     return TRD_OK;
 }
 
@@ -299,16 +337,20 @@ trd_status trd_plot_begin(trd_plot *plot, const char *path, int width,
     if (plot == NULL || width < 1 || height < 1)
         return trd_fail(TRD_EINVAL, "bad figure for %s: %d x %d pixels",
                         path, width, height);
-    st = trd_plot_check_writable(path);
+    st = check_driver(device, path);
     if (st != TRD_OK)
         return st;
     st = plot_lock();
     if (st != TRD_OK)
         return st;
-    if (!device_available(device)) {
+    if (!device_available(device))
+        st = trd_fail(TRD_EBACKEND, "PLplot has no %s device for %s "
+                      "(is plplot-driver-cairo installed?)", device, path);
+    else
+        st = trd_plot_check_writable(path);
+    if (st != TRD_OK) {
         plot_unlock();
-        return trd_fail(TRD_EBACKEND, "PLplot has no %s device for %s "
-                        "(is plplot-driver-cairo installed?)", device, path);
+        return st;
     }
     plot->path = path;
     plot->width = width;

@@ -5,7 +5,8 @@
 # DESIGN.md), then runs those tests with MPICH's launcher (2 and 3
 # processes: MPICH busy-polls, more would crowd 2 cores).  Debian's
 # libmpich-dev provides the wrapper mpicc.mpich and mpiexec.mpich; override
-# them with MPICH_CC and MPICH_EXEC.  Exit 77 when MPICH is not installed.
+# them with MPICH_CC and MPICH_EXEC.  Warnings are errors (TRD_WERROR=OFF:
+# not).  Exit 77 when MPICH is not installed.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$src/build-mpich}
@@ -15,7 +16,7 @@ if [ ! -x "$mpicc" ] || [ ! -x "$mpiexec" ]; then
   echo "SKIP: MPICH not found ($mpicc, $mpiexec; apt-get install libmpich-dev)"
   exit 77
 fi
-cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRD_WERROR="${TRD_WERROR:-ON}" \
   -DMPI_C_COMPILER="$mpicc" -DMPIEXEC_EXECUTABLE="$mpiexec"
 layer_targets=()
 for p in layer_types layer_comms layer_errors layer_stats layer_lifecycle layer_threads; do layer_targets+=("$p" "${p}_linked"); done
