@@ -269,6 +269,8 @@ int tml_collective(const tml_args *a)
         msg = trd_errmsg();
     } else if (why == TML_OK && p.bytes > 0) {
         rc = p.c->size == 1 ? copy_local(a, &p) : execute(a, &p, opts, &msg);
+        if (rc == MPI_SUCCESS && p.c->size > 1)
+            tml_known_learn(p.c);
     }
     tml_busy = false;
     tml_stats_count(a->allreduce, why);

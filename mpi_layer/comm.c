@@ -184,6 +184,7 @@ static bool make_treduce(tml_comm *c, int node_ranks)
     o.timeout_s = tml_g.cfg.timeout_s;
     o.own_comm = true;
     o.node_ranks = node_ranks;
+    o.node_procs = tml_node_procs();
     o.deferred = true;
     o.shm_probe = c->known.probe; /* read at the set-up: filled in by the agreement */
     if (trd_comm_mpi_create_with(&c->tc, &priv, &o) != TRD_OK) {

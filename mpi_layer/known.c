@@ -74,6 +74,16 @@ void tml_known_add(const int *world, int n, const tml_known *k)
     pthread_mutex_unlock(&lock);
 }
 
+void tml_known_learn(tml_comm *c)
+{
+    double rings, mpi;
+    if (c->known.probe[1] > 0 || !c->tc || !trd_comm_shm_probe(c->tc, &rings, &mpi))
+        return;
+    c->known.probe[0] = rings;
+    c->known.probe[1] = mpi;
+    tml_known_add(c->world, c->size, &c->known);
+}
+
 void tml_known_finish(void)
 {
     pthread_mutex_lock(&lock);

@@ -110,6 +110,9 @@ void tml_nodes_finish(void);
  * malloc'd, NULL when out of memory or when a process is not in the
  * world), and how many of them share this process's node.  Local. */
 int *tml_world_ranks(MPI_Comm comm, int *n, int *node_ranks);
+/* How many processes of the world run on this node (0: not known): they
+ * share its cores, whichever communicator a call is on. */
+int tml_node_procs(void);
 
 /* ---- Element types and datatypes (types.c) ---- */
 
@@ -281,6 +284,9 @@ tml_comm *tml_comm_of(MPI_Comm comm);
 bool tml_known_find(const int *world, int n, tml_known *out);
 /* A communicator of these world ranks measured k. */
 void tml_known_add(const int *world, int n, const tml_known *k);
+/* After a call on c: what its treduce measured meanwhile (the path of long
+ * messages, at its first call) is kept for the communicators to come. */
+void tml_known_learn(tml_comm *c);
 void tml_known_finish(void);
 
 /* One call's arguments as the layer runs them (call.c fills it). */

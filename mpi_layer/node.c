@@ -35,6 +35,14 @@ bool tml_nodes_start(void)
     return true;
 }
 
+int tml_node_procs(void)
+{
+    int here = node_of ? node_of[tml_g.world_rank] : -1, n = 0;
+    for (int r = 0; node_of && r < world_size; r++)
+        n += node_of[r] == here;
+    return n;
+}
+
 void tml_nodes_finish(void)
 {
     free(node_of);

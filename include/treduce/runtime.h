@@ -247,6 +247,11 @@ typedef struct trd_mpi_opts {
     int32_t node_ranks; /* how many ranks of *mpi_comm share this rank's
                           node, as MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)
                           counts them; 0 (default): counted so (collective) */
+    int32_t node_procs; /* how many processes share this node's cores, the
+                          communicator's and others (the program's other
+                          ranks): where they outnumber the cores, waits
+                          sleep and the rings take every message; 0
+                          (default): node_ranks */
     bool deferred;     /* no message at creation: the rings of one node and
                           the path of long messages are set up by the first
                           collective call (barrier, agreement, reduction)
@@ -264,7 +269,7 @@ void trd_mpi_opts_init(trd_mpi_opts *opts);
  * deferred it sends no message and is local (a creation inside a call that
  * must not communicate); else collective over *mpi_comm.  TRD_EINVAL for
  * a NULL out or opts, own_comm without a communicator, a timeout out of
- * (0, 1e6] or a negative node_ranks. */
+ * (0, 1e6] or a negative node_ranks or node_procs. */
 trd_status trd_comm_mpi_create_with(trd_comm **out, const void *mpi_comm,
                                     const trd_mpi_opts *opts);
 /* Whether this build has the MPI transport. */

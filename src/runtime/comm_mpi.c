@@ -36,7 +36,7 @@ trd_status trd_comm_long_path(trd_comm *c, bool other)
 void trd_mpi_opts_init(trd_mpi_opts *o)
 {
     *o = (trd_mpi_opts){.timeout_s = 30.0, .own_comm = false, .node_ranks = 0,
-                        .deferred = false, .shm_probe = NULL};
+                        .node_procs = 0, .deferred = false, .shm_probe = NULL};
 }
 
 trd_status trd_comm_mpi_create(trd_comm **out, const void *mpi_comm, double timeout_s)
@@ -67,6 +67,7 @@ trd_status trd_comm_mpi_create_with(trd_comm **out, const void *mpi_comm, const 
     trd_wire_mpi_setup_init(&setup);
     setup.own_comm = o->own_comm;
     setup.node_ranks = o->node_ranks;
+    setup.node_procs = o->node_procs;
     setup.deferred = o->deferred;
     setup.choose_path = true;
     setup.probe = o->shm_probe;

@@ -211,7 +211,7 @@ static trd_status setup(mpi_wire *w, MPI_Comm comm, const trd_wire_mpi_setup *o)
     if (s != TRD_OK)
         return s;
     find_world(w);
-    int rc = trd_mpi_count_node(w, o->node_ranks);
+    int rc = trd_mpi_count_node(w, o->node_ranks, o->node_procs);
     if (rc != MPI_SUCCESS)
         return trd_mpi_error(TRD_EBACKEND, rc, "counting the ranks of this node", -1);
     w->deferred = o->deferred;
@@ -225,8 +225,8 @@ static trd_status setup(mpi_wire *w, MPI_Comm comm, const trd_wire_mpi_setup *o)
 
 void trd_wire_mpi_setup_init(trd_wire_mpi_setup *o)
 {
-    *o = (trd_wire_mpi_setup){.own_comm = false, .node_ranks = 0, .deferred = false,
-                              .choose_path = false, .probe = NULL};
+    *o = (trd_wire_mpi_setup){.own_comm = false, .node_ranks = 0, .node_procs = 0,
+                              .deferred = false, .choose_path = false, .probe = NULL};
 }
 
 trd_status trd_wire_mpi_create(trd_wire **out, const void *mpi_comm)
@@ -248,8 +248,9 @@ trd_status trd_wire_mpi_create_with(trd_wire **out, const void *mpi_comm,
     if (!init || fin)
         return trd_fail(TRD_EINVAL, "mpi wire: MPI is %s (MPI_Init must come first)",
                         fin ? "finalized" : "not initialised");
-    if (o->node_ranks < 0)
-        return trd_fail(TRD_EINVAL, "mpi wire: node_ranks %ld is negative", (long)o->node_ranks);
+    if (o->node_ranks < 0 || o->node_procs < 0)
+        return trd_fail(TRD_EINVAL, "mpi wire: node_ranks %ld or node_procs %ld is negative",
+                        (long)o->node_ranks, (long)o->node_procs);
     trd_mpi_reap();
     mpi_wire *w = calloc(1, sizeof *w);
     if (!w)

@@ -178,8 +178,9 @@ trd_status trd_mpi_agree(void *ctx, double *v, int32_t n, double deadline);
 
 /* mpi_node.c: the rings of one node */
 /* w->node_ranks, counted by MPI_Comm_split_type unless known, and
- * w->crowded; an MPI error code. */
-int trd_mpi_count_node(mpi_wire *w, int32_t known);
+ * w->crowded (from procs, the node's processes, if > 0); an MPI error
+ * code. */
+int trd_mpi_count_node(mpi_wire *w, int32_t known, int32_t procs);
 /* The rings, when the node holds the whole communicator, and the path of
  * long messages: run by every rank before its first message (deferred
  * from creation, or at its end), through the wire's own messages.

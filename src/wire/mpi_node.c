@@ -24,11 +24,12 @@
 #include <unistd.h>
 
 /* w->node_ranks: how many of the communicator's ranks run on this node
- * (known, or counted by MPI_Comm_split_type); and w->crowded: whether
- * that is more than it has cores online (back_off), or TRD_MPI_CROWDED=1
- * says the machine's cores are shared anyway (the hosts of `treduce
- * testbed run` are namespaces of one machine). */
-int trd_mpi_count_node(mpi_wire *w, int32_t known)
+ * (known, or counted by MPI_Comm_split_type); and w->crowded: whether the
+ * node's processes (procs, else those ranks) outnumber its cores online
+ * (back_off), or TRD_MPI_CROWDED=1 says the machine's cores are shared
+ * anyway (the hosts of `treduce testbed run` are namespaces of one
+ * machine). */
+int trd_mpi_count_node(mpi_wire *w, int32_t known, int32_t procs)
 {
     int rc = MPI_SUCCESS, local = known;
     if (known == 0) {
@@ -42,7 +43,8 @@ int trd_mpi_count_node(mpi_wire *w, int32_t known)
     w->node_ranks = local;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     const char *forced = getenv("TRD_MPI_CROWDED");
-    w->crowded = cores < 1 || local > cores || (forced && !strcmp(forced, "1"));
+    int competing = procs > local ? procs : local;
+    w->crowded = cores < 1 || competing > cores || (forced && !strcmp(forced, "1"));
     return rc;
 }
 

@@ -30,6 +30,11 @@ typedef struct trd_wire_mpi_setup {
      * MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) would count them; 0 (the
      * default): counted so, a collective. */
     int32_t node_ranks;
+    /* How many processes share this node's cores, the communicator's and
+     * others' (a program's other ranks): a node is crowded when they
+     * outnumber its cores (its waits then sleep, its rings take every
+     * message).  0 (the default): node_ranks. */
+    int32_t node_procs;
     /* Nothing is sent at creation: the rings of the node and the path of
      * long messages are set up by every rank's first message, barrier or
      * agreement, through the wire's own messages (a creation that must
