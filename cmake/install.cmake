@@ -18,7 +18,9 @@ endif()
 install(TARGETS ${TRD_EXPORTED} EXPORT treduceTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/treduce
-        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} PATTERN "*.in" EXCLUDE)
+install(FILES ${PROJECT_BINARY_DIR}/include/treduce/version.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/treduce) # generated from version.h.in
 
 set(TRD_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/treduce)
 install(EXPORT treduceTargets NAMESPACE treduce:: DESTINATION ${TRD_CMAKE_DIR})
