@@ -176,7 +176,10 @@ const char *trd_plan_upper_bound_source(const trd_plan *plan);
 /* Rank that `rank` sends its partial result to; -1 for the root. */
 int32_t trd_plan_parent(const trd_plan *plan, int32_t rank);
 /* Model start time of rank's transfer to its parent (after any wait for a
- * busy receiver); NaN for the root. */
+ * busy receiver), from the tree evaluator; NaN for the root, and for a
+ * plan it does not time (segmented, allreduce, exchange: there the
+ * start of rank's first SEND in trd_plan_step_times is the one that goes
+ * with trd_plan_makespan). */
 double trd_plan_send_start(const trd_plan *plan, int32_t rank);
 
 /* Makespan of algorithm `algo` for `params` without building the schedule:
@@ -239,7 +242,9 @@ typedef enum trd_side { TRD_SIDE_LEFT = 0, TRD_SIDE_RIGHT = 1 } trd_side;
  * the IR states data dependencies only: how many transfers a rank may take
  * part in at once is the port model's business (one-port in the planners'
  * model), so a rank's RECVs have no dependencies.  `start` and `end` are the
- * step's times in the model the plan was built with; `release` (SEND only,
+ * step's times in the model the plan was built with where the tree
+ * evaluator timed it (an unsegmented tree reduce), else 0: the times that
+ * go with trd_plan_makespan are trd_plan_step_times'; `release` (SEND only,
  * else 0) is a time before which the transfer must not start, used by
  * planners that delay transfers on purpose (greedy-k-transfers). */
 typedef struct trd_step {
@@ -267,6 +272,10 @@ typedef struct trd_step {
  * pointers stay valid until trd_plan_free. */
 size_t trd_plan_step_count(const trd_plan *plan, int32_t rank);
 const trd_step *trd_plan_step(const trd_plan *plan, int32_t rank, size_t i);
+/* Number of steps of every rank's program together.  In rank order, rank
+ * r's step i is number trd_plan_step_count of ranks 0 .. r-1, plus i
+ * (the order of trd_plan_step_times). */
+size_t trd_plan_total_steps(const trd_plan *plan);
 /* Number of scratch slots (besides slot 0) rank's program uses. */
 int32_t trd_plan_scratch_slots(const trd_plan *plan, int32_t rank);
 /* Number of blocks B the buffer is cut into (1 when unsegmented).

@@ -152,6 +152,14 @@ static trd_status check_range(const trd_params *p)
                     p->segments == 1 ? "" : "s", TIME_MAX);
 }
 
+trd_status trd_plan_check_params(const trd_algo *algo, const trd_params *p)
+{
+    trd_status st = check_params(algo, p);
+    trd_params whole = *p;
+    whole.segments = p->segments > 1 ? p->segments : 1;
+    return st == TRD_OK ? check_range(&whole) : st;
+}
+
 /* trd_lower_bound for the blocks the plan cuts its buffer into (an
  * exchange's own, or params.segments). */
 static double block_bound(const trd_plan *plan)
@@ -169,8 +177,9 @@ static trd_status fill_plan(trd_plan *plan, const trd_timing *t, const int32_t *
     plan->send_start = malloc((size_t)n * sizeof *plan->send_start);
     if (!plan->parent || !plan->send_start)
         return trd_fail(TRD_ENOMEM, "plan: out of memory for n = %ld", (long)n);
+    bool evaluated = plan->timed && evaluator_model(&plan->params); /* its times are the plan's */
     for (int32_t pos = 0; pos < n; pos++) {
-        plan->send_start[rank[pos]] = t->send_start[pos];
+        plan->send_start[rank[pos]] = evaluated ? t->send_start[pos] : NAN;
         plan->parent[rank[pos]] = -1;
     }
     for (int32_t v = 0; v < n; v++)
@@ -423,6 +432,11 @@ double trd_plan_send_start(const trd_plan *plan, int32_t rank)
 size_t trd_plan_step_count(const trd_plan *plan, int32_t rank)
 {
     return is_rank(plan, rank) ? plan->step_first[rank + 1] - plan->step_first[rank] : 0;
+}
+
+size_t trd_plan_total_steps(const trd_plan *plan)
+{
+    return plan->step_first[plan->params.n];
 }
 
 const trd_step *trd_plan_step(const trd_plan *plan, int32_t rank, size_t i)
