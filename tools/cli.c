@@ -99,9 +99,8 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     return CLI_USAGE;
 }
 
-int cli_lib_error(const char *cmd, trd_status status)
+int cli_lib_error_status(trd_status status)
 {
-    fprintf(stderr, "treduce %s: %s\n", cmd, cli_errmsg(status));
     switch (status) {
     case TRD_EINVAL:
     case TRD_ENOALGO:
@@ -110,6 +109,12 @@ int cli_lib_error(const char *cmd, trd_status status)
     default:
         return CLI_FAILED;
     }
+}
+
+int cli_lib_error(const char *cmd, trd_status status)
+{
+    fprintf(stderr, "treduce %s: %s\n", cmd, cli_errmsg(status));
+    return cli_lib_error_status(status);
 }
 
 void cli_progress(const char *label, int64_t done, int64_t total)
@@ -178,13 +183,4 @@ static int by_value(const void *x, const void *y)
 void cli_sort(double *v, size_t n)
 {
     qsort(v, n, sizeof *v, by_value);
-}
-
-FILE *cli_open_out(const char *cmd, const char *dir, const char *name, char *path, size_t size)
-{
-    snprintf(path, size, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    if (!f)
-        fprintf(stderr, "treduce %s: cannot write %s\n", cmd, path);
-    return f;
 }

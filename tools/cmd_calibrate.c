@@ -107,8 +107,10 @@ static int save(const cli_run_args *a, const calib_ctx *c, const char *out)
     snprintf(m.transport, sizeof m.transport, "%s", a->transport);
     snprintf(m.op, sizeof m.op, "%s", a->op);
     snprintf(m.type, sizeof m.type, "%s", a->type);
-    trd_status st = trd_profile_save(out, &c->profile, &m);
-    return st == TRD_OK ? CLI_OK : cli_lib_error("calibrate", st);
+    cli_out file;
+    if (!cli_out_begin("calibrate", &file, NULL, out))
+        return CLI_FAILED;
+    return cli_out_finish("calibrate", &file, trd_profile_save(file.tmp, &c->profile, &m));
 }
 
 static int report(const cli_run_args *a, const calib_ctx *c, const char *out)

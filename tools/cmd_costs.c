@@ -86,8 +86,16 @@ int cmd_costs(int argc, char **argv)
     if (ts == TRD_OK)
         ts = a.preset ? trd_costs_preset(k, a.preset, a.slow)
                       : trd_costs_random(k, a.model, a.spread, (uint64_t)a.seed);
-    if (ts == TRD_OK)
-        ts = trd_costs_save(k, a.out); /* NULL: standard output */
+    cli_out out;
+    if (ts != TRD_OK || !a.out) {
+        if (ts == TRD_OK)
+            ts = trd_costs_save(k, NULL); /* the standard output */
+        trd_costs_free(k);
+        return ts == TRD_OK ? CLI_OK : cli_lib_error("costs", ts);
+    }
+    st = cli_out_begin("costs", &out, NULL, a.out)
+             ? cli_out_finish("costs", &out, trd_costs_save(k, out.tmp))
+             : CLI_FAILED;
     trd_costs_free(k);
-    return ts == TRD_OK ? CLI_OK : cli_lib_error("costs", ts);
+    return st;
 }

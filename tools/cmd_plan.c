@@ -393,8 +393,11 @@ int cmd_plan(int argc, char **argv)
         print_dot(&v);
     else if (st == CLI_OK)
         print_text(&v);
-    if (st == CLI_OK && a.gantt && (ts = trd_plan_write_gantt(plan, a.gantt)) != TRD_OK)
-        st = cli_lib_error("plan", ts);
+    cli_out gantt;
+    if (st == CLI_OK && a.gantt)
+        st = cli_out_begin("plan", &gantt, NULL, a.gantt)
+                 ? cli_out_finish("plan", &gantt, trd_plan_write_gantt(plan, gantt.tmp))
+                 : CLI_FAILED;
     view_close(&v);
     trd_plan_free(plan);
     trd_costs_free(costs); /* after the plan, which reads them */
