@@ -14,7 +14,7 @@ enum format { FORMAT_TEXT, FORMAT_JSON, FORMAT_DOT };
 static void help(void)
 {
     printf("usage: treduce plan --algo NAME -n N [--d D] [--c C] [--K K] [--root R]\n"
-           "                    [--allreduce] [--costs FILE | --preset NAME [--D X]]\n"
+           "                    [--allreduce] [--costs FILE | --preset NAME [--slow X]]\n"
            "                    [--noncommutative] [--format text|json|dot] [--gantt FILE]\n\n"
            "Builds the reduction plan of algorithm NAME for N ranks (0..N-1) under the\n"
            "homogeneous model of Canon & Antoniu: a transfer takes D, a combine C, a rank\n"
@@ -35,7 +35,8 @@ static void help(void)
            "  --costs FILE        heterogeneous costs: 'n N', N rows of d[i][*], a row of\n"
            "                      c[*] (docs/SIMULATION.md; treduce costs generate)\n"
            "  --preset NAME       lower-to-higher, higher-to-lower or fib-root-slow (Benoit\n"
-           "                      et al. Sec. 4), slow transfers X times D (--D X, default 2)\n"
+           "                      et al. Sec. 4), slow transfers X times D (--slow X,\n"
+           "                      default 2; --D X: the same, its older spelling)\n"
            "  --K K               limit of greedy-k-transfers / greedy-k-reducers\n"
            "  --root R            rank that gets the result (default 0)\n"
            "  --allreduce         every rank gets the result (tree algorithms: reduce,\n"
@@ -324,7 +325,7 @@ static int parse_args(int argc, char **argv, plan_args *a)
         case 'g': a->gantt = optarg; break;
         case 'C': a->costs_file = optarg; break;
         case 'p': a->preset = optarg; break;
-        case 'S': ok = cli_real("plan", "--D", optarg, &a->slow); break;
+        case 'S': ok = cli_real("plan", "--slow", optarg, &a->slow); break;
         case 'h': help(); return CLI_OK;
         case ':': return cli_usage_error("plan", "option '%s' needs a value", argv[optind - 1]);
         default: return cli_usage_error("plan", "unknown option '%s'", argv[optind - 1]);

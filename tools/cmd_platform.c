@@ -43,7 +43,7 @@ static void help_show(void)
            "Loads FILE, a platform in JSON or a SimGrid XML platform (told apart by\n"
            "their content), checks it and prints its nodes and links with their exact\n"
            "speeds and costs:\n\n"
-           "  -p, --platform FILE  the platform file\n"
+           "  --platform FILE      the platform file (-p FILE: the same, its older spelling)\n"
            "  --format F           text (default); json, the treduce format (this\n"
            "                       converts a SimGrid file); dot, for Graphviz\n"
            "                       (computing nodes grey boxes, routers ellipses)\n"

@@ -12,7 +12,7 @@
 static void help(void)
 {
     printf("usage: treduce simulate --algo NAME -n N [--dist const|exp|gamma] [--mean-d X]\n"
-           "         [--mean-c Y] [--cv Z] [--costs FILE | --preset NAME [--slow D]]\n"
+           "         [--mean-c Y] [--cv Z] [--costs FILE | --preset NAME [--slow X]]\n"
            "         [--port half|full|multi] [--runs R] [--seed S] [--threads T]\n"
            "         [--K K] [--root R] [--noncommutative] [--format text|json]\n\n"
            "Simulates R reductions of N ranks in virtual time: the schedule interpreter\n"
@@ -29,7 +29,8 @@ static void help(void)
            "  --cv Z         coefficient of variation for gamma (default 1)\n"
            "  --costs FILE   heterogeneous bases: 'n N', N rows of d[i][*], a row of c[*]\n"
            "  --preset NAME  lower-to-higher, higher-to-lower or fib-root-slow, with slow\n"
-           "                 links D times the mean (--slow D, default 2)\n"
+           "                 links X times the mean (--slow X, default 2; --D X: the\n"
+           "                 same, its older spelling)\n"
            "  --port P       half (one transfer per rank, default), full, multi\n"
            "  --runs R       number of runs (default 10000)\n"
            "  --seed S       seed (default 1); --threads T: 0 = all cores (default)\n"
@@ -92,7 +93,7 @@ static int parse_args(int argc, char **argv, sim_args *a)
 {
     static const struct option opts[] = {
         {"algo", 1, 0, 'a'}, {"dist", 1, 0, 'D'}, {"mean-d", 1, 0, 'x'}, {"mean-c", 1, 0, 'y'},
-        {"cv", 1, 0, 'v'}, {"costs", 1, 0, 'f'}, {"preset", 1, 0, 'p'}, {"slow", 1, 0, 'S'},
+        {"cv", 1, 0, 'v'}, {"costs", 1, 0, 'f'}, {"preset", 1, 0, 'p'}, {"slow", 1, 0, 'S'}, {"D", 1, 0, 'S'},
         {"port", 1, 0, 'P'}, {"runs", 1, 0, 'r'}, {"seed", 1, 0, 's'}, {"threads", 1, 0, 't'},
         {"K", 1, 0, 'K'}, {"root", 1, 0, 'R'}, {"noncommutative", 0, 0, 'N'},
         {"format", 1, 0, 'F'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
