@@ -109,8 +109,16 @@ int cli_out_finish(const char *cmd, cli_out *o, trd_status st);
 /* Creates folder dir if missing; prints why and returns false on failure. */
 bool cli_make_dir(const char *cmd, const char *dir);
 
-/* Progress bar on stderr, only when stderr is a terminal. */
-void cli_progress(const char *label, int64_t done, int64_t total);
+/* Progress of a long run on stderr, `done` of `total` `unit`s (e.g.
+ * "runs"), with the time left at the pace so far: on a terminal a bar
+ * redrawn as it moves; elsewhere (a log, a pipe) a line every
+ * TREDUCE_PROGRESS seconds (default 5: a shorter run prints none),
+ * "treduce LABEL: 45% (180000/400000 runs), about 12 s left".  A new
+ * task starts whenever total changes or done goes back. */
+void cli_progress(const char *label, const char *unit, int64_t done, int64_t total);
+/* Reads TREDUCE_PROGRESS (seconds > 0 between lines, or "off"): CLI_OK,
+ * or a usage error naming the value. */
+int cli_progress_init(void);
 
 /* Sub-commands (commands.def). */
 #define CLI_COMMAND(name, summary) int cmd_##name(int argc, char **argv);

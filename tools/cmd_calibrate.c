@@ -218,6 +218,8 @@ int cmd_calibrate(int argc, char **argv)
         return cli_usage_error("calibrate", "unexpected argument '%s'", argv[optind]);
     const trd_wire_info *wire;
     int bad = cli_wire("calibrate", a.transport, &wire);
+    if (bad == CLI_OK)
+        bad = cli_run_check_op("calibrate", a.op);
     if (bad != CLI_OK)
         return bad;
     if (!wire->launched && (a.p < 2 || a.p > wire->p_max))

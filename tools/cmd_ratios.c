@@ -49,7 +49,7 @@ static trd_status compute(int64_t nmax, double *x, double *y)
         st = ratio("binomial-strategy", n, 1.0, 1.0, &y[k]);
         if (st == TRD_OK)
             st = ratio("fibonacci-strategy", n, 1.0, 0.0, &y[npoints + k]);
-        cli_progress("ratios", n - 1, nmax - 1);
+        cli_progress("ratios", "values of n", n - 1, nmax - 1);
     }
     return st;
 }

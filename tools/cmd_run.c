@@ -196,6 +196,8 @@ static int check_args(const cli_run_args *a)
     int st = cli_wire(cmd, a->transport, &wire);
     if (st != CLI_OK)
         return st;
+    if ((st = cli_run_check_op(cmd, a->op)) != CLI_OK)
+        return st;
     if (!a->count_set)
         return cli_usage_error(cmd, "--count is required");
     if (a->count < 0)

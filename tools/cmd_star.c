@@ -135,7 +135,7 @@ typedef struct sim_out {
 
 static void progress(void *ctx, int64_t done, int64_t total)
 {
-    cli_progress((const char *)ctx, done, total);
+    cli_progress((const char *)ctx, "runs", done, total);
 }
 
 /* One plan of algo on S_n: unit costs, then a.runs runs of random costs. */
@@ -300,7 +300,7 @@ static trd_status table_row_make(int32_t n, uint64_t seed, table_row *row)
             row->steps[i] = r.steps;
             row->verified = row->verified && r.verified;
         }
-        cli_progress("star --table", (n - TABLE_FIRST) * 2 + i + 1,
+        cli_progress("star --table", "schedules", (n - TABLE_FIRST) * 2 + i + 1,
                      (TABLE_LAST - TABLE_FIRST + 1) * 2);
     }
     return st;

@@ -31,7 +31,7 @@ static void progress(void *ctx, int64_t done, int64_t total)
 {
     sweep *s = ctx;
     (void)total;
-    cli_progress("sweep", s->done + done, s->total);
+    cli_progress("sweep", "runs", s->done + done, s->total);
 }
 
 /* Monte Carlo of one method at one grid point. */

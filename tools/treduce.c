@@ -63,6 +63,8 @@ static int help(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    if (cli_progress_init() != CLI_OK)
+        return CLI_USAGE;
     if (argc < 2) {
         usage(stderr);
         return CLI_USAGE;

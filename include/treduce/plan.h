@@ -170,7 +170,9 @@ double trd_plan_work(const trd_plan *plan);
 double trd_plan_lower_bound(const trd_plan *plan);
 /* The paper's proven upper bound on this algorithm's makespan (NaN when
  * none applies: segmented, allreduce, exchange, heterogeneous costs), and
- * the name of the result it comes from ("Prop. 6", ...). */
+ * the name of the result it comes from ("Prop. 6", ...), or where there is
+ * no value "none (why)": "none (heterogeneous costs)", "none (allreduce)",
+ * "none (segmented)", "none (exchange)", ... */
 double trd_plan_upper_bound(const trd_plan *plan);
 const char *trd_plan_upper_bound_source(const trd_plan *plan);
 /* Rank that `rank` sends its partial result to; -1 for the root. */

@@ -409,9 +409,20 @@ double trd_plan_work(const trd_plan *plan)
 double trd_plan_lower_bound(const trd_plan *plan) { return plan->lower_bound; }
 double trd_plan_upper_bound(const trd_plan *plan) { return plan->upper_bound; }
 
+/* The paper's bounds are for the homogeneous model, whole buffers and a
+ * reduce: where one does not apply, the source says why. */
 const char *trd_plan_upper_bound_source(const trd_plan *plan)
 {
-    return plan->algo->bound_source;
+    const char *source = plan->algo->bound_source;
+    if (!isnan(plan->upper_bound) || !strncmp(source, "none", 4))
+        return source;
+    if (plan->params.costs)
+        return "none (heterogeneous costs)";
+    if (plan->params.allreduce)
+        return "none (allreduce)";
+    if (plan->blocks > 1)
+        return "none (segmented)";
+    return "none";
 }
 
 static bool is_rank(const trd_plan *plan, int32_t rank)
