@@ -222,7 +222,7 @@ typedef enum trd_step_kind {
 
 typedef enum trd_side { TRD_SIDE_LEFT = 0, TRD_SIDE_RIGHT = 1 } trd_side;
 
-/* Fusion (DESIGN.md: the simulator runs exactly what runs).  Every plan
+/* Fusion (the simulator runs exactly what runs).  Every plan
  * trd_plan_create returns has been through one pass at plan time
  * (src/plan/fuse.c) that writes down what the runtime really does with a
  * message: a RECV into scratch whose only reader is a COMBINE of the same

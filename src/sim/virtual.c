@@ -1,5 +1,6 @@
-/* virtual.c: the virtual-time transport (DESIGN.md: a simulated transport
- * interchangeable with a real one under the same engine).
+/* virtual.c: the virtual-time transport: a simulated transport
+ * interchangeable with a real one under the same engine
+ * (docs/ARCHITECTURE.md, docs/SIMULATION.md).
  *
  * A SEND and its matching RECV make a transfer; it starts when both are
  * posted, the port model lets both ranks take part (half duplex: one
