@@ -115,9 +115,9 @@ static void check_times(const timing *t, const char *what)
                          s0, s->dep[k]);
             double want = s->kind == TRD_STEP_COPY ? 0 : moves(s) ? xfer : comb;
             if (s->kind == TRD_STEP_RECV_COMBINE)
-                TU_CHECK(s1 - s0 >= (xfer + comb) * (1 - EPS_SHARE), "%s rank %d step %zu: a RECV_COMBINE "
-                         "of %g, its transfer and combine take %g", what, r, i, s1 - s0,
-                         xfer + comb);
+                TU_CHECK(s1 - s0 >= (xfer + comb) * (1 - EPS_SHARE), "%s rank %d step %zu: a "
+                         "RECV_COMBINE of %g, its transfer and combine take %g", what, r, i,
+                         s1 - s0, xfer + comb);
             else
                 TU_CHECK(fabs(s1 - s0 - want) <= EPS_SHARE * (1 + want), "%s rank %d step %zu "
                          "(kind %d) lasts %.17g, the model %.17g", what, r, i, s->kind,

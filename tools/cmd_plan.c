@@ -233,10 +233,42 @@ static void print_text(const plan_view *v)
     }
 }
 
-/* Graphviz: the tree (child -> parent, labelled with the send start),
- * or for a plan without one (an exchange) every pair of ranks a message
- * goes between, labelled with its first transfer's start and how many
- * transfers it carries. */
+/* Whether rank r sends to peer before its step i. */
+static bool sent_before(const trd_plan *plan, int32_t r, size_t i, int32_t peer)
+{
+    for (size_t j = 0; j < i; j++)
+        if (is_send(trd_plan_step(plan, r, j)) && trd_plan_step(plan, r, j)->peer == peer)
+            return true;
+    return false;
+}
+
+/* A plan without a tree (an exchange): one edge per pair of ranks a
+ * message goes between, labelled with the first one's start and, in
+ * brackets, how many there are. */
+static void print_exchange_edges(const plan_view *v)
+{
+    const trd_plan *plan = v->plan;
+    for (int32_t r = 0; r < trd_plan_params(plan)->n; r++)
+        for (size_t i = 0; i < trd_plan_step_count(plan, r); i++) {
+            const trd_step *s = trd_plan_step(plan, r, i);
+            if (!is_send(s) || sent_before(plan, r, i, s->peer))
+                continue;
+            double first = v->start[v->first[r] + i];
+            size_t messages = 0;
+            for (size_t j = i; j < trd_plan_step_count(plan, r); j++) {
+                const trd_step *o = trd_plan_step(plan, r, j);
+                if (is_send(o) && o->peer == s->peer) {
+                    messages++;
+                    first = fmin(first, v->start[v->first[r] + j]);
+                }
+            }
+            printf("  %ld -> %ld [label=\"%g (%zu)\"];\n", (long)r, (long)s->peer, first,
+                   messages);
+        }
+}
+
+/* Graphviz: the tree (child -> parent, labelled with the send start), or
+ * the exchange's pairs. */
 static void print_dot(const plan_view *v)
 {
     const trd_plan *plan = v->plan;
@@ -253,24 +285,8 @@ static void print_dot(const plan_view *v)
             printf("  %ld -> %ld [label=\"%g\"];\n", (long)r, (long)trd_plan_parent(plan, r),
                    send_start(v, r));
         }
-    for (int32_t r = 0; r < p->n && !tree; r++)
-        for (size_t i = 0; i < trd_plan_step_count(plan, r); i++) {
-            const trd_step *s = trd_plan_step(plan, r, i);
-            size_t first = i, messages = 0;
-            for (size_t j = 0; j < trd_plan_step_count(plan, r) && is_send(s); j++) {
-                const trd_step *o = trd_plan_step(plan, r, j);
-                if (is_send(o) && o->peer == s->peer) {
-                    messages++;
-                    if (v->start[v->first[r] + j] < v->start[v->first[r] + first])
-                        first = j;
-                    if (j < i)
-                        break; /* the pair was printed at its first send */
-                }
-                if (j == trd_plan_step_count(plan, r) - 1)
-                    printf("  %ld -> %ld [label=\"%g (%zu)\"];\n", (long)r, (long)s->peer,
-                           v->start[v->first[r] + first], messages);
-            }
-        }
+    if (!tree)
+        print_exchange_edges(v);
     printf("}\n");
 }
 

@@ -93,7 +93,8 @@ static int parse_args(int argc, char **argv, sim_args *a)
 {
     static const struct option opts[] = {
         {"algo", 1, 0, 'a'}, {"dist", 1, 0, 'D'}, {"mean-d", 1, 0, 'x'}, {"mean-c", 1, 0, 'y'},
-        {"cv", 1, 0, 'v'}, {"costs", 1, 0, 'f'}, {"preset", 1, 0, 'p'}, {"slow", 1, 0, 'S'}, {"D", 1, 0, 'S'},
+        {"cv", 1, 0, 'v'}, {"costs", 1, 0, 'f'}, {"preset", 1, 0, 'p'}, {"slow", 1, 0, 'S'},
+        {"D", 1, 0, 'S'},
         {"port", 1, 0, 'P'}, {"runs", 1, 0, 'r'}, {"seed", 1, 0, 's'}, {"threads", 1, 0, 't'},
         {"K", 1, 0, 'K'}, {"root", 1, 0, 'R'}, {"noncommutative", 0, 0, 'N'},
         {"format", 1, 0, 'F'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
