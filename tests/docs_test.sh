@@ -200,8 +200,7 @@ for f in "${docs[@]}"; do
     ref=${ref%%#*}
     [ -z "$ref" ] && continue
     ref=$(sed -E 's/<[a-z_]+>/*/g' <<<"$ref") # src/plan/<name>.c: any file of that form
-    if ! compgen -G "$src/$ref" >/dev/null && ! compgen -G "$(dirname "$f")/$ref" >/dev/null &&
-      ! compgen -G "$build/$ref" >/dev/null; then # bench/bench_hetero: a program of the build
+    if ! compgen -G "$src/$ref" >/dev/null && ! compgen -G "$(dirname "$f")/$ref" >/dev/null; then
       bad "$rel:$n: names $ref, which is not in the tree"
     fi
   done < <(grep -noE '\]\([^)]+\)|`(docs|src|tests|tools|bench|include|examples|cmake|scripts|mpi_layer)/[^` ]+`' "$f" |
