@@ -79,7 +79,8 @@ for a in binomial pipeline; do
 done
 expect 2 'ring is an allreduce algorithm.*--allreduce' -- "$tool" plan --algo ring -n 8
 
-# The issue's example: a pipeline's send starts were whole-buffer times.
+# A pipeline's send starts are its segments', before its makespan (they
+# were the whole buffer's, 12, 10, 8 ... past a makespan of 1.2).
 "$tool" plan --algo pipeline -n 8 --format json >"$out/pipe8.json"
 jcheck '.makespan as $m | $m < 2 and all(.send_start[] | numbers; . < $m)' "$out/pipe8.json"
 

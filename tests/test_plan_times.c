@@ -45,6 +45,9 @@ static timing times_of(const trd_plan *plan)
         t.first[r + 1] = t.first[r] + trd_plan_step_count(plan, r);
     TU_CHECK(t.first[n] == total, "%s: trd_plan_total_steps %zu, the ranks' steps %zu",
              trd_plan_algo(plan), total, t.first[n]);
+    for (int32_t r = 0; r <= n; r++)
+        TU_CHECK(trd_plan_step_offset(plan, r) == t.first[r], "%s: rank %d's steps at %zu, "
+                 "not %zu", trd_plan_algo(plan), r, trd_plan_step_offset(plan, r), t.first[r]);
     TU_CHECK(trd_plan_step_times(plan, t.start, t.end) == TRD_OK, "%s: %s",
              trd_plan_algo(plan), trd_errmsg());
     return t;

@@ -49,25 +49,19 @@ static void help(void)
 }
 
 /* A plan and the times of its steps (trd_plan_step_times: those of the
- * run its makespan ends), by rank: rank r's step i at first[r] + i. */
+ * run its makespan ends). */
 typedef struct plan_view {
     const trd_plan *plan;
     double *start, *end;
-    size_t *first;
 } plan_view;
 
 static trd_status view_open(plan_view *v, const trd_plan *plan)
 {
-    int32_t n = (int32_t)trd_plan_params(plan)->n;
     size_t total = trd_plan_total_steps(plan);
     *v = (plan_view){.plan = plan, .start = malloc((total + 1) * sizeof *v->start),
-                     .end = malloc((total + 1) * sizeof *v->end),
-                     .first = malloc(((size_t)n + 1) * sizeof *v->first)};
-    if (!v->start || !v->end || !v->first)
+                     .end = malloc((total + 1) * sizeof *v->end)};
+    if (!v->start || !v->end)
         return TRD_ENOMEM;
-    v->first[0] = 0;
-    for (int32_t r = 0; r < n; r++)
-        v->first[r + 1] = v->first[r] + trd_plan_step_count(plan, r);
     return trd_plan_step_times(plan, v->start, v->end);
 }
 
@@ -75,7 +69,12 @@ static void view_close(plan_view *v)
 {
     free(v->start);
     free(v->end);
-    free(v->first);
+}
+
+/* Where the times of rank r's step i are. */
+static size_t at(const plan_view *v, int32_t r, size_t i)
+{
+    return trd_plan_step_offset(v->plan, r) + i;
 }
 
 static bool is_send(const trd_step *s)
@@ -97,7 +96,7 @@ static double send_start(const plan_view *v, int32_t r)
     for (size_t i = 0; parent >= 0 && i < trd_plan_step_count(v->plan, r); i++) {
         const trd_step *s = trd_plan_step(v->plan, r, i);
         if (is_send(s) && s->peer == parent)
-            return v->start[v->first[r] + i];
+            return v->start[at(v, r, i)];
     }
     return NAN;
 }
@@ -115,7 +114,7 @@ static json_t *steps_json(const plan_view *v, int32_t rank, cli_finite *f)
     json_t *list = json_array();
     for (size_t i = 0; i < trd_plan_step_count(v->plan, rank); i++) {
         const trd_step *s = trd_plan_step(v->plan, rank, i);
-        size_t k = v->first[rank] + i;
+        size_t k = at(v, rank, i);
         json_t *o = json_pack("{s:s, s:i, s:i, s:i, s:[i,i], s:o, s:o}", "kind", kinds[s->kind],
                               "peer", s->peer, "buf", s->buf, "src", s->src, "dep", s->dep[0],
                               s->dep[1], "start", cli_json_real(f, "a step's start", v->start[k]),
@@ -253,13 +252,13 @@ static void print_exchange_edges(const plan_view *v)
             const trd_step *s = trd_plan_step(plan, r, i);
             if (!is_send(s) || sent_before(plan, r, i, s->peer))
                 continue;
-            double first = v->start[v->first[r] + i];
+            double first = v->start[at(v, r, i)];
             size_t messages = 0;
             for (size_t j = i; j < trd_plan_step_count(plan, r); j++) {
                 const trd_step *o = trd_plan_step(plan, r, j);
                 if (is_send(o) && o->peer == s->peer) {
                     messages++;
-                    first = fmin(first, v->start[v->first[r] + j]);
+                    first = fmin(first, v->start[at(v, r, j)]);
                 }
             }
             printf("  %ld -> %ld [label=\"%g (%zu)\"];\n", (long)r, (long)s->peer, first,

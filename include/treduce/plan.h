@@ -274,10 +274,11 @@ typedef struct trd_step {
  * pointers stay valid until trd_plan_free. */
 size_t trd_plan_step_count(const trd_plan *plan, int32_t rank);
 const trd_step *trd_plan_step(const trd_plan *plan, int32_t rank, size_t i);
-/* Number of steps of every rank's program together.  In rank order, rank
- * r's step i is number trd_plan_step_count of ranks 0 .. r-1, plus i
- * (the order of trd_plan_step_times). */
+/* Number of steps of every rank's program together, and where rank's
+ * step 0 is among them: in rank order, rank r's step i is number
+ * trd_plan_step_offset(plan, r) + i (the order of trd_plan_step_times). */
 size_t trd_plan_total_steps(const trd_plan *plan);
+size_t trd_plan_step_offset(const trd_plan *plan, int32_t rank);
 /* Number of scratch slots (besides slot 0) rank's program uses. */
 int32_t trd_plan_scratch_slots(const trd_plan *plan, int32_t rank);
 /* Number of blocks B the buffer is cut into (1 when unsegmented).

@@ -450,6 +450,11 @@ size_t trd_plan_total_steps(const trd_plan *plan)
     return plan->step_first[plan->params.n];
 }
 
+size_t trd_plan_step_offset(const trd_plan *plan, int32_t rank)
+{
+    return is_rank(plan, rank) ? plan->step_first[rank] : trd_plan_total_steps(plan);
+}
+
 const trd_step *trd_plan_step(const trd_plan *plan, int32_t rank, size_t i)
 {
     if (i >= trd_plan_step_count(plan, rank))

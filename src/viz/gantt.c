@@ -38,7 +38,6 @@ enum {
 /* What the drawing needs besides the plan. */
 typedef struct gantt {
     double *start, *end; /* every step's times (trd_plan_step_times) */
-    size_t *first;   /* rank r's steps: start[first[r] ..] (nshow + 1) */
     int32_t nshow;   /* ranks drawn: 0 .. nshow-1 */
     double xmin;     /* time axis */
     double xmax;
@@ -55,12 +54,8 @@ static trd_status gantt_times(const trd_plan *plan, gantt *g)
     size_t total = trd_plan_total_steps(plan);
     g->start = malloc((total + 1) * sizeof *g->start);
     g->end = malloc((total + 1) * sizeof *g->end);
-    g->first = malloc(((size_t)g->nshow + 1) * sizeof *g->first);
-    if (!g->start || !g->end || !g->first)
+    if (!g->start || !g->end)
         return trd_fail(TRD_ENOMEM, "gantt: out of memory for %zu steps", total);
-    g->first[0] = 0;
-    for (int32_t r = 0; r < g->nshow; r++)
-        g->first[r + 1] = g->first[r] + trd_plan_step_count(plan, r);
     return trd_plan_step_times(plan, g->start, g->end);
 }
 
@@ -68,7 +63,6 @@ static void gantt_free(gantt *g)
 {
     free(g->start);
     free(g->end);
-    free(g->first);
 }
 
 /* Checks the steps of the ranks to draw and finds the time range. */
@@ -81,7 +75,8 @@ static trd_status gantt_scan(const trd_plan *plan, gantt *g)
         size_t count = trd_plan_step_count(plan, r);
         for (size_t i = 0; i < count; i++) {
             const trd_step *s = trd_plan_step(plan, r, i);
-            double t0 = g->start[g->first[r] + i], t1 = g->end[g->first[r] + i];
+            size_t k = trd_plan_step_offset(plan, r) + i;
+            double t0 = g->start[k], t1 = g->end[k];
             if (s == NULL || s->kind < TRD_STEP_SEND || s->kind > TRD_STEP_SEND_INPUT)
                 return trd_fail(TRD_EINVAL, "rank %d step %zu of the plan "
                                 "is missing or of unknown kind", (int)r, i);
@@ -161,7 +156,8 @@ static void gantt_bars(const trd_plan *plan, const gantt *g)
         size_t count = trd_plan_step_count(plan, r);
         for (size_t i = 0; i < count; i++) {
             const trd_step *s = trd_plan_step(plan, r, i);
-            double t0 = g->start[g->first[r] + i], t1 = g->end[g->first[r] + i];
+            size_t k = trd_plan_step_offset(plan, r) + i;
+            double t0 = g->start[k], t1 = g->end[k];
             if (!(t1 > t0))
                 continue;
             /* A receive-and-combine spans its transfer and its combine (the
