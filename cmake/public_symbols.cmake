@@ -1,13 +1,15 @@
 # trd_write_version_script(OUT EXCLUDED_HEADER...): writes to OUT a linker
 # version script that exports every function declared in the public
-# headers (include/treduce/*.h) except the EXCLUDED ones, and hides every
+# headers (include/treduce/*.h, and version.h.in that CMake generates
+# version.h from) except the EXCLUDED ones, and hides every
 # other symbol.  A declaration is a name trd_... followed at once by "(";
 # names only mentioned in comments that way are exported if they exist and
 # ignored if not, which the linker allows.  trd_fail (src/core/error.h) is
 # exported too: libtreduce_figures reports its errors through it, so that
 # trd_last_error() sees them.
 function(trd_write_version_script out)
-  file(GLOB headers ${PROJECT_SOURCE_DIR}/include/treduce/*.h)
+  file(GLOB headers ${PROJECT_SOURCE_DIR}/include/treduce/*.h
+       ${PROJECT_SOURCE_DIR}/include/treduce/*.h.in)
   set(names trd_fail)
   foreach(h IN LISTS headers)
     get_filename_component(base ${h} NAME)

@@ -1,6 +1,7 @@
 /* layer.h: the internals of libtreduce_mpi.so, the PMPI interposition
  * layer that runs MPI_Reduce and MPI_Allreduce with treduce's algorithms
- * (docs/ARCHITECTURE.md "adapters"; docs/MPI_LAYER.md is the user's side).
+ * (an adapter of docs/ARCHITECTURE.md's layers; docs/MPI_LAYER.md is the
+ * user's side).
  *
  * The layer uses libtreduce's public API only.  A call is classified first
  * (call.c): anything the layer does not run completely - an erroneous or

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # cli_test.sh: end-to-end checks of the `treduce` command-line contract:
 # exit statuses, JSON keys and values, output files, and clear errors.
-# usage: cli_test.sh PATH/TO/treduce OUTDIR
+# usage: cli_test.sh PATH/TO/treduce OUTDIR VERSION (CMake's project version)
 set -u
 tool=$1
 out=$2
+version=$3
 # shellcheck source=cli_lib.sh
 . "$(dirname "$0")/cli_lib.sh"
 
@@ -34,6 +35,19 @@ expect 0 'makespan +5' -- "$tool" plan -n 8
 expect 0 '^digraph' -- "$tool" plan -n 8 --format dot
 expect 0 'usage: treduce plan' -- "$tool" plan --help
 expect 0 'commands:' -- "$tool" --help
+# --version / -V: "treduce X.Y.Z", the project's version, alone on stdout.
+for v in --version -V; do
+  [ "$("$tool" "$v" 2>/dev/null)" = "treduce $version" ] && ok \
+    || bad "'treduce $v' does not print 'treduce $version': $("$tool" "$v" 2>&1)"
+done
+# help CMD is CMD --help; help of no command is the usage, exit 2 naming it.
+for c in plan list simulate run steady testbed costs; do
+  [ "$("$tool" help "$c" 2>&1)" = "$("$tool" "$c" --help 2>&1)" ] && ok \
+    || bad "'treduce help $c' differs from 'treduce $c --help'"
+done
+expect 0 'commands:' -- "$tool" help
+expect 2 "unknown command 'nosuch'" -- "$tool" help nosuch
+expect 2 "help takes one command" -- "$tool" help plan run
 for ext in png svg; do
   "$tool" plan -n 20 --c 0.5 --gantt "$out/gantt.$ext" >/dev/null || bad "gantt .$ext failed"
   [ -s "$out/gantt.$ext" ] && ok || bad "gantt.$ext missing or empty"

@@ -4,7 +4,8 @@
 # without PLplot and export no figure or plotting function: those live in
 # libtreduce_figures, so a program that draws nothing links the core alone.
 # With --api, each must also export only the functions the headers of
-# HEADER_DIR name (figures.h aside), and trd_fail for libtreduce_figures:
+# HEADER_DIR name (figures.h aside; version.h.in for the generated
+# version.h), and trd_fail for libtreduce_figures:
 # no internal function a program could come to depend on.
 set -euo pipefail
 fail=0
@@ -14,7 +15,8 @@ if [ "${1:-}" = --api ]; then api=$2; shift 2; fi
 # check_api LIB: no exported function that the public headers do not name
 check_api() {
   local declared extra
-  declared=$(find "$api" -name '*.h' ! -name figures.h -exec grep -ohE '\btrd_[a-z0-9_]+\(' {} + |
+  declared=$(find "$api" \( -name '*.h' -o -name '*.h.in' \) ! -name figures.h \
+    -exec grep -ohE '\btrd_[a-z0-9_]+\(' {} + |
     tr -d '(' | sort -u)
   extra=$(nm -D --defined-only "$1" | awk '$3 ~ /^trd_/ {print $3}' | sort -u |
     comm -23 - <(printf '%s\ntrd_fail\n' "$declared" | sort -u))

@@ -1,5 +1,5 @@
-/* test_schedule_ir.c: consistency of the compiled schedule IR (DESIGN.md,
- * "The schedule (IR)") with the plan's tree and the one-port model, as
+/* test_schedule_ir.c: consistency of the compiled schedule IR (docs/MODEL.md,
+ * "The schedule IR") with the plan's tree and the one-port model, as
  * schedule.c compiles it (trd_plan_create_unfused: the fusion pass is
  * checked against these programs by test_fuse).
  *

@@ -1,5 +1,5 @@
-/* test_trace.c: the simulator and the runtime run one schedule (DESIGN.md:
- * the simulator runs exactly what runs).
+/* test_trace.c: the simulator and the runtime run one schedule (the
+ * simulator runs exactly what runs: docs/ARCHITECTURE.md).
  *
  * For every static algorithm of the registry, p = 2..5 (and 6 for star's
  * p = n!), unsegmented and in 3 segments, reduce and allreduce, a call

@@ -109,11 +109,10 @@ static int write_costs(const cli_run_args *a, const cli_matrix_args *m, const ma
                        size_t elem)
 {
     const trd_pair_profile *pr = &c->profile;
-    FILE *f = fopen(m->costs_out, "w");
-    if (!f) {
-        fprintf(stderr, "treduce %s: cannot write %s\n", cmd, m->costs_out);
+    cli_out out;
+    FILE *f = cli_out_open(cmd, &out, NULL, m->costs_out);
+    if (!f)
         return CLI_FAILED;
-    }
     double bytes = (double)m->count * (double)elem;
     fprintf(f, "# treduce calibrate --matrix: %d ranks over %s, %s on %s, a message of %lld "
             "elements (%.0f bytes)\n# d[i][j] = latency + bytes x seconds per byte (i sends "
@@ -128,7 +127,7 @@ static int write_costs(const cli_run_args *a, const cli_matrix_args *m, const ma
     for (int32_t i = 0; i < pr->p; i++)
         fprintf(f, "%.9g%c", pr->combine_fixed[i] + (double)m->count * pr->per_element[i],
                 i + 1 < pr->p ? ' ' : '\n');
-    return fclose(f) == 0 ? CLI_OK : CLI_FAILED;
+    return cli_out_end(cmd, &out, true) ? CLI_OK : CLI_FAILED;
 }
 
 /* A positive time as the exact decimal the platform loader reads. */
@@ -161,11 +160,11 @@ static int write_platform(const cli_run_args *a, const cli_matrix_args *m, const
              "message unit %g bytes, a task combines a unit of %s on %s; latency left out",
              a->transport, m->unit_bytes, a->op, a->type);
     json_t *j = json_pack("{s:s, s:o, s:o}", "comment", comment, "nodes", nodes, "links", links);
-    int rc = json_dump_file(j, m->platform_out, JSON_INDENT(2)) == 0 ? CLI_OK : CLI_FAILED;
+    cli_out out;
+    FILE *f = cli_out_open(cmd, &out, NULL, m->platform_out);
+    bool ok = f && json_dumpf(j, f, JSON_INDENT(2)) == 0;
     json_decref(j);
-    if (rc != CLI_OK)
-        fprintf(stderr, "treduce %s: cannot write %s\n", cmd, m->platform_out);
-    return rc;
+    return f && cli_out_end(cmd, &out, ok) ? CLI_OK : CLI_FAILED;
 }
 
 /* A p x p table of f(i, j) as JSON rows. */

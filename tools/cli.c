@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <string.h>
+#include <time.h>
 
 bool cli_int(const char *cmd, const char *what, const char *text, int64_t *out)
 {
@@ -99,9 +100,8 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
     return CLI_USAGE;
 }
 
-int cli_lib_error(const char *cmd, trd_status status)
+int cli_lib_error_status(trd_status status)
 {
-    fprintf(stderr, "treduce %s: %s\n", cmd, cli_errmsg(status));
     switch (status) {
     case TRD_EINVAL:
     case TRD_ENOALGO:
@@ -112,21 +112,88 @@ int cli_lib_error(const char *cmd, trd_status status)
     }
 }
 
-void cli_progress(const char *label, int64_t done, int64_t total)
+int cli_lib_error(const char *cmd, trd_status status)
 {
-    static int last = -1;
-    if (!isatty(STDERR_FILENO) || total <= 0)
+    fprintf(stderr, "treduce %s: %s\n", cmd, cli_errmsg(status));
+    return cli_lib_error_status(status);
+}
+
+/* TREDUCE_PROGRESS: seconds between lines off a terminal; 0: off. */
+static double progress_every = 5.0;
+
+int cli_progress_init(void)
+{
+    const char *v = getenv("TREDUCE_PROGRESS");
+    char *end;
+    if (!v)
+        return CLI_OK;
+    if (!strcmp(v, "off")) {
+        progress_every = 0;
+        return CLI_OK;
+    }
+    double s = strtod(v, &end);
+    if (end == v || *end || !(s > 0) || !isfinite(s)) {
+        fprintf(stderr, "treduce: invalid TREDUCE_PROGRESS='%s': the seconds between progress "
+                "lines (> 0), or off\n", v);
+        return CLI_USAGE;
+    }
+    progress_every = s;
+    return CLI_OK;
+}
+
+static double monotonic_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* "about 12 s left" at the pace since the task's start. */
+static void time_left(char *out, size_t size, double elapsed, int64_t done, int64_t total)
+{
+    if (done <= 0)
+        snprintf(out, size, "time left not yet known");
+    else
+        snprintf(out, size, "about %.0f s left",
+                 elapsed * (double)(total - done) / (double)done);
+}
+
+void cli_progress(const char *label, const char *unit, int64_t done, int64_t total)
+{
+    static double start, last;
+    static int64_t task_total = -1, last_done, last_pct = -1;
+    if (progress_every <= 0 || total <= 0)
         return;
+    double now = monotonic_s();
+    if (total != task_total || done < last_done) { /* a new task */
+        task_total = total;
+        start = last = now;
+        last_pct = -1;
+    }
+    last_done = done;
+    char left[64];
+    time_left(left, sizeof left, now - start, done, total);
     int pct = (int)(100 * done / total);
-    if (pct == last && done != total)
+    if (!isatty(STDERR_FILENO)) {
+        if (done < total && now - last >= progress_every) {
+            fprintf(stderr, "treduce %s: %d%% (%lld/%lld %s), %s\n", label, pct,
+                    (long long)done, (long long)total, unit, left);
+            last = now;
+        }
+        if (done == total)
+            task_total = -1;
         return;
-    last = pct;
+    }
+    if (pct == last_pct && done != total && now - last < 1.0)
+        return; /* redrawn when the share moves, and each second for the time left */
+    last_pct = pct;
+    last = now;
     int bars = pct / 5;
-    fprintf(stderr, "\r%s [%.*s%*s] %3d%%", label, bars, "####################", 20 - bars,
-            "", pct);
+    fprintf(stderr, "\r%s [%.*s%*s] %3d%%  %-24s", label, bars, "####################",
+            20 - bars, "", pct, done == total ? "" : left);
     if (done == total) {
         fputc('\n', stderr);
-        last = -1;
+        task_total = -1;
     }
     fflush(stderr);
 }
@@ -178,13 +245,4 @@ static int by_value(const void *x, const void *y)
 void cli_sort(double *v, size_t n)
 {
     qsort(v, n, sizeof *v, by_value);
-}
-
-FILE *cli_open_out(const char *cmd, const char *dir, const char *name, char *path, size_t size)
-{
-    snprintf(path, size, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    if (!f)
-        fprintf(stderr, "treduce %s: cannot write %s\n", cmd, path);
-    return f;
 }

@@ -58,6 +58,8 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 /* Reports a failed library call with trd_errmsg(); bad-input statuses are
  * usage errors (2), the rest failures (1). */
 int cli_lib_error(const char *cmd, trd_status status);
+/* The exit status cli_lib_error gives a status, without a message. */
+int cli_lib_error_status(trd_status status);
 
 struct option;
 /* The option loop of a sub-command: getopt_long over argv with opts (and
@@ -75,16 +77,48 @@ int cli_parse_options_short(const char *cmd, const char *shortopts, int argc, ch
 /* Sorts v[0..n) ascending (medians of timings). */
 void cli_sort(double *v, size_t n);
 
-/* Opens dir/name for writing (path gets it); prints "treduce <cmd>:
- * cannot write <path>" and returns NULL on failure. */
-FILE *cli_open_out(const char *cmd, const char *dir, const char *name, char *path,
-                   size_t size);
+/* An output file, written whole or not at all (tools/cli_output.c): into
+ * a temporary beside it (same folder and extension) that cli_out_end
+ * renames over it once complete, or removes on failure; SIGINT, SIGTERM
+ * and SIGHUP remove it too, so an interrupted command leaves the earlier
+ * file intact and no temporary.  A path that exists and is not a regular
+ * file (/dev/stdout, a pipe, a symbolic link) is written in place.  Every
+ * command that writes a file goes through it. */
+typedef struct cli_out {
+    char path[4096]; /* the file, dir/name */
+    char tmp[4096];  /* where to write it until cli_out_end */
+    FILE *f;         /* cli_out_open's stream on tmp */
+    int slot;        /* internal */
+} cli_out;
+/* Begins dir/name (dir NULL: name alone) for a writer that takes a path:
+ * give it o->tmp.  false (the error printed) on failure. */
+bool cli_out_begin(const char *cmd, cli_out *o, const char *dir, const char *name);
+/* cli_out_begin and a stream on o->tmp (also in o->f); NULL on failure. */
+FILE *cli_out_open(const char *cmd, cli_out *o, const char *dir, const char *name);
+/* Ends o: when ok, closes its stream and renames the temporary over the
+ * file (a failure printed "treduce <cmd>: cannot write <path>: why");
+ * else, or on such a failure, removes the temporary.  Whether the file
+ * now holds the new content. */
+bool cli_out_end(const char *cmd, cli_out *o, bool ok);
+/* Ends o with the status of the library call that wrote o->tmp: TRD_OK
+ * keeps it (CLI_OK, or CLI_FAILED if the rename fails); an error removes
+ * it and is reported as cli_lib_error does, naming o->path where the
+ * message names the temporary.  Returns the exit status. */
+int cli_out_finish(const char *cmd, cli_out *o, trd_status st);
 
 /* Creates folder dir if missing; prints why and returns false on failure. */
 bool cli_make_dir(const char *cmd, const char *dir);
 
-/* Progress bar on stderr, only when stderr is a terminal. */
-void cli_progress(const char *label, int64_t done, int64_t total);
+/* Progress of a long run on stderr, `done` of `total` `unit`s (e.g.
+ * "runs"), with the time left at the pace so far: on a terminal a bar
+ * redrawn as it moves; elsewhere (a log, a pipe) a line every
+ * TREDUCE_PROGRESS seconds (default 5: a shorter run prints none),
+ * "treduce LABEL: 45% (180000/400000 runs), about 12 s left".  A new
+ * task starts whenever total changes or done goes back. */
+void cli_progress(const char *label, const char *unit, int64_t done, int64_t total);
+/* Reads TREDUCE_PROGRESS (seconds > 0 between lines, or "off"): CLI_OK,
+ * or a usage error naming the value. */
+int cli_progress_init(void);
 
 /* Sub-commands (commands.def). */
 #define CLI_COMMAND(name, summary) int cmd_##name(int argc, char **argv);

@@ -31,12 +31,12 @@ static void help(void)
            "then adds the work the platform cannot run at once to its predictions); and\n"
            "the memory bandwidth of 1 to min(P, cores) ranks streaming a[i] += b[i] at\n"
            "once (auto charges plans whose transfers and combines share the bus).\n"
-           "Under MPI: mpirun -np P treduce calibrate --transport mpi; when all ranks\n"
+           "Under MPI: mpirun -np P treduce calibrate --wire mpi; when all ranks\n"
            "share a node, messages of at most 16 KiB go through shared memory\n"
            "(TRD_MPI_SHM_MAX sets the limit, 0: none) and the profile's line is\n"
            "fitted through both regimes.\n\n"
            "  --wire W       threads (default) or mpi\n"
-           "                 (--transport W: the same)\n"
+           "                 (--transport W: the same, its older spelling)\n"
            "  -p P           ranks for threads (default 2)\n"
            "  --op OP        operator (default sum; matrix, interval, sleep-sum and\n"
            "                 spin-sum too, the last two with --op-cost US per call)\n"
@@ -107,8 +107,10 @@ static int save(const cli_run_args *a, const calib_ctx *c, const char *out)
     snprintf(m.transport, sizeof m.transport, "%s", a->transport);
     snprintf(m.op, sizeof m.op, "%s", a->op);
     snprintf(m.type, sizeof m.type, "%s", a->type);
-    trd_status st = trd_profile_save(out, &c->profile, &m);
-    return st == TRD_OK ? CLI_OK : cli_lib_error("calibrate", st);
+    cli_out file;
+    if (!cli_out_begin("calibrate", &file, NULL, out))
+        return CLI_FAILED;
+    return cli_out_finish("calibrate", &file, trd_profile_save(file.tmp, &c->profile, &m));
 }
 
 static int report(const cli_run_args *a, const calib_ctx *c, const char *out)
@@ -216,6 +218,8 @@ int cmd_calibrate(int argc, char **argv)
         return cli_usage_error("calibrate", "unexpected argument '%s'", argv[optind]);
     const trd_wire_info *wire;
     int bad = cli_wire("calibrate", a.transport, &wire);
+    if (bad == CLI_OK)
+        bad = cli_run_check_op("calibrate", a.op);
     if (bad != CLI_OK)
         return bad;
     if (!wire->launched && (a.p < 2 || a.p > wire->p_max))

@@ -12,7 +12,7 @@ static void help(void)
 {
     printf("usage: treduce costs generate -n N [--seed S] [--spread X] [--model links|nodes]\n"
            "                              [--mean-d D] [--mean-c C] [--out FILE]\n"
-           "       treduce costs preset NAME -n N [--D X] [--mean-d D] [--mean-c C]\n"
+           "       treduce costs preset NAME -n N [--slow X] [--mean-d D] [--mean-c C]\n"
            "                              [--out FILE]\n\n"
            "Writes a heterogeneous cost file ('n N', N rows of d[i][*], a row of c[*];\n"
            "docs/SIMULATION.md) that treduce plan, simulate and run read with --costs.\n"
@@ -22,7 +22,8 @@ static void help(void)
            "  nodes   d[i][j] = D max(f_i, f_j), one factor per rank (uneven hosts);\n"
            "and c[i] = C g_i.  d[i][i] = 0.\n"
            "preset: lower-to-higher, higher-to-lower or fib-root-slow with slow transfers\n"
-           "X times D (--D, default 2), combines C.\n\n"
+           "X times D (--slow X, default 2; --D X: the same, its older spelling),\n"
+           "combines C.\n\n"
            "  -n N           number of ranks (required)\n"
            "  --seed S       seed (default 1)\n"
            "  --spread X     slowest-to-fastest factor, >= 1 (default 10)\n"
@@ -46,7 +47,7 @@ static int take(int opt, void *ctx)
     case 'n': a->have_n = true; return cli_int(cmd, "-n", optarg, &a->n) ? CLI_OK : CLI_USAGE;
     case 's': return cli_int(cmd, "--seed", optarg, &a->seed) ? CLI_OK : CLI_USAGE;
     case 'x': return cli_real(cmd, "--spread", optarg, &a->spread) ? CLI_OK : CLI_USAGE;
-    case 'D': return cli_real(cmd, "--D", optarg, &a->slow) ? CLI_OK : CLI_USAGE;
+    case 'D': return cli_real(cmd, "--slow", optarg, &a->slow) ? CLI_OK : CLI_USAGE;
     case 'd': return cli_real(cmd, "--mean-d", optarg, &a->mean_d) ? CLI_OK : CLI_USAGE;
     case 'c': return cli_real(cmd, "--mean-c", optarg, &a->mean_c) ? CLI_OK : CLI_USAGE;
     case 'm': a->model = optarg; return CLI_OK;
@@ -60,7 +61,8 @@ int cmd_costs(int argc, char **argv)
     static const struct option opts[] = {
         {"seed", 1, 0, 's'},   {"spread", 1, 0, 'x'}, {"model", 1, 0, 'm'},
         {"mean-d", 1, 0, 'd'}, {"mean-c", 1, 0, 'c'}, {"out", 1, 0, 'o'},
-        {"D", 1, 0, 'D'},      {"help", 0, 0, 'h'},   {0, 0, 0, 0}};
+        {"slow", 1, 0, 'D'},   {"D", 1, 0, 'D'},      {"help", 0, 0, 'h'},
+        {0, 0, 0, 0}};
     costs_args a = {.seed = 1, .spread = 10.0, .slow = 2.0, .mean_d = 1.0, .mean_c = 1.0,
                     .model = "links"};
     bool generate = argc > 1 && !strcmp(argv[1], "generate");
@@ -86,8 +88,16 @@ int cmd_costs(int argc, char **argv)
     if (ts == TRD_OK)
         ts = a.preset ? trd_costs_preset(k, a.preset, a.slow)
                       : trd_costs_random(k, a.model, a.spread, (uint64_t)a.seed);
-    if (ts == TRD_OK)
-        ts = trd_costs_save(k, a.out); /* NULL: standard output */
+    cli_out out;
+    if (ts != TRD_OK || !a.out) {
+        if (ts == TRD_OK)
+            ts = trd_costs_save(k, NULL); /* the standard output */
+        trd_costs_free(k);
+        return ts == TRD_OK ? CLI_OK : cli_lib_error("costs", ts);
+    }
+    st = cli_out_begin("costs", &out, NULL, a.out)
+             ? cli_out_finish("costs", &out, trd_costs_save(k, out.tmp))
+             : CLI_FAILED;
     trd_costs_free(k);
-    return ts == TRD_OK ? CLI_OK : cli_lib_error("costs", ts);
+    return st;
 }

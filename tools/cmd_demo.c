@@ -158,19 +158,20 @@ static int print_real_runs(void)
 
 static int draw_gantt(const char *dir)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/greedy-gantt.png", dir);
     trd_params p;
     params_for(&p, 1.0);
     trd_plan *plan;
+    cli_out out;
     trd_status st = trd_plan_create(&plan, "greedy", &p);
-    if (st == TRD_OK)
-        st = trd_plan_write_gantt(plan, path);
-    trd_plan_free(plan);
     if (st != TRD_OK)
         return cli_lib_error("demo", st);
-    printf("Gantt chart of the greedy plan (c = d = 1): %s\n", path);
-    return CLI_OK;
+    int rc = cli_out_begin("demo", &out, dir, "greedy-gantt.png")
+                 ? cli_out_finish("demo", &out, trd_plan_write_gantt(plan, out.tmp))
+                 : CLI_FAILED;
+    trd_plan_free(plan);
+    if (rc == CLI_OK)
+        printf("Gantt chart of the greedy plan (c = d = 1): %s\n", out.path);
+    return rc;
 }
 
 int cmd_demo(int argc, char **argv)

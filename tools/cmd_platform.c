@@ -43,7 +43,7 @@ static void help_show(void)
            "Loads FILE, a platform in JSON or a SimGrid XML platform (told apart by\n"
            "their content), checks it and prints its nodes and links with their exact\n"
            "speeds and costs:\n\n"
-           "  -p, --platform FILE  the platform file\n"
+           "  --platform FILE      the platform file (-p FILE: the same, its older spelling)\n"
            "  --format F           text (default); json, the treduce format (this\n"
            "                       converts a SimGrid file); dot, for Graphviz\n"
            "                       (computing nodes grey boxes, routers ellipses)\n"
@@ -109,21 +109,20 @@ static int run_generate(int argc, char **argv)
     trd_status ts = trd_platform_generate((uint64_t)a.seed, (int32_t)a.lans, &pf);
     if (ts != TRD_OK)
         return cli_lib_error(cmd, ts);
-    FILE *f = strcmp(a.out, "-") ? fopen(a.out, "w") : stdout;
+    cli_out out;
+    FILE *f = strcmp(a.out, "-") ? cli_out_open(cmd, &out, NULL, a.out) : stdout;
     if (f == NULL) {
-        fprintf(stderr, "treduce %s: cannot write %s: %s\n", cmd, a.out, strerror(errno));
         trd_platform_free(pf);
         return CLI_FAILED;
     }
     ts = trd_platform_write_json(pf, f);
-    if (f != stdout && fclose(f) != 0 && ts == TRD_OK)
-        ts = TRD_EIO;
     trd_platform_free(pf);
-    if (ts != TRD_OK) {
-        fprintf(stderr, "treduce %s: cannot write %s\n", cmd, a.out);
-        return CLI_FAILED;
-    }
-    return CLI_OK;
+    if (ts != TRD_OK)
+        fprintf(stderr, "treduce %s: cannot write %s\n", cmd, f == stdout ? "the standard "
+                "output" : out.path);
+    if (f != stdout && !cli_out_end(cmd, &out, ts == TRD_OK))
+        ts = TRD_EIO;
+    return ts == TRD_OK ? CLI_OK : CLI_FAILED;
 }
 
 typedef trd_status (*exact_fn)(const trd_platform *pf, int32_t index, char **text);

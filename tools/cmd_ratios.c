@@ -2,7 +2,6 @@
  * binomial strategy / optimum at d = c, and Fibonacci strategy / optimum at
  * min(d, c) = 0 (taken as d = 1, c = 0), for 2 <= n <= N.  The optimum is
  * Algorithm 1 (greedy).  Writes ratios.csv and ratios.png into --out. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +49,7 @@ static trd_status compute(int64_t nmax, double *x, double *y)
         st = ratio("binomial-strategy", n, 1.0, 1.0, &y[k]);
         if (st == TRD_OK)
             st = ratio("fibonacci-strategy", n, 1.0, 0.0, &y[npoints + k]);
-        cli_progress("ratios", n - 1, nmax - 1);
+        cli_progress("ratios", "values of n", n - 1, nmax - 1);
     }
     return st;
 }
@@ -58,30 +57,28 @@ static trd_status compute(int64_t nmax, double *x, double *y)
 static int write_outputs(const char *dir, int64_t nmax, const double *x, const double *y)
 {
     size_t npoints = (size_t)(nmax - 1);
-    char path[4096];
-    snprintf(path, sizeof path, "%s/ratios.csv", dir);
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "treduce ratios: cannot write %s: %s\n", path, strerror(errno));
+    cli_out out;
+    FILE *f = cli_out_open("ratios", &out, dir, "ratios.csv");
+    if (!f)
         return CLI_FAILED;
-    }
     fprintf(f, "n,binomial_over_opt,fibonacci_over_opt\n");
     for (size_t k = 0; k < npoints; k++)
         fprintf(f, "%.0f,%.17g,%.17g\n", x[k], y[k], y[npoints + k]);
-    fclose(f);
-    printf("wrote %s\n", path);
+    if (!cli_out_end("ratios", &out, true))
+        return CLI_FAILED;
+    printf("wrote %s\n", out.path);
     static const char *const labels[] = {"binomial strategy / optimal (d = c)",
                                          "Fibonacci strategy / optimal (min(d,c) = 0)"};
     trd_lineplot plot = {.title = "Figure 2 (Canon & Antoniu 2012): strategy length / optimal length",
                          .xlabel = "number of elements n", .ylabel = "ratio",
                          .nseries = 2, .npoints = npoints, .x = x, .y = y,
                          .series_labels = labels, .logx = true};
-    snprintf(path, sizeof path, "%s/ratios.png", dir);
-    trd_status st = trd_lineplot_write(&plot, path);
-    if (st != TRD_OK)
-        return cli_lib_error("ratios", st);
-    printf("wrote %s\n", path);
-    return CLI_OK;
+    if (!cli_out_begin("ratios", &out, dir, "ratios.png"))
+        return CLI_FAILED;
+    int st = cli_out_finish("ratios", &out, trd_lineplot_write(&plot, out.tmp));
+    if (st == CLI_OK)
+        printf("wrote %s\n", out.path);
+    return st;
 }
 
 static void print_worst(int64_t nmax, const double *x, const double *y)

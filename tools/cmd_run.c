@@ -1,6 +1,6 @@
 /* cmd_run.c: `treduce run`: a real reduce or allreduce on real data over
  * the threads transport (ranks are threads of this process) or MPI
- * (`mpirun -np P treduce run --transport mpi ...`).  Each rank fills its
+ * (`mpirun -np P treduce run --wire mpi ...`).  Each rank fills its
  * buffer with values that make the result exact in any combine order
  * (docs/RUNTIME.md), the call runs `iters` times, and the result is
  * checked against a sequential rank-order fold of the same inputs.  The
@@ -28,7 +28,7 @@ static void help(void)
            "         [--timeout S] [--format text|json]\n\n"
            "Runs a real reduction of M elements per rank over P ranks and checks the\n"
            "result against a sequential rank-order fold of the same inputs.\n"
-           "Under MPI: mpirun -np P treduce run --transport mpi ... (-p is then the\n"
+           "Under MPI: mpirun -np P treduce run --wire mpi ... (-p is then the\n"
            "MPI size).\n\n"
            "  --algo NAME       any algorithm of 'treduce list' (default binomial), or\n"
            "                    auto: the one the model predicts fastest for this call\n"
@@ -40,7 +40,7 @@ static void help(void)
            "  --reproducible    bitwise the same result on every run and rank (static\n"
            "                    algorithms only: dynamic ones are refused, auto skips them)\n"
            "  --wire W          threads (default: P threads, no launcher) or mpi\n"
-           "                    (--transport W: the same)\n"
+           "                    (--transport W: the same, its older spelling)\n"
            "  -p P              number of ranks (threads transport)\n"
            "  --count M         elements per rank (>= 0)\n"
            "  --type T          int32, int64, uint64, float, double (default double)\n"
@@ -147,7 +147,7 @@ static int check_profile(const cli_run_args *a)
         return cli_usage_error("run", "give --profile or --d/--c, not both");
     if (strcmp(m->transport, a->transport))
         return cli_usage_error("run", "profile %s was measured over %s, this run is over %s "
-                               "(measure one: treduce calibrate --transport %s --out FILE)",
+                               "(measure one: treduce calibrate --wire %s --out FILE)",
                                a->profile_path, m->transport, a->transport, a->transport);
     if (strcmp(m->op, a->op) || (typed && strcmp(m->type, a->type)))
         return cli_usage_error("run", "profile %s was measured with --op %s --type %s, this "
@@ -195,6 +195,8 @@ static int check_args(const cli_run_args *a)
     const trd_wire_info *wire;
     int st = cli_wire(cmd, a->transport, &wire);
     if (st != CLI_OK)
+        return st;
+    if ((st = cli_run_check_op(cmd, a->op)) != CLI_OK)
         return st;
     if (!a->count_set)
         return cli_usage_error(cmd, "--count is required");

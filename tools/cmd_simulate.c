@@ -12,7 +12,7 @@
 static void help(void)
 {
     printf("usage: treduce simulate --algo NAME -n N [--dist const|exp|gamma] [--mean-d X]\n"
-           "         [--mean-c Y] [--cv Z] [--costs FILE | --preset NAME [--slow D]]\n"
+           "         [--mean-c Y] [--cv Z] [--costs FILE | --preset NAME [--slow X]]\n"
            "         [--port half|full|multi] [--runs R] [--seed S] [--threads T]\n"
            "         [--K K] [--root R] [--noncommutative] [--format text|json]\n\n"
            "Simulates R reductions of N ranks in virtual time: the schedule interpreter\n"
@@ -29,7 +29,8 @@ static void help(void)
            "  --cv Z         coefficient of variation for gamma (default 1)\n"
            "  --costs FILE   heterogeneous bases: 'n N', N rows of d[i][*], a row of c[*]\n"
            "  --preset NAME  lower-to-higher, higher-to-lower or fib-root-slow, with slow\n"
-           "                 links D times the mean (--slow D, default 2)\n"
+           "                 links X times the mean (--slow X, default 2; --D X: the\n"
+           "                 same, its older spelling)\n"
            "  --port P       half (one transfer per rank, default), full, multi\n"
            "  --runs R       number of runs (default 10000)\n"
            "  --seed S       seed (default 1); --threads T: 0 = all cores (default)\n"
@@ -93,6 +94,7 @@ static int parse_args(int argc, char **argv, sim_args *a)
     static const struct option opts[] = {
         {"algo", 1, 0, 'a'}, {"dist", 1, 0, 'D'}, {"mean-d", 1, 0, 'x'}, {"mean-c", 1, 0, 'y'},
         {"cv", 1, 0, 'v'}, {"costs", 1, 0, 'f'}, {"preset", 1, 0, 'p'}, {"slow", 1, 0, 'S'},
+        {"D", 1, 0, 'S'},
         {"port", 1, 0, 'P'}, {"runs", 1, 0, 'r'}, {"seed", 1, 0, 's'}, {"threads", 1, 0, 't'},
         {"K", 1, 0, 'K'}, {"root", 1, 0, 'R'}, {"noncommutative", 0, 0, 'N'},
         {"format", 1, 0, 'F'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
@@ -132,10 +134,26 @@ static int parse_args(int argc, char **argv, sim_args *a)
 
 static void progress(void *ctx, int64_t done, int64_t total)
 {
-    cli_progress((const char *)ctx, done, total);
+    cli_progress((const char *)ctx, "runs", done, total);
 }
 
-static int print_stats(const sim_args *a, const trd_mc_stats *s)
+/* The costs simulated, in words: the homogeneous means, or the file or
+ * preset and the means of its bases (md, mc). */
+static void describe_costs(const sim_args *a, double md, double mc, char *out, size_t size)
+{
+    static const char *const dists[] = {"const", "exp", "gamma"};
+    if (a->costs_file)
+        snprintf(out, size, "heterogeneous costs from %s: mean d %g, mean c %g; %s factors, CV %g",
+                 a->costs_file, md, mc, dists[a->dist], a->cv);
+    else if (a->preset)
+        snprintf(out, size, "heterogeneous costs of preset %s, slow %g: mean d %g, mean c %g; "
+                 "%s factors, CV %g", a->preset, a->slow, md, mc, dists[a->dist], a->cv);
+    else
+        snprintf(out, size, "%s costs, mean d %g, mean c %g, CV %g", dists[a->dist], md, mc,
+                 a->cv);
+}
+
+static int print_stats(const sim_args *a, const trd_mc_stats *s, double md, double mc)
 {
     static const char *const dists[] = {"const", "exp", "gamma"};
     static const char *const ports[] = {"half", "full", "multi"};
@@ -145,8 +163,13 @@ static int print_stats(const sim_args *a, const trd_mc_stats *s)
     if (a->json) {
         json_t *o = json_pack("{s:s, s:I, s:I, s:s, s:f, s:f, s:f, s:s, s:I}", "algo", a->algo,
                               "n", (json_int_t)a->params.n, "runs", (json_int_t)s->runs,
-                              "dist", dists[a->dist], "mean_d", a->mean_d, "mean_c", a->mean_c,
+                              "dist", dists[a->dist], "mean_d", md, "mean_c", mc,
                               "cv", a->cv, "port", ports[a->port], "seed", (json_int_t)a->seed);
+        bool hetero = a->costs_file || a->preset;
+        json_object_set_new(o, "heterogeneous", json_boolean(hetero));
+        json_object_set_new(o, "costs", a->costs_file ? json_string(a->costs_file) : json_null());
+        json_object_set_new(o, "preset", a->preset ? json_string(a->preset) : json_null());
+        json_object_set_new(o, "slow", a->preset ? json_real(a->slow) : json_null());
         for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
             json_object_set_new(o, names[i], cli_json_real(&f, names[i], v[i]));
         int st = cli_finite_end("simulate", &f, o);
@@ -159,11 +182,12 @@ static int print_stats(const sim_args *a, const trd_mc_stats *s)
         cli_finite_check(&f, names[i], v[i]);
     if (f.name)
         return cli_finite_end("simulate", &f, NULL);
-    printf("%s on n = %lld ranks, %lld runs (%s costs, mean d %g, mean c %g, CV %g, %s port)\n"
+    char costs[4200];
+    describe_costs(a, md, mc, costs, sizeof costs);
+    printf("%s on n = %lld ranks, %lld runs (%s, %s port)\n"
            "  mean %.6g   std %.6g\n  q10 %.6g   median %.6g   q90 %.6g   (min %.6g, max %.6g)\n",
-           a->algo, (long long)a->params.n, (long long)s->runs, dists[a->dist], a->mean_d,
-           a->mean_c, a->cv, ports[a->port], s->mean, s->std, s->q10, s->q50, s->q90, s->min,
-           s->max);
+           a->algo, (long long)a->params.n, (long long)s->runs, costs, ports[a->port], s->mean,
+           s->std, s->q10, s->q50, s->q90, s->min, s->max);
     return CLI_OK;
 }
 
@@ -185,8 +209,11 @@ int cmd_simulate(int argc, char **argv)
     if (ts == TRD_OK)
         ts = trd_monte_carlo(a.algo, &a.params, costs, a.port, (uint64_t)a.seed, a.runs,
                              (int)a.threads, progress, "simulate", &stats, NULL);
+    double md = a.mean_d, mc = a.mean_c; /* the bases' means: the file's or the preset's */
+    if (ts == TRD_OK)
+        trd_costs_mean(costs, &md, &mc);
     trd_costs_free(costs);
     if (ts != TRD_OK)
         return cli_lib_error("simulate", ts);
-    return print_stats(&a, &stats);
+    return print_stats(&a, &stats, md, mc);
 }

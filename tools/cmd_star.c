@@ -135,7 +135,7 @@ typedef struct sim_out {
 
 static void progress(void *ctx, int64_t done, int64_t total)
 {
-    cli_progress((const char *)ctx, done, total);
+    cli_progress((const char *)ctx, "runs", done, total);
 }
 
 /* One plan of algo on S_n: unit costs, then a.runs runs of random costs. */
@@ -275,7 +275,8 @@ static int run_one(const star_args *a)
 
 /* ---- --table: Table 2 of the paper ---- */
 
-/* Table 2 as printed (n = 3..10); "Tseng" at n = 8 is a typo (ERRATA.md). */
+/* Table 2 as printed (n = 3..10); "Tseng" at n = 8 is a typo: 127 for
+ * 3 (n - 1)^2 = 147. */
 static const int64_t tseng_printed[] = {12, 27, 48, 75, 108, 127, 192, 243};
 static const int64_t sheu_printed[] = {6, 12, 18, 26, 34, 42, 50, 60};
 static const int64_t ours_printed[] = {3, 6, 10, 15, 21, 28, 36, 45};
@@ -300,7 +301,7 @@ static trd_status table_row_make(int32_t n, uint64_t seed, table_row *row)
             row->steps[i] = r.steps;
             row->verified = row->verified && r.verified;
         }
-        cli_progress("star --table", (n - TABLE_FIRST) * 2 + i + 1,
+        cli_progress("star --table", "schedules", (n - TABLE_FIRST) * 2 + i + 1,
                      (TABLE_LAST - TABLE_FIRST + 1) * 2);
     }
     return st;
@@ -360,7 +361,7 @@ static int run_table(const star_args *a)
         json_dumpf(all, stdout, JSON_INDENT(1));
         putchar('\n');
     } else {
-        printf("* as printed; 3(n-1)^2 = 147 (a typo in the table, ../shared/papers/ERRATA.md)\n"
+        printf("* as printed; 3(n-1)^2 = 147 (a typo in the table)\n"
                "Sheu's formula: 2 sum_{i=2..n} (ceil(log2(i-1)) + 1).  replay: schedule "
                "generated with its n! nodes\nand replayed (trd_star_verify); generator: "
                "rounds counted without enumerating the nodes.\n");

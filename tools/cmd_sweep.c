@@ -31,7 +31,7 @@ static void progress(void *ctx, int64_t done, int64_t total)
 {
     sweep *s = ctx;
     (void)total;
-    cli_progress("sweep", s->done + done, s->total);
+    cli_progress("sweep", "runs", s->done + done, s->total);
 }
 
 /* Monte Carlo of one method at one grid point. */
@@ -50,11 +50,35 @@ static trd_status point(sweep *s, const char *algo, double mean_c, double cv, tr
     return st;
 }
 
-static int report(trd_status st, const char *path)
+/* Draws a figure into dir/name through write(figure, path). */
+static int draw(const sweep *s, const char *name, const void *figure,
+                trd_status (*write)(const void *figure, const char *path))
 {
-    if (st != TRD_OK)
-        return cli_lib_error("sweep", st);
-    printf("wrote %s\n", path);
+    cli_out out;
+    if (!cli_out_begin("sweep", &out, s->dir, name))
+        return CLI_FAILED;
+    int st = cli_out_finish("sweep", &out, write(figure, out.tmp));
+    if (st == CLI_OK)
+        printf("wrote %s\n", out.path);
+    return st;
+}
+
+static trd_status write_lineplot(const void *plot, const char *path)
+{
+    return trd_lineplot_write(plot, path);
+}
+
+static trd_status write_heatmap(const void *map, const char *path)
+{
+    return trd_heatmap_write(map, path);
+}
+
+/* Ends a CSV: renamed into place once complete (cli_out_end). */
+static int close_csv(cli_out *out, trd_status st)
+{
+    if (!cli_out_end("sweep", out, st == TRD_OK))
+        return st != TRD_OK ? cli_lib_error("sweep", st) : CLI_FAILED;
+    printf("wrote %s\n", out->path);
     return CLI_OK;
 }
 
@@ -65,8 +89,8 @@ static const char *const fig4_labels[] = {"Binomial-stat", "Fibonacci-stat", "Tr
 static int fig4(sweep *s)
 {
     double x[NCV], mean[4 * NCV], lo[4 * NCV], hi[4 * NCV];
-    char path[4096];
-    FILE *f = cli_open_out("sweep", s->dir, "fig4.csv", path, sizeof path);
+    cli_out out;
+    FILE *f = cli_out_open("sweep", &out, s->dir, "fig4.csv");
     if (!f)
         return CLI_FAILED;
     fprintf(f, "cv,method,mean,std,q10,q50,q90\n");
@@ -85,10 +109,9 @@ static int fig4(sweep *s)
                     r.std, r.q10, r.q50, r.q90);
         }
     }
-    fclose(f);
-    if (st != TRD_OK)
-        return cli_lib_error("sweep", st);
-    printf("wrote %s\n", path);
+    int rc = close_csv(&out, st);
+    if (rc != CLI_OK)
+        return rc;
     char note[128];
     snprintf(note, sizeof note, "treduce sweep fig4 --runs %lld --seed %lld", (long long)s->runs,
              (long long)s->seed);
@@ -97,8 +120,7 @@ static int fig4(sweep *s)
                          .ylabel = "makespan", .nseries = 4, .npoints = NCV, .x = x, .y = mean,
                          .series_labels = fig4_labels, .logx = true, .logy = true, .note = note,
                          .ylo = lo, .yhi = hi};
-    snprintf(path, sizeof path, "%s/fig4.png", s->dir);
-    return report(trd_lineplot_write(&plot, path), path);
+    return draw(s, "fig4.png", &plot, write_lineplot);
 }
 
 /* Means of `nm` methods over the CV x mu_c/mu_d grid:
@@ -128,7 +150,7 @@ static void axes(double *x, double *y)
 
 static int draw_map(const sweep *s, const char *fig, trd_heatmap *map)
 {
-    char path[4096], note[128];
+    char name[32], note[128];
     snprintf(note, sizeof note, "treduce sweep %s --runs %lld --seed %lld", fig,
              (long long)s->runs, (long long)s->seed);
     map->note = note;
@@ -137,29 +159,30 @@ static int draw_map(const sweep *s, const char *fig, trd_heatmap *map)
     map->nx = NCV;
     map->ny = NRATIO;
     map->logx = map->logy = true;
-    snprintf(path, sizeof path, "%s/%s.png", s->dir, fig);
-    return report(trd_heatmap_write(map, path), path);
+    snprintf(name, sizeof name, "%s.png", fig);
+    return draw(s, name, map, write_heatmap);
 }
 
-/* Runs the grid of `methods` and opens DIR/<fig>.csv with its header and
- * the grid's axes; NULL (with *status set and the error reported) on
- * failure. */
+/* Opens DIR/<fig>.csv with its header and runs the grid of `methods`;
+ * NULL (with *status set and the error reported) on failure. */
 static FILE *grid_csv(sweep *s, const char *fig, const char *const *methods, int nm,
-                      const char *header, double *mean, double *x, double *y, char *path,
-                      size_t size, int *status)
+                      const char *header, double *mean, double *x, double *y, cli_out *out,
+                      int *status)
 {
     char name[32];
+    snprintf(name, sizeof name, "%s.csv", fig);
+    FILE *f = cli_out_open("sweep", out, s->dir, name);
+    *status = CLI_FAILED;
+    if (!f)
+        return NULL;
+    fprintf(f, "%s\n", header);
     trd_status st = grid(s, methods, nm, mean);
     if (st != TRD_OK) {
-        *status = cli_lib_error("sweep", st);
+        *status = close_csv(out, st);
         return NULL;
     }
-    snprintf(name, sizeof name, "%s.csv", fig);
-    FILE *f = cli_open_out("sweep", s->dir, name, path, size);
-    *status = f ? CLI_OK : CLI_FAILED;
-    if (f)
-        fprintf(f, "%s\n", header);
     axes(x, y);
+    *status = CLI_OK;
     return f;
 }
 
@@ -167,10 +190,10 @@ static int fig5(sweep *s)
 {
     static const char *const methods[] = {"fibonacci", "tree-dyn"};
     double mean[2 * NRATIO * NCV], ratio[NRATIO * NCV], x[NCV], y[NRATIO];
-    char path[4096];
+    cli_out out;
     int status;
     FILE *f = grid_csv(s, "fig5", methods, 2, "cv,c_over_d,fibonacci_mean,treedyn_mean,ratio",
-                       mean, x, y, path, sizeof path, &status);
+                       mean, x, y, &out, &status);
     if (!f)
         return status;
     for (int c = 0; c < NRATIO * NCV; c++) {
@@ -178,8 +201,8 @@ static int fig5(sweep *s)
         fprintf(f, "%.6g,%.6g,%.9g,%.9g,%.9g\n", x[c % NCV], y[c / NCV], mean[c],
                 mean[NRATIO * NCV + c], ratio[c]);
     }
-    fclose(f);
-    printf("wrote %s\n", path);
+    if ((status = close_csv(&out, TRD_OK)) != CLI_OK)
+        return status;
     trd_heatmap map = {.title = "Figure 5: mean Fibonacci-stat / mean Tree-dyn (n = 64, mu_d = 1)",
                        .zlabel = "ratio", .x = x, .y = y, .z = ratio, .contour = 1.0};
     return draw_map(s, "fig5", &map);
@@ -191,11 +214,11 @@ static int fig6(sweep *s)
     static const char *const labels[] = {"Binomial-stat", "Fibonacci-stat",
                                          "Non-Commut-Tree-dyn"};
     double mean[3 * NRATIO * NCV], best[NRATIO * NCV], x[NCV], y[NRATIO];
-    char path[4096];
+    cli_out out;
     int status;
     FILE *f = grid_csv(s, "fig6", methods, 3,
                        "cv,c_over_d,binomial_mean,fibonacci_mean,nc_tree_dyn_mean,best", mean,
-                       x, y, path, sizeof path, &status);
+                       x, y, &out, &status);
     if (!f)
         return status;
     for (int c = 0; c < NRATIO * NCV; c++) {
@@ -207,8 +230,8 @@ static int fig6(sweep *s)
         fprintf(f, "%.6g,%.6g,%.9g,%.9g,%.9g,%s\n", x[c % NCV], y[c / NCV], mean[c],
                 mean[NRATIO * NCV + c], mean[2 * NRATIO * NCV + c], methods[b]);
     }
-    fclose(f);
-    printf("wrote %s\n", path);
+    if ((status = close_csv(&out, TRD_OK)) != CLI_OK)
+        return status;
     trd_heatmap map = {.title = "Figure 6: best method keeping rank order (n = 64, mu_d = 1)",
                        .zlabel = "", .x = x, .y = y, .z = best, .contour = NAN,
                        .categories = labels, .ncategories = 3};

@@ -15,7 +15,8 @@ static const char *const cmd = "testbed";
 
 static void help(void)
 {
-    printf("usage: treduce testbed up -p PLATFORM [--name NAME] [--unit-bytes B] [--time-unit S]\n"
+    printf("usage: treduce testbed up --platform FILE [--name NAME] [--unit-bytes B]\n"
+           "                          [--time-unit S]\n"
            "       treduce testbed show [--name NAME] [--format text|json]\n"
            "       treduce testbed run [--name NAME] [--np N] [--all-nodes] [--mpirun PATH]\n"
            "                           -- COMMAND...\n"
@@ -25,14 +26,14 @@ static void help(void)
            "one veth pair per platform link, each direction rate-limited (tc tbf) to\n"
            "the link's rate, addresses in 198.18.0.0/15, static routes along the\n"
            "fewest hops.  Link latency and node speeds are not emulated.  Needs root.\n\n"
-           "  up     builds the testbed from PLATFORM (JSON or SimGrid XML); a link of\n"
+           "  up     builds the testbed from FILE (JSON or SimGrid XML); a link of\n"
            "         cost c carries B / (c x S) bytes per second\n"
            "  show   prints its hosts, addresses, link rates and routes\n"
            "  run    runs COMMAND with Open MPI's mpirun across the hosts: N ranks\n"
            "         (default one per host) placed round-robin in the platform's order;\n"
            "         --all-nodes: one slot per node, routers included (rank i on node i)\n"
            "  down   removes every namespace, link and process of the testbed\n\n"
-           "  -p, --platform FILE  the platform (up)\n"
+           "  --platform FILE      the platform (up; -p FILE: the same, its older spelling)\n"
            "  --name NAME          the testbed: 1 to %d of a-z 0-9 - (default 'default')\n"
            "  --unit-bytes B       bytes per unit of message size (default 1e6, SimGrid's)\n"
            "  --time-unit S        seconds per time unit of the platform (default 1)\n"

@@ -42,6 +42,12 @@ typedef struct cli_run_result {
 int64_t cli_run_value(const char *op, int64_t r, int64_t i);
 /* An operator for a->op and a->type (checker operators ignore the type). */
 trd_status cli_run_make_op(const cli_run_args *a, trd_op **op);
+/* CLI_OK if --op `name` is one the tool takes; else a usage error listing
+ * them all: the built-in ones, the checkers, the costly ones. */
+int cli_run_check_op(const char *cmd, const char *name);
+/* What the elements of a->op are: the checker's own type (matrix2x2,
+ * interval), double for the costly sums, else a->type. */
+const char *cli_run_elem_name(const cli_run_args *a);
 /* Rank `rank` of comm: everything but the report.  res->times must hold
  * a->iters entries. */
 void cli_run_rank(const cli_run_args *a, trd_comm *comm, const trd_op *op,

@@ -7,6 +7,37 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The checker operators (docs/OPERATORS.md) and what their elements are. */
+static const struct {
+    const char *op, *elem;
+} checkers[] = {{"matrix", "matrix2x2"}, {"interval", "interval"}};
+
+int cli_run_check_op(const char *cmd, const char *name)
+{
+    trd_op_kind kind;
+    if (trd_op_parse(name, &kind) == TRD_OK || cli_costly_name(name))
+        return CLI_OK;
+    for (size_t i = 0; i < sizeof checkers / sizeof checkers[0]; i++)
+        if (!strcmp(name, checkers[i].op))
+            return CLI_OK;
+    fprintf(stderr, "treduce %s: unknown operator '%s'; valid names:", cmd, name);
+    for (int k = 0; k < TRD_OP_KIND_COUNT; k++)
+        fprintf(stderr, " %s,", trd_op_kind_name((trd_op_kind)k));
+    for (size_t i = 0; i < sizeof checkers / sizeof checkers[0]; i++)
+        fprintf(stderr, " %s (checker),", checkers[i].op);
+    fprintf(stderr, " sleep-sum, spin-sum (costly, with --op-cost)\n(see 'treduce %s --help')\n",
+            cmd);
+    return CLI_USAGE;
+}
+
+const char *cli_run_elem_name(const cli_run_args *a)
+{
+    for (size_t i = 0; i < sizeof checkers / sizeof checkers[0]; i++)
+        if (!strcmp(a->op, checkers[i].op))
+            return checkers[i].elem;
+    return cli_costly_name(a->op) ? "double" : a->type; /* costly: sums of doubles */
+}
+
 trd_status cli_run_make_op(const cli_run_args *a, trd_op **op)
 {
     trd_type type;

@@ -11,7 +11,8 @@ static void print_text(const cli_run_args *a, int64_t p, size_t bytes, double me
                        const cli_run_result *res)
 {
     printf("%s of %lld x %s (%zu bytes) with %s over %lld %s ranks, algorithm %s%s\n",
-           a->allreduce ? "allreduce" : "reduce", (long long)a->count, a->type, bytes, a->op,
+           a->allreduce ? "allreduce" : "reduce", (long long)a->count, cli_run_elem_name(a),
+           bytes, a->op,
            (long long)p, a->transport, res->model.algo,
            strcmp(a->algo, "auto") ? "" : " (chosen by auto)");
     if (a->explain && res->ncandidates > 0) {
@@ -71,7 +72,8 @@ static json_t *report_json(const cli_run_args *a, int64_t p, size_t bytes, doubl
         "{s:s, s:s, s:I, s:I, s:s, s:s, s:I, s:b, s:I, s:o, s:o, s:o, s:b,"
         " s:{s:o, s:o, s:o, s:o, s:o, s:o, s:b}}",
         "algo", m->algo, "transport", a->transport, "p", (json_int_t)p, "count",
-        (json_int_t)a->count, "type", a->type, "op", a->op, "bytes", (json_int_t)bytes,
+        (json_int_t)a->count, "type", cli_run_elem_name(a), "op", a->op, "bytes",
+        (json_int_t)bytes,
         "allreduce", a->allreduce, "iters", (json_int_t)a->iters, "median_us",
         cli_json_real(f, "median_us", 1e6 * med), "min_us", cli_json_real(f, "min_us", 1e6 * min),
         "predicted_us",

@@ -33,24 +33,22 @@
 static const char *const cmd = "testbed";
 
 /* The hostfile: one line per chosen node, its management address, one
- * slot; written under another name then renamed, so that runs starting at
- * once never read half a file. */
+ * slot; written whole (cli_out), so that runs starting at once never read
+ * half a file. */
 static int write_hostfile(const tb_layout *t, bool all_nodes, char *path, size_t size)
 {
-    char dir[512], tmp[800], addr[64];
+    char dir[512], addr[64];
+    cli_out out;
     tb_state_dir(t->name, dir, sizeof dir);
-    snprintf(path, size, "%s/hostfile-%s", dir, all_nodes ? "nodes" : "hosts");
-    snprintf(tmp, sizeof tmp, "%s.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
+    FILE *f = cli_out_open(cmd, &out, dir, all_nodes ? "hostfile-nodes" : "hostfile-hosts");
     for (int32_t i = 0; f && i < t->n_nodes; i++) {
         tb_mgmt_addr(i, addr);
         if (all_nodes || !t->nodes[i].router)
             fprintf(f, "%s slots=1\n", addr);
     }
-    if (!f || fclose(f) != 0 || rename(tmp, path) != 0) {
-        fprintf(stderr, "treduce %s: cannot write %s: %s\n", cmd, path, strerror(errno));
+    if (!f || !cli_out_end(cmd, &out, true) || strlen(out.path) >= size)
         return CLI_FAILED;
-    }
+    memcpy(path, out.path, strlen(out.path) + 1);
     return CLI_OK;
 }
 
@@ -179,7 +177,7 @@ int tb_run(const tb_run_args *a)
     int rc = tb_state_load(cmd, a->name, &t);
     if (rc != CLI_OK)
         return rc;
-    char hostfile[700], jobs[700], agent[5000], np[32], ns[64], *argv[ARGS_MAX + 1024];
+    char hostfile[sizeof ((cli_out *)0)->path], jobs[700], agent[5000], np[32], ns[64], *argv[ARGS_MAX + 1024];
     int64_t slots = a->all_nodes ? t.n_nodes : t.n_hosts;
     tb_run_args args = *a;
     args.np = a->np > 0 ? a->np : slots;

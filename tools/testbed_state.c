@@ -37,17 +37,18 @@ static json_t *layout_json(const tb_layout *t)
 
 int tb_state_save(const char *cmd, const tb_layout *t)
 {
-    char dir[512], path[600], tmp[600];
+    char dir[512];
+    cli_out out;
     tb_state_dir(t->name, dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/state.json", dir);
-    snprintf(tmp, sizeof tmp, "%s/state.json.new", dir);
     json_t *j = layout_json(t);
-    int rc = j && json_dump_file(j, tmp, JSON_COMPACT) == 0 && rename(tmp, path) == 0
-                 ? CLI_OK : CLI_FAILED;
-    if (rc != CLI_OK)
-        fprintf(stderr, "treduce %s: cannot write %s: %s\n", cmd, path, strerror(errno));
+    FILE *f = j ? cli_out_open(cmd, &out, dir, "state.json") : NULL;
+    if (!j)
+        fprintf(stderr, "treduce %s: out of memory for the state of %s\n", cmd, t->name);
+    bool ok = f && json_dumpf(j, f, JSON_COMPACT) == 0;
+    if (f && !ok)
+        fprintf(stderr, "treduce %s: cannot write %s\n", cmd, out.path);
     json_decref(j);
-    return rc;
+    return f && cli_out_end(cmd, &out, ok) ? CLI_OK : CLI_FAILED;
 }
 
 /* Reads the nodes, links and routes of j into t (checked against each

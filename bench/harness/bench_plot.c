@@ -62,12 +62,12 @@ static size_t series_of(const bench_table *t, size_t op, int kind, const char **
     return n;
 }
 
-static bool draw(const trd_lineplot *plot, const char *path)
+/* Draws plot into the file `name` of the output folder (cli_out). */
+static bool draw(const bench_args *a, const trd_lineplot *plot, const char *name)
 {
-    trd_status st = trd_lineplot_write(plot, path);
-    if (st != TRD_OK)
-        fprintf(stderr, "treduce bench: cannot draw %s: %s\n", path, trd_errmsg());
-    return st == TRD_OK;
+    cli_out out;
+    return cli_out_begin("bench", &out, a->out, name) &&
+           cli_out_finish("bench", &out, trd_lineplot_write(plot, out.tmp)) == CLI_OK;
 }
 
 static bool time_plot(const bench_args *a, const bench_table *t, size_t op, int kind)
@@ -92,16 +92,16 @@ static bool time_plot(const bench_args *a, const bench_table *t, size_t op, int 
     }
     for (size_t k = 0; ok && k < np; k++)
         x[k] = (double)a->sizes[k];
-    char title[256], path[4096], what[64];
+    char title[256], name[256], what[64];
     snprintf(title, sizeof title, "treduce bench: %s, %s, %lld %s (median time)",
              kind_name(kind), op_text(a, op, what, sizeof what), (long long)t->p,
              ranks_text(a));
-    snprintf(path, sizeof path, "%s/time-%s-%s.png", a->out, kind_name(kind), a->ops[op]);
+    snprintf(name, sizeof name, "time-%s-%s.png", kind_name(kind), a->ops[op]);
     trd_lineplot plot = {.title = title, .xlabel = "bytes per rank",
                          .ylabel = "time per call (µs)", .nseries = kept, .npoints = np,
                          .x = x, .y = y, .series_labels = lp, .logx = true, .logy = true,
                          .note = a->command};
-    ok = ok && kept > 0 && draw(&plot, path);
+    ok = ok && kept > 0 && draw(a, &plot, name);
     free(x);
     free(y);
     free(labels);
@@ -112,7 +112,7 @@ static bool ratio_plot(const bench_args *a, const bench_table *t, size_t op)
 {
     size_t np = a->nsizes, ns = 0;
     const char *base = bench_baseline_name(a), *lp[BENCH_KINDS + 1];
-    char labels[BENCH_KINDS][96], title[256], path[4096], what[64];
+    char labels[BENCH_KINDS][96], title[256], name[256], what[64];
     double *x = malloc(np * sizeof *x), *y = malloc((BENCH_KINDS + 1) * np * sizeof *y);
     bool ok = x && y;
     for (int kind = 0; ok && kind < BENCH_KINDS; kind++) {
@@ -144,12 +144,12 @@ static bool ratio_plot(const bench_args *a, const bench_table *t, size_t op)
     snprintf(title, sizeof title, "treduce bench: auto / %s, %s, %lld %s",
              t->baseline_lib[0] ? t->baseline_lib : "memory bound",
              op_text(a, op, what, sizeof what), (long long)t->p, ranks_text(a));
-    snprintf(path, sizeof path, "%s/ratio-%s.png", a->out, a->ops[op]);
+    snprintf(name, sizeof name, "ratio-%s.png", a->ops[op]);
     trd_lineplot plot = {.title = title, .xlabel = "bytes per rank",
                          .ylabel = "time ratio (below 1: auto is faster)", .nseries = ns,
                          .npoints = np, .x = x, .y = y, .series_labels = lp, .logx = true,
                          .logy = true, .note = a->command};
-    ok = draw(&plot, path);
+    ok = draw(a, &plot, name);
     free(x);
     free(y);
     return ok;

@@ -49,13 +49,18 @@ bool bench_record(bench_rank *br, const bench_point *pt)
     return true;
 }
 
-/* One line per series on a terminal: a long run shows where it is. */
+/* One line per series on a terminal: a long run shows where it is;
+ * elsewhere cli_progress's line every few seconds. */
 void bench_progress(bench_rank *br, const bench_point *pt)
 {
     char size[32];
     br->done++;
-    if (!br->table || !isatty(STDERR_FILENO))
+    if (!br->table)
         return;
+    if (!isatty(STDERR_FILENO)) {
+        cli_progress("bench", "series", br->done, br->total);
+        return;
+    }
     fprintf(stderr, "treduce bench: [%lld/%lld] %s %s %s %s%s%s: %.1f us\n",
             (long long)br->done, (long long)br->total,
             pt->kind == BENCH_ALLREDUCE ? "allreduce" : "reduce", br->a->ops[pt->op],

@@ -64,8 +64,8 @@ static double prediction_error(const bench_table *t, size_t *n)
 
 static bool write_bench_csv(const bench_args *a, const bench_table *t)
 {
-    char path[4096];
-    FILE *f = cli_open_out("bench", a->out, "bench.csv", path, sizeof path);
+    cli_out out;
+    FILE *f = cli_out_open("bench", &out, a->out, "bench.csv");
     if (!f)
         return false;
     fprintf(f, "transport,p,kind,op,bytes,algo,median_us,min_us,predicted_us,verified\n");
@@ -78,14 +78,14 @@ static bool write_bench_csv(const bench_args *a, const bench_table *t)
             fprintf(f, "%.3f", 1e6 * pt->predicted);
         fprintf(f, ",%s\n", pt->verified ? "true" : "false");
     }
-    return fclose(f) == 0;
+    return cli_out_end("bench", &out, true);
 }
 
 static bool write_ratios_csv(const bench_args *a, const bench_table *t)
 {
-    char path[4096];
+    cli_out out;
     const char *base = bench_baseline_name(a);
-    FILE *f = cli_open_out("bench", a->out, "ratios.csv", path, sizeof path);
+    FILE *f = cli_out_open("bench", &out, a->out, "ratios.csv");
     if (!f)
         return false;
     fprintf(f, "transport,p,kind,op,bytes,auto_algo,auto_us,baseline,baseline_us,ratio,"
@@ -100,7 +100,7 @@ static bool write_ratios_csv(const bench_args *a, const bench_table *t)
                 (long long)t->p, kind_name(au->kind), a->ops[au->op], (long long)au->bytes,
                 au->chosen, 1e6 * au->median, base, 1e6 * bv, au->median / bv, au->model);
     }
-    return fclose(f) == 0;
+    return cli_out_end("bench", &out, true);
 }
 
 /* The fastest of treduce's measured algorithms (not auto) at a point. */
@@ -331,8 +331,9 @@ static json_t *table_json(const bench_args *a, const bench_table *t, cli_finite 
 static bool write_profiles(const bench_args *a, const bench_table *t)
 {
     for (size_t op = 0; op < a->nops; op++) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/profile-%s.json", a->out, a->ops[op]);
+        char name[256];
+        cli_out out;
+        snprintf(name, sizeof name, "profile-%s.json", a->ops[op]);
         trd_profile_meta m = {.p = (int32_t)t->p, .elem_size = sizeof(double),
                               .shm_max = t->shm.max};
         snprintf(m.transport, sizeof m.transport, "%s", a->transport);
@@ -340,11 +341,10 @@ static bool write_profiles(const bench_args *a, const bench_table *t)
                                           : !strcmp(a->ops[op], "costly") ? "sleep-sum"
                                                                           : "spin-sum");
         snprintf(m.type, sizeof m.type, "double");
-        trd_status st = trd_profile_save(path, &t->profile[op], &m);
-        if (st != TRD_OK) {
-            fprintf(stderr, "treduce bench: %s\n", cli_errmsg(st));
+        if (!cli_out_begin("bench", &out, a->out, name) ||
+            cli_out_finish("bench", &out, trd_profile_save(out.tmp, &t->profile[op], &m)) !=
+                CLI_OK)
             return false;
-        }
     }
     return true;
 }

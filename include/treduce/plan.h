@@ -170,13 +170,18 @@ double trd_plan_work(const trd_plan *plan);
 double trd_plan_lower_bound(const trd_plan *plan);
 /* The paper's proven upper bound on this algorithm's makespan (NaN when
  * none applies: segmented, allreduce, exchange, heterogeneous costs), and
- * the name of the result it comes from ("Prop. 6", ...). */
+ * the name of the result it comes from ("Prop. 6", ...), or where there is
+ * no value "none (why)": "none (heterogeneous costs)", "none (allreduce)",
+ * "none (segmented)", "none (exchange)", ... */
 double trd_plan_upper_bound(const trd_plan *plan);
 const char *trd_plan_upper_bound_source(const trd_plan *plan);
 /* Rank that `rank` sends its partial result to; -1 for the root. */
 int32_t trd_plan_parent(const trd_plan *plan, int32_t rank);
 /* Model start time of rank's transfer to its parent (after any wait for a
- * busy receiver); NaN for the root. */
+ * busy receiver), from the tree evaluator; NaN for the root, and for a
+ * plan it does not time (segmented, allreduce, exchange: there the
+ * start of rank's first SEND in trd_plan_step_times is the one that goes
+ * with trd_plan_makespan). */
 double trd_plan_send_start(const trd_plan *plan, int32_t rank);
 
 /* Makespan of algorithm `algo` for `params` without building the schedule:
@@ -217,7 +222,7 @@ typedef enum trd_step_kind {
 
 typedef enum trd_side { TRD_SIDE_LEFT = 0, TRD_SIDE_RIGHT = 1 } trd_side;
 
-/* Fusion (DESIGN.md: the simulator runs exactly what runs).  Every plan
+/* Fusion (the simulator runs exactly what runs).  Every plan
  * trd_plan_create returns has been through one pass at plan time
  * (src/plan/fuse.c) that writes down what the runtime really does with a
  * message: a RECV into scratch whose only reader is a COMBINE of the same
@@ -239,7 +244,9 @@ typedef enum trd_side { TRD_SIDE_LEFT = 0, TRD_SIDE_RIGHT = 1 } trd_side;
  * the IR states data dependencies only: how many transfers a rank may take
  * part in at once is the port model's business (one-port in the planners'
  * model), so a rank's RECVs have no dependencies.  `start` and `end` are the
- * step's times in the model the plan was built with; `release` (SEND only,
+ * step's times in the model the plan was built with where the tree
+ * evaluator timed it (an unsegmented tree reduce), else 0: the times that
+ * go with trd_plan_makespan are trd_plan_step_times'; `release` (SEND only,
  * else 0) is a time before which the transfer must not start, used by
  * planners that delay transfers on purpose (greedy-k-transfers). */
 typedef struct trd_step {
@@ -267,6 +274,11 @@ typedef struct trd_step {
  * pointers stay valid until trd_plan_free. */
 size_t trd_plan_step_count(const trd_plan *plan, int32_t rank);
 const trd_step *trd_plan_step(const trd_plan *plan, int32_t rank, size_t i);
+/* Number of steps of every rank's program together, and where rank's
+ * step 0 is among them: in rank order, rank r's step i is number
+ * trd_plan_step_offset(plan, r) + i (the order of trd_plan_step_times). */
+size_t trd_plan_total_steps(const trd_plan *plan);
+size_t trd_plan_step_offset(const trd_plan *plan, int32_t rank);
 /* Number of scratch slots (besides slot 0) rank's program uses. */
 int32_t trd_plan_scratch_slots(const trd_plan *plan, int32_t rank);
 /* Number of blocks B the buffer is cut into (1 when unsegmented).

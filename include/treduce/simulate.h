@@ -103,6 +103,34 @@ trd_status trd_monte_carlo(const char *algo, const trd_params *params,
                            int64_t runs, int threads, trd_progress_fn progress,
                            void *progress_ctx, trd_mc_stats *stats, double *samples);
 
+/* ---- Timed plans: every step at its model time ---- */
+
+/* The start and end of every step of plan in the run whose end
+ * trd_plan_makespan gives (start[k], end[k] for the k-th step in rank
+ * order, trd_plan_total_steps entries each): the steps' own times where
+ * the tree evaluator timed the plan (or a recorded run, trd_plan_record),
+ * else those of one simulation under the plan's constant costs, one-port
+ * full duplex, as trd_plan_makespan runs it (a transfer: from when both
+ * ports take it to its arrival; a combine: from when its rank is free to
+ * its end; a RECV_COMBINE: its transfer and then its combine).  The last
+ * end is the makespan.  TRD_EINVAL for a NULL argument; a failed
+ * simulation's status. */
+trd_status trd_plan_step_times(const trd_plan *plan, double *start, double *end);
+
+/* The plan of algorithm `algo` for params as one run carries it out, its
+ * steps timed (trd_plan_step_times): a static algorithm's trd_plan_create;
+ * a dynamic one (tree-dyn, nc-tree-dyn, which trd_plan_create refuses)
+ * run once in the simulator under params' constant costs, one-port full
+ * duplex as trd_plan_makespan's runs, and written down: each rank's
+ * programs as its policy gave them (RECV then COMBINE, each step after the
+ * one before, ending with the SEND of its partial result), the tree they
+ * formed (trd_plan_parent, trd_plan_send_start), and as root the rank
+ * that ended with the result (params.root must be 0: the policy, not the
+ * caller, chooses it); the makespan is the run's, the bounds those of
+ * trd_plan_create.  Such a plan is one run of the policy, not the policy:
+ * the runtime runs a dynamic algorithm by its policy. */
+trd_status trd_plan_record(trd_plan **out, const char *algo, const trd_params *params);
+
 /* Tree-dyn with exponential transfers of mean mean_d and no computation
  * (benoit Sec. 5): expected makespan and variance by first-step analysis of
  * its Markov chain, any n >= 1. */

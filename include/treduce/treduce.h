@@ -29,6 +29,7 @@
 #ifndef TREDUCE_TREDUCE_H
 #define TREDUCE_TREDUCE_H
 
+#include "treduce/version.h"
 #include "treduce/status.h"
 #include "treduce/plan.h"
 #include "treduce/simulate.h"

@@ -1,5 +1,6 @@
 /* engine.h: the schedule interpreter shared by simulation and execution
- * (DESIGN.md "one algorithm, three ways to run it").
+ * (docs/ARCHITECTURE.md: one algorithm, three ways to run it - planned,
+ * simulated, executed).
  *
  * An engine holds the programs of n ranks (from a plan, or built at run time
  * by a dynamic policy), posts each step to a transport once its

@@ -1,5 +1,6 @@
-/* transport.h: what the engine needs from a transport (DESIGN.md: a vtable
- * {isend, irecv, progress, now}).  The virtual-time transport of src/sim
+/* transport.h: what the engine needs from a transport: a vtable {post,
+ * wait_any, now, attach} (docs/ARCHITECTURE.md, "Two words").  The
+ * virtual-time transport of src/sim
  * implements it for simulation; real transports (threads, MPI) implement the
  * same calls, so an algorithm never exists twice.
  *

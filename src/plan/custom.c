@@ -1,6 +1,6 @@
 /* custom.c: a plan whose per-rank programs were written by the caller
- * rather than by a registered algorithm (DESIGN.md: every schedule is the
- * same IR, run by the same engine).  The steady-state series of reduces
+ * rather than by a registered algorithm (every schedule is the same IR,
+ * run by the same engine: docs/ARCHITECTURE.md).  The steady-state series of reduces
  * (src/steady/series.c) compiles to one; it names itself through a static
  * trd_algo entry that is not in registry.def, so it is neither listed by
  * `treduce list` nor part of the generic test matrices.  Such a plan has

@@ -1,6 +1,7 @@
 /* fuse.c: the fusion pass that every plan goes through when it is built
  * (plan.c), so that the planner, the simulator and the runtime see one
- * and the same program (DESIGN.md: the simulator runs exactly what runs).
+ * and the same program (the simulator runs exactly what runs:
+ * docs/ARCHITECTURE.md).
  *
  * Receive-and-combine.  A RECV into a scratch slot whose bytes one later
  * step alone reads - a COMBINE of exactly its blocks into another slot,

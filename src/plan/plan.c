@@ -152,6 +152,14 @@ static trd_status check_range(const trd_params *p)
                     p->segments == 1 ? "" : "s", TIME_MAX);
 }
 
+trd_status trd_plan_check_params(const trd_algo *algo, const trd_params *p)
+{
+    trd_status st = check_params(algo, p);
+    trd_params whole = *p;
+    whole.segments = p->segments > 1 ? p->segments : 1;
+    return st == TRD_OK ? check_range(&whole) : st;
+}
+
 /* trd_lower_bound for the blocks the plan cuts its buffer into (an
  * exchange's own, or params.segments). */
 static double block_bound(const trd_plan *plan)
@@ -169,8 +177,9 @@ static trd_status fill_plan(trd_plan *plan, const trd_timing *t, const int32_t *
     plan->send_start = malloc((size_t)n * sizeof *plan->send_start);
     if (!plan->parent || !plan->send_start)
         return trd_fail(TRD_ENOMEM, "plan: out of memory for n = %ld", (long)n);
+    bool evaluated = plan->timed && evaluator_model(&plan->params); /* its times are the plan's */
     for (int32_t pos = 0; pos < n; pos++) {
-        plan->send_start[rank[pos]] = t->send_start[pos];
+        plan->send_start[rank[pos]] = evaluated ? t->send_start[pos] : NAN;
         plan->parent[rank[pos]] = -1;
     }
     for (int32_t v = 0; v < n; v++)
@@ -400,9 +409,20 @@ double trd_plan_work(const trd_plan *plan)
 double trd_plan_lower_bound(const trd_plan *plan) { return plan->lower_bound; }
 double trd_plan_upper_bound(const trd_plan *plan) { return plan->upper_bound; }
 
+/* The paper's bounds are for the homogeneous model, whole buffers and a
+ * reduce: where one does not apply, the source says why. */
 const char *trd_plan_upper_bound_source(const trd_plan *plan)
 {
-    return plan->algo->bound_source;
+    const char *source = plan->algo->bound_source;
+    if (!isnan(plan->upper_bound) || !strncmp(source, "none", 4))
+        return source;
+    if (plan->params.costs)
+        return "none (heterogeneous costs)";
+    if (plan->params.allreduce)
+        return "none (allreduce)";
+    if (plan->blocks > 1)
+        return "none (segmented)";
+    return "none";
 }
 
 static bool is_rank(const trd_plan *plan, int32_t rank)
@@ -423,6 +443,16 @@ double trd_plan_send_start(const trd_plan *plan, int32_t rank)
 size_t trd_plan_step_count(const trd_plan *plan, int32_t rank)
 {
     return is_rank(plan, rank) ? plan->step_first[rank + 1] - plan->step_first[rank] : 0;
+}
+
+size_t trd_plan_total_steps(const trd_plan *plan)
+{
+    return plan->step_first[plan->params.n];
+}
+
+size_t trd_plan_step_offset(const trd_plan *plan, int32_t rank)
+{
+    return is_rank(plan, rank) ? plan->step_first[rank] : trd_plan_total_steps(plan);
 }
 
 const trd_step *trd_plan_step(const trd_plan *plan, int32_t rank, size_t i)

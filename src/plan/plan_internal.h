@@ -18,7 +18,8 @@ struct trd_plan {
     trd_step *steps;
     int32_t blocks;      /* B: the buffer is cut into B blocks (>= 1) */
     bool timed;          /* the steps' start/end are model times (an
-                            unsegmented tree reduce); otherwise 0 and the
+                            unsegmented tree reduce, or a recorded run:
+                            sim/plan_times.c); otherwise 0 and the
                             makespan comes from the simulator */
 };
 
@@ -61,6 +62,11 @@ trd_status trd_schedule_build(trd_plan *plan, const trd_timing *timing,
  * no tree, no bounds (NaN). */
 trd_status trd_plan_custom(trd_plan **out, const trd_algo *algo, const trd_params *params,
                            size_t *step_first, trd_step *steps, double makespan);
+
+/* trd_plan_create's checks of params for algo (ranges, root, K, costs,
+ * collective, operator, memory, times that could overflow), for a
+ * builder of plans other than trd_plan_create (sim/plan_times.c). */
+trd_status trd_plan_check_params(const trd_algo *algo, const trd_params *params);
 
 /* As trd_plan_create, without the fusion pass (plan/fuse.c): the
  * programs as the algorithm wrote them (tests of the pass). */

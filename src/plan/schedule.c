@@ -1,4 +1,5 @@
-/* schedule.c: compiles an evaluated tree into the schedule IR (DESIGN.md).
+/* schedule.c: compiles an evaluated tree into the schedule IR
+ * (docs/MODEL.md, "The schedule IR").
  *
  * A rank with inputs x_1..x_m (in arrival order) runs
  *   RECV x_1 -> slot 1, COMBINE slot 1 into slot 0, RECV x_2 -> slot 2, ...

@@ -1,4 +1,4 @@
-/* calibrate.c: the size-aware cost model of DESIGN.md measured on the
+/* calibrate.c: the size-aware cost model of docs/RUNTIME.md measured on the
  * running transport: one-way times of messages (between ranks 0 and 1,
  * both leaving a barrier), with and without a combine on arrival (the
  * receive-and-combine saving), the time a rank spends per message of a

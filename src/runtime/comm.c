@@ -7,7 +7,7 @@
  * buffer, scratch slots after it), and let the engine run this rank's
  * program over the exec transport (src/runtime/exec.c) on the wire.  The
  * very same plans and engine are what the simulator runs: only the
- * transport differs (DESIGN.md).  Dynamic algorithms ask the shared policy
+ * transport differs (docs/ARCHITECTURE.md, "The layers").  Dynamic algorithms ask the shared policy
  * through the wire (a lock in threads, a coordinator in MPI); the rank left
  * holding the result sends it to the root. */
 #include "runtime/comm.h"

@@ -1,4 +1,5 @@
-/* profile.c: a platform profile (DESIGN.md "size-aware" cost model):
+/* profile.c: a platform profile (the size-aware cost model of
+ * docs/RUNTIME.md, "Calibration and prediction"):
  * transfers cost latency + bytes * per_byte (flight of the latency spent
  * in flight, trd_calibrate_gap), combines combine_fixed +
  * elements * per_element, each line fitted by least squares (GSL's

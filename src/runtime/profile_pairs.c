@@ -1,4 +1,4 @@
-/* profile_pairs.c: the heterogeneous cost model (DESIGN.md: matrix
+/* profile_pairs.c: the heterogeneous cost model (docs/MODEL.md: matrix
  * d[i][j], vector c[i]) measured on the running transport, one ordered
  * pair of ranks at a time: `treduce calibrate --matrix`.
  *

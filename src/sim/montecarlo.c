@@ -88,9 +88,14 @@ static trd_status run_workers(mc_job *job, int threads, trd_progress_fn progress
     }
     if (started == 0)
         return trd_fail(TRD_EBACKEND, "monte carlo: cannot start a thread");
-    while (progress && atomic_load(&job->done) < job->runs && !atomic_load(&job->failed)) {
+    /* Polls 1 ms after the start, then twice as long each time up to
+     * 100 ms: a study of a few runs (a sweep's every point) is not held
+     * for a whole period. */
+    for (long wait_ns = 1000000; progress && atomic_load(&job->done) < job->runs &&
+                                 !atomic_load(&job->failed);
+         wait_ns = wait_ns < 50000000 ? 2 * wait_ns : 100000000) {
         progress(ctx, atomic_load(&job->done), job->runs);
-        nanosleep(&(struct timespec){.tv_nsec = 100000000}, NULL);
+        nanosleep(&(struct timespec){.tv_nsec = wait_ns}, NULL);
     }
     trd_status st = TRD_OK;
     for (int i = 0; i < started; i++) {

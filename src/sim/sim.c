@@ -107,17 +107,22 @@ trd_status trd_simulate(const char *algo, const trd_params *params, const trd_co
     return st;
 }
 
-trd_status trd_plan_simulate_makespan(const trd_plan *plan, double *makespan)
+trd_costs trd_plan_constant_costs(const trd_params *p)
 {
-    const trd_params *p = trd_plan_params(plan);
-    trd_costs costs = {.n = p->n, .dist = TRD_DIST_CONST, .mean_d = p->d - p->latency,
+    if (p->costs) /* constant heterogeneous bases (latency and the rest are 0) */
+        return (trd_costs){.n = p->n, .dist = TRD_DIST_CONST, .mean_d = p->costs->mean_d,
+                           .mean_c = p->costs->mean_c, .dmat = p->costs->dmat,
+                           .cvec = p->costs->cvec, .draw = TRD_DRAW_ONE};
+    return (trd_costs){.n = p->n, .dist = TRD_DIST_CONST, .mean_d = p->d - p->latency,
                        .mean_c = p->c - p->combine_fixed, .latency = p->latency,
                        .flight = p->flight, .recv_combine_saving = p->recv_combine_saving,
                        .combine_fixed = p->combine_fixed, .draw = TRD_DRAW_ONE};
-    if (p->costs) /* constant heterogeneous bases (latency and the rest are 0) */
-        costs = (trd_costs){.n = p->n, .dist = TRD_DIST_CONST, .mean_d = p->costs->mean_d,
-                            .mean_c = p->costs->mean_c, .dmat = p->costs->dmat,
-                            .cvec = p->costs->cvec, .draw = TRD_DRAW_ONE};
+}
+
+trd_status trd_plan_simulate_makespan(const trd_plan *plan, double *makespan)
+{
+    const trd_params *p = trd_plan_params(plan);
+    trd_costs costs = trd_plan_constant_costs(p);
     trd_engine *engine = NULL;
     trd_virtual virt = {0};
     trd_status st = trd_engine_create(&engine, plan, (int32_t)p->n, NULL);

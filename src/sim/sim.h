@@ -27,5 +27,9 @@ void trd_sim_destroy(trd_sim *sim);
  * reduce-parallel-pattern Sec. 3): plan_makespan.c, for the plans the
  * tree evaluator does not cover. */
 trd_status trd_plan_simulate_makespan(const trd_plan *plan, double *makespan);
+/* Those constant costs of p (its d, c, latency and the rest, or the bases
+ * of p->costs), which every run of a plan's model is timed under
+ * (plan_makespan.c, plan_times.c). */
+trd_costs trd_plan_constant_costs(const trd_params *p);
 
 #endif

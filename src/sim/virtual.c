@@ -1,5 +1,6 @@
-/* virtual.c: the virtual-time transport (DESIGN.md: a simulated transport
- * interchangeable with a real one under the same engine).
+/* virtual.c: the virtual-time transport: a simulated transport
+ * interchangeable with a real one under the same engine
+ * (docs/ARCHITECTURE.md, docs/SIMULATION.md).
  *
  * A SEND and its matching RECV make a transfer; it starts when both are
  * posted, the port model lets both ranks take part (half duplex: one
@@ -95,7 +96,11 @@ static COLD trd_status reserve(trd_virtual *v, int64_t ids)
         v->tag = tag;
     if (own)
         v->partner = v->no_partner;
-    if (!tag || !trd_eq_reserve(&v->events, 2 * (uint32_t)cap + 16))
+    double *started = tag && v->started ? realloc(v->started, (size_t)cap * sizeof *started)
+                                        : NULL;
+    if (started)
+        v->started = started;
+    if (!tag || (v->started && !started) || !trd_eq_reserve(&v->events, 2 * (uint32_t)cap + 16))
         return trd_fail(TRD_ENOMEM, "simulator: out of memory for %lld steps", (long long)cap);
     memset(v->flag + v->cap, 0, (size_t)(cap - v->cap) * sizeof *v->flag);
     for (int64_t i = v->cap; i < cap; i++)
@@ -203,12 +208,21 @@ static NOINLINE void push_transfer_end(trd_virtual *v, int32_t s, double cost)
     push_event(v, LANE_TRANSFER, v->now + cost, op | 1u << 2);
 }
 
+/* When step id begins, where it is traced (trd_virtual_trace). */
+static inline void note_start(trd_virtual *v, int32_t id, double time)
+{
+    if (v->started)
+        v->started[id] = time;
+}
+
 /* Starts send s (already out of its receiver's queue) into RECV r. */
 static void start_transfer(trd_virtual *v, int32_t s, int32_t r, int32_t *rlink)
 {
     trd_vstep *p = &v->st[s];
     int32_t from = p->rank, to = p->peer;
     set_busy(v, from, to);
+    note_start(v, s, v->now);
+    note_start(v, r, v->now);
     if (v->plain)
         trd_eq_push(&v->events, LANE_TRANSFER, v->now + v->mean_d, op_of(s, EV_TRANSFER));
     else
@@ -340,9 +354,19 @@ static inline double combine_end(trd_virtual *v, int32_t rank, double cost)
     return v->cpu_free[rank] = start + cost;
 }
 
+/* A COMBINE or COPY begins once its rank is free. */
+static inline void note_local_start(trd_virtual *v, int32_t rank, int32_t id,
+                                    const trd_step *s)
+{
+    if (v->started)
+        note_start(v, id, s->kind == TRD_STEP_COMBINE && v->cpu_free[rank] > v->now
+                              ? v->cpu_free[rank] : v->now);
+}
+
 static NOINLINE trd_status post_local_drawn(trd_virtual *v, int32_t rank, int32_t id,
                                             const trd_step *s)
 {
+    note_local_start(v, rank, id, s);
     if (s->kind == TRD_STEP_COMBINE)
         push_event(v, LANE_COMBINE, combine_end(v, rank, combine_cost(v, id, rank)),
                    op_of(id, EV_COMBINE));
@@ -359,6 +383,7 @@ ALWAYS_INLINE trd_status post_local(trd_virtual *v, int32_t rank, int32_t id,
     v->st[id].rank = rank;
     if (!v->plain)
         return post_local_drawn(v, rank, id, s);
+    note_local_start(v, rank, id, s);
     double end = s->kind == TRD_STEP_COMBINE ? combine_end(v, rank, v->mean_c) : v->now;
     trd_eq_push(&v->events, LANE_COMBINE, end, op_of(id, EV_COMBINE));
     return TRD_OK;
@@ -604,8 +629,17 @@ trd_status trd_virtual_init(trd_virtual *v, int32_t n, trd_port port, const trd_
     return TRD_OK;
 }
 
+trd_status trd_virtual_trace(trd_virtual *v)
+{
+    if (!v->started && !(v->started = malloc((size_t)(v->cap > 0 ? v->cap : 1) *
+                                             sizeof *v->started)))
+        return trd_fail(TRD_ENOMEM, "simulator: out of memory for a trace");
+    return TRD_OK;
+}
+
 void trd_virtual_destroy(trd_virtual *v)
 {
+    free(v->started);
     free(v->ranks);
     free(v->idle);
     free(v->dirty);

@@ -58,7 +58,15 @@ typedef struct trd_virtual {
     int32_t *tag;            /* by id: the step's first block (message tag) */
     int32_t held[3];         /* a completion to hand out next: rank, id, from */
     bool holding;
+    double *started;         /* by id, once trd_virtual_trace asked for it: when
+                                the step began (a transfer: both its steps and a
+                                RECV_COMBINE's combine; a combine: once its rank
+                                was free); NULL: not traced */
 } trd_virtual;
+
+/* Records from now on when each posted step begins, in v->started[id]
+ * (read it when the step completes: a dynamic engine reuses its ids). */
+trd_status trd_virtual_trace(trd_virtual *v);
 
 /* Allocates a transport for n ranks; seeds come from trd_virtual_reset. */
 trd_status trd_virtual_init(trd_virtual *v, int32_t n, trd_port port, const trd_costs *costs);

@@ -1,6 +1,6 @@
 /* series.c: a solved Series of Reduces run as ONE plan of the schedule IR
- * (Legrand, Marchal and Robert 2004, Sec. 4.3-4.5; DESIGN.md: the
- * simulator and the runtime run the same plan).
+ * (Legrand, Marchal and Robert 2004, Sec. 4.3-4.5), so that the simulator
+ * and the runtime run the same plan (docs/STEADY.md).
  *
  * The plan holds operations 0 .. R-1, one block of the buffer each; rank i
  * is platform node i (routers only receive and forward).  Operation b

@@ -3,6 +3,9 @@
  * lanes, because the model overlaps transfers with combines: the upper lane
  * holds the rank's transfers (SEND and RECV, blue), the lower lane its local
  * work (COMBINE orange, COPY grey).  A dashed red line marks the makespan.
+ * The times are those of the run the makespan ends (trd_plan_step_times):
+ * a segmented or exchange plan's steps are drawn where the simulator runs
+ * them.
  * The page grows with the number of ranks so rows stay readable; beyond
  * GANTT_MAX_RANKS only the first ranks are drawn and the title says so. */
 #include "viz/plot.h"
@@ -14,6 +17,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 enum {
     GANTT_MAX_RANKS = 256, /* ranks drawn at most */
@@ -33,6 +37,7 @@ enum {
 
 /* What the drawing needs besides the plan. */
 typedef struct gantt {
+    double *start, *end; /* every step's times (trd_plan_step_times) */
     int32_t nshow;   /* ranks drawn: 0 .. nshow-1 */
     double xmin;     /* time axis */
     double xmax;
@@ -41,6 +46,24 @@ typedef struct gantt {
     double vp_height; /* height of the plot area, pixels */
     char title[512];
 } gantt;
+
+/* The times of every step (those of the run the makespan ends: a
+ * segmented or exchange plan's steps carry none themselves). */
+static trd_status gantt_times(const trd_plan *plan, gantt *g)
+{
+    size_t total = trd_plan_total_steps(plan);
+    g->start = malloc((total + 1) * sizeof *g->start);
+    g->end = malloc((total + 1) * sizeof *g->end);
+    if (!g->start || !g->end)
+        return trd_fail(TRD_ENOMEM, "gantt: out of memory for %zu steps", total);
+    return trd_plan_step_times(plan, g->start, g->end);
+}
+
+static void gantt_free(gantt *g)
+{
+    free(g->start);
+    free(g->end);
+}
 
 /* Checks the steps of the ranks to draw and finds the time range. */
 static trd_status gantt_scan(const trd_plan *plan, gantt *g)
@@ -52,15 +75,17 @@ static trd_status gantt_scan(const trd_plan *plan, gantt *g)
         size_t count = trd_plan_step_count(plan, r);
         for (size_t i = 0; i < count; i++) {
             const trd_step *s = trd_plan_step(plan, r, i);
+            size_t k = trd_plan_step_offset(plan, r) + i;
+            double t0 = g->start[k], t1 = g->end[k];
             if (s == NULL || s->kind < TRD_STEP_SEND || s->kind > TRD_STEP_SEND_INPUT)
                 return trd_fail(TRD_EINVAL, "rank %d step %zu of the plan "
                                 "is missing or of unknown kind", (int)r, i);
-            if (!isfinite(s->start) || !isfinite(s->end) || s->end < s->start)
+            if (!isfinite(t0) || !isfinite(t1) || t1 < t0)
                 return trd_fail(TRD_EINVAL, "rank %d step %zu spans [%g, %g]:"
                                 " times must be finite and in order",
-                                (int)r, i, s->start, s->end);
-            g->xmin = fmin(g->xmin, s->start);
-            g->xmax = fmax(g->xmax, s->end);
+                                (int)r, i, t0, t1);
+            g->xmin = fmin(g->xmin, t0);
+            g->xmax = fmax(g->xmax, t1);
             g->has_copy |= s->kind == TRD_STEP_COPY;
         }
     }
@@ -131,7 +156,9 @@ static void gantt_bars(const trd_plan *plan, const gantt *g)
         size_t count = trd_plan_step_count(plan, r);
         for (size_t i = 0; i < count; i++) {
             const trd_step *s = trd_plan_step(plan, r, i);
-            if (!(s->end > s->start))
+            size_t k = trd_plan_step_offset(plan, r) + i;
+            double t0 = g->start[k], t1 = g->end[k];
+            if (!(t1 > t0))
                 continue;
             /* A receive-and-combine spans its transfer and its combine (the
              * plan keeps one interval for the step): drawn in both rows. */
@@ -139,11 +166,11 @@ static void gantt_bars(const trd_plan *plan, const gantt *g)
             bool moves = s->kind == TRD_STEP_SEND || s->kind == TRD_STEP_RECV ||
                          s->kind == TRD_STEP_SEND_INPUT;
             if (moves || fused)
-                draw_bar(s->start, s->end, r - 0.42, r - 0.02, GANTT_TRANSFER);
+                draw_bar(t0, t1, r - 0.42, r - 0.02, GANTT_TRANSFER);
             if (fused)
-                draw_bar(s->start, s->end, r + 0.02, r + 0.42, GANTT_COMBINE);
+                draw_bar(t0, t1, r + 0.02, r + 0.42, GANTT_COMBINE);
             else if (!moves)
-                draw_bar(s->start, s->end, r + 0.02, r + 0.42,
+                draw_bar(t0, t1, r + 0.02, r + 0.42,
                          s->kind == TRD_STEP_COMBINE ? GANTT_COMBINE
                                                      : GANTT_COPY);
         }
@@ -211,7 +238,7 @@ trd_status trd_plan_write_gantt(const trd_plan *plan, const char *path)
     if (path == NULL)
         return trd_fail(TRD_EINVAL, "figure path is NULL");
     const trd_params *p = trd_plan_params(plan);
-    gantt g;
+    gantt g = {0};
     g.makespan = trd_plan_makespan(plan);
     if (p == NULL || p->n < 1)
         return trd_fail(TRD_EINVAL, "plan has %lld ranks: nothing to draw",
@@ -220,14 +247,18 @@ trd_status trd_plan_write_gantt(const trd_plan *plan, const char *path)
         return trd_fail(TRD_EINVAL, "plan makespan %g is not a finite time "
                         ">= 0", g.makespan);
     g.nshow = (int32_t)(p->n < GANTT_MAX_RANKS ? p->n : GANTT_MAX_RANKS);
-    trd_status st = gantt_scan(plan, &g);
-    if (st != TRD_OK)
-        return st;
-    gantt_title(plan, p, &g);
+    trd_status st = gantt_times(plan, &g);
+    if (st == TRD_OK)
+        st = gantt_scan(plan, &g);
     trd_plot plot;
-    st = trd_plot_begin(&plot, path, GANTT_WIDTH, gantt_height(g.nshow));
-    if (st != TRD_OK)
+    if (st == TRD_OK) {
+        gantt_title(plan, p, &g);
+        st = trd_plot_begin(&plot, path, GANTT_WIDTH, gantt_height(g.nshow));
+    }
+    if (st != TRD_OK) {
+        gantt_free(&g);
         return st;
+    }
     g.vp_height = plot.height - GANTT_BOTTOM_PX - GANTT_TOP_PX;
     trd_plot_viewport_px(&plot, GANTT_LEFT_PX, GANTT_RIGHT_PX, GANTT_BOTTOM_PX,
                          GANTT_TOP_PX);
@@ -237,5 +268,6 @@ trd_status trd_plan_write_gantt(const trd_plan *plan, const char *path)
     gantt_legend(&g);
     trd_plot_text_px(&plot, 1.2 * TRD_PLOT_TEXT_PX);
     plmtex("t", 4.2, 0.5, 0.5, g.title);
+    gantt_free(&g);
     return trd_plot_end(&plot);
 }

@@ -1,5 +1,6 @@
 /* mpi.c: the wire of wire.h over MPI point-to-point, its data path
- * (DESIGN.md: the distributed engine).  The wire's own messages - the
+ * (docs/RUNTIME.md, "Transports (wires)": every rank runs its own program
+ * of the one engine).  The wire's own messages - the
  * coordinator, barriers and agreements - are in mpi_control.c; the rings of
  * one node and the choice of the path of long messages in mpi_node.c;
  * creation and release in mpi_create.c; failures, the peers' notices and

@@ -2,8 +2,9 @@
 # build_mpich.sh [BUILD_DIR]: builds treduce, the MPI wire test and the MPI
 # layer (libtreduce_mpi.so and its tests) and the runtime's correctness
 # matrix against MPICH instead of the default Open MPI (both must build:
-# DESIGN.md), then runs those tests with MPICH's launcher (2 and 3
-# processes: MPICH busy-polls, more would crowd 2 cores).  Debian's
+# the MPI wire is written against the standard, not one library), then
+# runs those tests with MPICH's launcher (2 and 3 processes: MPICH
+# busy-polls, more would crowd 2 cores).  Debian's
 # libmpich-dev provides the wrapper mpicc.mpich and mpiexec.mpich; override
 # them with MPICH_CC and MPICH_EXEC.  Warnings are errors (TRD_WERROR=OFF:
 # not).  Exit 77 when MPICH is not installed.
