@@ -198,8 +198,11 @@ sub help_subcommands {
 my $top = run_tool('--help');
 my (@commands, %summary, @intro);
 {
-    my $in_list = 0;
+    my ($in_list, $in_usage) = (0, 0);
     for my $l (split /\n/, $top) {
+        $in_usage = 1 if $l =~ /^usage:/i;
+        $in_usage = 0 if $in_usage && $l !~ /\S/;
+        next if $in_usage; # the synopsis, up to its blank line
         if ($l =~ /^commands:/) { $in_list = 1; next; }
         if ($in_list && $l =~ /^\s+(\S+)\s+(.*)$/) {
             push @commands, $1;
@@ -207,7 +210,7 @@ my (@commands, %summary, @intro);
             next;
         }
         $in_list = 0 if $in_list && $l !~ /\S/;
-        push @intro, $l unless $in_list || $l =~ /^usage:/i;
+        push @intro, $l unless $in_list;
     }
 }
 die "help_docs.pl: '$tool --help' lists no commands\n" unless @commands;

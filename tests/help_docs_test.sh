@@ -76,8 +76,10 @@ check_page() { # check_page PAGE NAME SUMMARY HELP_TEXT_FILE...
   [ -z "$missing" ] && ok || bad "$page lacks words of the help: $missing"
 }
 "$tool" --help >"$tmp/top.txt"
+# its summary: the first line after the synopsis (up to a blank line)
 check_page "$man_dir/treduce.1" treduce \
-  "$(sed -n '3p' "$tmp/top.txt" | sed 's/\.$//' | sed 's/^./\L&/')" "$tmp/top.txt"
+  "$(awk 'p && NF {print; exit} !NF {p = 1}' "$tmp/top.txt" | sed 's/\.$//' | sed 's/^./\L&/')" \
+  "$tmp/top.txt"
 for c in $commands; do
   "$tool" "$c" --help >"$tmp/help-$c.txt"
   files=("$tmp/help-$c.txt")

@@ -32,7 +32,7 @@ static void help(void)
            "                       other; reduce: TARGET gets v0 + v1 + ... + vN for a\n"
            "                       non-commutative +, in the order of --participants\n"
            "  --platform FILE      the platform (JSON or SimGrid XML, docs/PLATFORMS.md;\n"
-           "                       -p FILE: the same, its older spelling)\n"
+           "                       its older spelling: -p FILE)\n"
            "  --source NAME        scatter: the source (required)\n"
            "  --targets LIST       scatter: the targets (default: every computing node\n"
            "                       but the source); gossip: same as --participants\n"
