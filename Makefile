@@ -9,7 +9,7 @@ CMAKE_FLAGS ?=
 WERROR ?= ON
 DEV_FLAGS = -DTRD_WERROR=$(WERROR)
 
-.PHONY: demo test test-sanitize test-mpich test-release build bootstrap bench clean fuzz fuzz-ci
+.PHONY: demo test test-sanitize test-tsan test-mpich test-release build bootstrap bench clean fuzz fuzz-ci
 
 demo: build
 	./$(BUILD)/treduce demo --out $(BUILD)/demo
@@ -25,6 +25,21 @@ test-sanitize: bootstrap
 	CC=clang cmake -S . -B build-sanitize -DTRD_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug $(DEV_FLAGS) $(CMAKE_FLAGS)
 	cmake --build build-sanitize -j $(JOBS)
 	cd build-sanitize && TRD_TEST_QUICK=1 ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 ctest --output-on-failure --timeout 600 -j $(JOBS)
+
+# The MPI layer's threads and lifecycle tests under ThreadSanitizer (clang,
+# linked with the layer: a preloaded instrumented layer would be loaded
+# into mpirun's own daemons too).  Open MPI itself is not instrumented:
+# tests/mpi_layer/tsan_mpi.supp silences the reports inside it, not ours.
+TSAN_TESTS = layer_threads_linked layer_lifecycle_linked
+test-tsan: bootstrap
+	CC=clang cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS="-fsanitize=thread -O1 -g" \
+	  -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread -DCMAKE_SHARED_LINKER_FLAGS=-fsanitize=thread \
+	  $(DEV_FLAGS) $(CMAKE_FLAGS)
+	cmake --build build-tsan -j $(JOBS) --target $(TSAN_TESTS)
+	TSAN_OPTIONS="halt_on_error=1 suppressions=$(CURDIR)/tests/mpi_layer/tsan_mpi.supp" \
+	  TRD_TEST_MPI_LIMIT=240 tests/mpi/run_mpi.sh mpirun 3 -x TSAN_OPTIONS build-tsan/tests/mpi_layer/layer_threads_linked 300
+	TSAN_OPTIONS="halt_on_error=1 suppressions=$(CURDIR)/tests/mpi_layer/tsan_mpi.supp" \
+	  TRD_TEST_MPI_LIMIT=240 tests/mpi/run_mpi.sh mpirun 3 -x TSAN_OPTIONS build-tsan/tests/mpi_layer/layer_lifecycle_linked 20
 
 # The MPI transport built and run against MPICH instead of Open MPI.
 test-mpich: bootstrap
@@ -73,4 +88,4 @@ bench: build
 	./$(BUILD)/bench/bench_plan
 
 clean:
-	rm -rf $(BUILD) build-sanitize build-mpich build-fuzz build-release
+	rm -rf $(BUILD) build-sanitize build-tsan build-mpich build-fuzz build-release

@@ -11,6 +11,7 @@
  * (profile.c) at several sizes, fitted to lines. */
 #include "runtime/calibrate.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -286,7 +287,9 @@ static trd_status fastest_rank(trd_comm *c, double mine, double *fastest)
 
 /* A fixed integer loop (about a millisecond): work that needs a core and
  * nothing else. */
-static volatile uint64_t spin_sink; /* keeps the loop */
+/* keeps the loop; atomic, as every rank of a threads wire (or every
+ * thread of an MPI process) may spin at once */
+static _Atomic uint64_t spin_sink;
 
 static double spin(trd_comm *c)
 {
@@ -294,7 +297,7 @@ static double spin(trd_comm *c)
     double t0 = trd_comm_now(c);
     for (int i = 0; i < SPIN_ITERS; i++)
         x = trd_mix64(x + TRD_GOLDEN64);
-    spin_sink = x;
+    atomic_store_explicit(&spin_sink, x, memory_order_relaxed);
     return trd_comm_now(c) - t0;
 }
 

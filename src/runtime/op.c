@@ -80,7 +80,14 @@ struct trd_op {
  * where the CPU has it (as Open MPI's op/avx does): twice the elements per
  * instruction, which pays where the data is in cache (docs/BENCHMARKS.md,
  * "bench/op"). */
-#if defined(__x86_64__) && defined(__has_attribute)
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+/* ThreadSanitizer instruments the clones' resolvers, which the loader runs
+ * before the sanitizer's runtime has started (a crash at load time) */
+#define KERNEL_NO_CLONES
+#endif
+#endif
+#if defined(__x86_64__) && defined(__has_attribute) && !defined(KERNEL_NO_CLONES)
 #if __has_attribute(target_clones)
 #define KERNEL_CLONES __attribute__((target_clones("avx2", "default")))
 #endif
