@@ -279,6 +279,41 @@ static trd_status legs_rank(trd_comm *comm, int32_t rank, void *arg)
     return st;
 }
 
+/* ---- A rank that stalls while the others measure. ---- */
+
+/* Rank 1 passes the profile's first barrier, then stalls for 3 s; rank 0
+ * measures.  Its waits then end at the profile's deadline (0.3 s here,
+ * a test hook), not at the communicator's (10 s). */
+static trd_status stalled_profile_rank(trd_comm *comm, int32_t rank, void *arg)
+{
+    trd_op *op = arg;
+    if (rank == 1) {
+        trd_status st = trd_comm_barrier(comm);
+        struct timespec t = {3, 0};
+        nanosleep(&t, NULL);
+        return st;
+    }
+    trd_profile pr;
+    return trd_comm_profile(comm, op, &pr);
+}
+
+static void test_profile_deadline(void **state)
+{
+    (void)state;
+    trd_op *op = rt_op_create(RT_F64_SUM);
+    trd_threads_opts topts = rt_topts(10.0);
+    trd_test_hooks hooks;
+    trd_test_hooks_init(&hooks);
+    hooks.profile_timeout_s = 0.3;
+    rt_result res;
+    rt_run_hooked(2, &topts, &hooks, stalled_profile_rank, op, &res);
+    TU_CHECK(res.status[0] == TRD_ETIMEDOUT && res.seconds[0] < 2.5,
+             "profile beside a stalled rank: status %d after %.2f s (%s); want a timeout "
+             "within the profile's 0.3 s deadline, long before the communicator's 10 s",
+             (int)res.status[0], res.seconds[0], res.msg[0]);
+    trd_op_free(op);
+}
+
 static void test_legs(void **state)
 {
     (void)state;
@@ -382,6 +417,7 @@ int main(int argc, char **argv)
         RT_TIMED(test_calibrate_predict),
         cmocka_unit_test(test_parallelism_predict),
         cmocka_unit_test(test_legs),
+        cmocka_unit_test(test_profile_deadline),
         RT_TIMED(test_calibrated_runs),
         cmocka_unit_test(test_shm_queries),
     };

@@ -521,7 +521,11 @@ typedef struct trd_profile {
  * the first start to the last end; made non-decreasing and at most k times one stream:
  * noise, not the node, breaks either), measured once per communicator;
  * every rank gets the same values.  A few tens of milliseconds plus the
- * operator's own time. */
+ * operator's own time.  It starts with a barrier, which waits for late
+ * ranks as long as the communicator's deadline; every wait after it has a
+ * deadline of at most TRD_PROFILE_TIMEOUT seconds: a stall while every
+ * rank measures is a fault, and ends in TRD_ETIMEDOUT soon. */
+#define TRD_PROFILE_TIMEOUT 60.0
 trd_status trd_comm_profile(trd_comm *comm, const trd_op *op, trd_profile *profile);
 /* Sets opts->latency, flight, d, c, combine_fixed, parallelism and
  * recv_combine_saving for a

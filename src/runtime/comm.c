@@ -37,6 +37,7 @@ trd_comm *trd_comm_new(trd_wire wire, double timeout_s)
     if (c) {
         c->wire = wire;
         c->timeout_s = timeout_s;
+        c->profile_timeout_s = TRD_PROFILE_TIMEOUT;
         c->wire.set_call(c->wire.ctx, &c->sig);
     }
     return c;

@@ -64,6 +64,8 @@ struct trd_comm {
     trd_wire wire;
     double timeout_s;
     bool dead;            /* test hook (test_hooks.h) */
+    double profile_timeout_s; /* trd_comm_profile's deadline once all are in
+                            (TRD_PROFILE_TIMEOUT; a test hook lowers it) */
     int64_t calls;        /* collective calls so far: names a dynamic call */
     trd_call_sig sig;     /* the current call's, as its messages carry it
                              (the wire reads it: wire.h set_call) */

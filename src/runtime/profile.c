@@ -34,15 +34,30 @@ static void fit(const double *x, const double *y, size_t n, double *c0, double *
     *c1 = *c1 > 0 ? *c1 : 0.0;
 }
 
+static trd_status measure(trd_comm *c, const trd_op *op, trd_profile *out);
+
 trd_status trd_comm_profile(trd_comm *c, const trd_op *op, trd_profile *out)
+{
+    trd_status st = c && op && out ? trd_comm_barrier(c) /* the late ranks are in */
+                                   : trd_fail(TRD_EINVAL, "profile: NULL argument");
+    if (st != TRD_OK)
+        return st;
+    double timeout = c->timeout_s;
+    if (c->timeout_s > c->profile_timeout_s)
+        c->timeout_s = c->profile_timeout_s; /* a stall now is a fault, not a late rank */
+    st = measure(c, op, out);
+    c->timeout_s = timeout;
+    return st;
+}
+
+static trd_status measure(trd_comm *c, const trd_op *op, trd_profile *out)
 {
     /* v: the combines, the gap, then (quartile, median) of each transfer
      * size's legs and of the fused probe's */
     enum { GAP = NC, LEGS = NC + 1, FUSED = LEGS + 2 * NT, NV = FUSED + 2 };
     double x[NT], t[NT], xc[NC], tc[NC], v[NV], agreed[NV];
-    int64_t fused = op ? FUSED_PROBE / (int64_t)trd_op_elem_size(op) : 0;
-    trd_status st = c && op && out ? trd_comm_usable(c)
-                                   : trd_fail(TRD_EINVAL, "profile: NULL argument");
+    int64_t fused = FUSED_PROBE / (int64_t)trd_op_elem_size(op);
+    trd_status st = TRD_OK;
     for (size_t i = 0; i < NT && st == TRD_OK; i++) {
         x[i] = (double)transfer_sizes[i];
         st = trd_calibrate_one_way(c, transfer_sizes[i], &v[LEGS + 2 * i]);

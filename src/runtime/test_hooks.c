@@ -10,7 +10,8 @@
 
 void trd_test_hooks_init(trd_test_hooks *hooks)
 {
-    *hooks = (trd_test_hooks){.delay_max_us = 0.0, .delay_seed = 1, .dead_rank = -1};
+    *hooks = (trd_test_hooks){.delay_max_us = 0.0, .delay_seed = 1, .dead_rank = -1,
+                              .profile_timeout_s = 0.0};
 }
 
 trd_status trd_test_hooks_set(trd_comm *comm, const trd_test_hooks *hooks)
@@ -21,6 +22,9 @@ trd_status trd_test_hooks_set(trd_comm *comm, const trd_test_hooks *hooks)
     double max = hooks->delay_max_us;
     if (!(max >= 0) || max > 1e6)
         return trd_fail(TRD_EINVAL, "injected delay = %g us is invalid: need 0 to 1e6", max);
+    if (!(hooks->profile_timeout_s >= 0) || hooks->profile_timeout_s > 1e6)
+        return trd_fail(TRD_EINVAL, "profile timeout = %g s is invalid: need 0 to 1e6",
+                        hooks->profile_timeout_s);
     bool threads = !strcmp(comm->wire.name, "threads");
     if (max > 0 && !threads)
         return trd_fail(TRD_EUNSUPPORTED, "injected delay: the %s wire has none (threads only)",
@@ -28,6 +32,8 @@ trd_status trd_test_hooks_set(trd_comm *comm, const trd_test_hooks *hooks)
     if (threads)
         trd_wire_threads_delay(&comm->wire, max, hooks->delay_seed);
     comm->dead = hooks->dead_rank == comm->wire.rank;
+    comm->profile_timeout_s =
+        hooks->profile_timeout_s > 0 ? hooks->profile_timeout_s : TRD_PROFILE_TIMEOUT;
     return TRD_OK;
 }
 

@@ -16,6 +16,8 @@ typedef struct trd_test_hooks {
     uint64_t delay_seed; /* seed of those delays (each rank its own stream) */
     int32_t dead_rank;   /* this rank's collective calls return TRD_EIO at
                             once, as if it had died (-1: none) */
+    double profile_timeout_s; /* trd_comm_profile's deadline once every rank
+                            is in (0: TRD_PROFILE_TIMEOUT) */
 } trd_test_hooks;
 
 /* No delay (seed 1), no dead rank. */
