@@ -3,9 +3,10 @@
  *
  * Made where the program makes the communicator: the layer interposes the
  * calls that create intracommunicators (entry.c) and, on every rank that
- * gets the new communicator, right after MPI made it, duplicates it for
- * treduce (PMPI_Comm_dup: a context of treduce's own, so no message of
- * the layer or of treduce can match a receive of the program) and agrees
+ * gets the new communicator, right after MPI made it, makes one of the
+ * same group for treduce (PMPI_Comm_create: a context of treduce's own,
+ * so no message of the layer or of treduce can match a receive of the
+ * program, and none of the program's attributes copied) and agrees
  * with one allreduce over it whether every rank could set up and what rank
  * 0 knows of these processes (known.c: a measured platform, the path of
  * long messages).  Both are collectives of the program's own creation
@@ -13,7 +14,7 @@
  * none is made inside a reduction, where ranks of other communicators may
  * be creating theirs (a context-id agreement there can deadlock).
  * treduce's communicator itself is made without communicating
- * (trd_comm_mpi_create_with: the duplicate is its own, the node's ranks
+ * (trd_comm_mpi_create_with: the private communicator is its own, the node's ranks
  * counted from the group, node.c; its rings set up by the first call,
  * through its own messages).  A communicator the layer did not see made
  * (MPI_Comm_idup, an intercommunicator, one made before MPI_Init went
@@ -24,7 +25,7 @@
  * state to a list (MPI calls inside MPI's callback are best avoided), and
  * the layer's wrapper of that call releases it once MPI has returned.
  * treduce's communicator then closes without blocking (ranks free in any
- * order) and frees its duplicate once no message can reach it any more
+ * order) and frees its private communicator once no message can reach it
  * (src/wire/mpi_close.c): after MPI_Comm_free returns nothing of the
  * caller's communicator is touched.  The copy callback is
  * MPI_COMM_NULL_COPY_FN, so a duplicate never shares a state. */
@@ -172,12 +173,27 @@ static void unpack_known(const double *v, tml_known *k)
         p->stream_bw[i] = v[A_STREAMS + i];
 }
 
-/* treduce on a duplicate of c->user, made without communicating: false
- * when it cannot be (the duplicate is freed with it). */
+/* A communicator of c->user's group for treduce alone: MPI_Comm_create,
+ * not MPI_Comm_dup, which would copy the program's attributes (and run
+ * their callbacks - and their delete callbacks when treduce frees it:
+ * mpi4py's, for one, call back into MPI). */
+static bool make_private(tml_comm *c, MPI_Comm *priv)
+{
+    MPI_Group group;
+    if (PMPI_Comm_group(c->user, &group) != MPI_SUCCESS)
+        return false;
+    int rc = PMPI_Comm_create(c->user, group, priv);
+    PMPI_Group_free(&group);
+    return rc == MPI_SUCCESS && *priv != MPI_COMM_NULL;
+}
+
+/* treduce on a private communicator of c->user's group, made without
+ * communicating: false when it cannot be (the private one is freed with
+ * it). */
 static bool make_treduce(tml_comm *c, int node_ranks)
 {
     MPI_Comm priv;
-    if (PMPI_Comm_dup(c->user, &priv) != MPI_SUCCESS)
+    if (!make_private(c, &priv))
         return false;
     trd_mpi_opts o;
     trd_mpi_opts_init(&o);

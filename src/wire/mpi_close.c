@@ -102,8 +102,11 @@ static bool own_sends_done(mpi_wire *w)
     return done;
 }
 
-/* One step of closing w; true once it is released. */
-static bool advance(mpi_wire *w)
+/* What closing w comes to, step by step. */
+typedef enum { STILL, CLEAN, KEPT } outcome;
+
+/* One step of closing w. */
+static outcome advance(mpi_wire *w)
 {
     drain(w);
     /* a rank with something left keeps the communicator anyway: it only
@@ -112,36 +115,58 @@ static bool advance(mpi_wire *w)
         if (PMPI_Iallreduce(&w->close_dirty, &w->close_any_dirty, 1, MPI_INT, MPI_MAX, w->comm,
                             &w->close_req) != MPI_SUCCESS) {
             w->close_req = MPI_REQUEST_NULL;
-            trd_mpi_give_up(w); /* cannot agree: keep the communicator */
-            return true;
+            return KEPT; /* cannot agree: keep the communicator */
         }
         w->close_stage = CLOSE_AGREE;
     }
-    if (w->close_stage == CLOSE_AGREE) {
-        int flag = 0;
-        if (PMPI_Test(&w->close_req, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
-            trd_mpi_give_up(w);
-            return true;
-        }
-        if (flag) {
-            trd_mpi_destroy(w, !w->close_any_dirty);
-            return true;
-        }
-    }
-    return false;
+    int flag = 0;
+    if (w->close_stage == CLOSE_AGREE &&
+        PMPI_Test(&w->close_req, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+        return KEPT;
+    return !flag ? STILL : w->close_any_dirty ? KEPT : CLEAN;
+}
+
+/* The wires of a pass that closed, to release once the lock is let go:
+ * freeing an MPI communicator runs its attributes' delete callbacks,
+ * which may call anything, treduce too. */
+static mpi_wire *closed;
+
+static void finish(mpi_wire *w, outcome o)
+{
+    w->close_stage = o == CLEAN ? CLOSE_DONE : -1;
+    w->close_next = closed;
+    closed = w;
 }
 
 /* One pass over the list (the lock held). */
 static void reap_locked(void)
 {
     for (mpi_wire **p = &closing; *p;) {
-        mpi_wire *w = *p, *next = w->close_next; /* advance may free w */
-        if (advance(w)) {
-            *p = next;
+        mpi_wire *w = *p;
+        outcome o = advance(w);
+        if (o != STILL) {
+            *p = w->close_next;
             atomic_fetch_sub(&nclosing, 1);
+            finish(w, o);
         } else {
             p = &w->close_next;
         }
+    }
+}
+
+/* Lets the lock go and releases what closed meanwhile. */
+static void unlock_and_release(void)
+{
+    mpi_wire *w = closed;
+    closed = NULL;
+    pthread_mutex_unlock(&lock);
+    while (w) {
+        mpi_wire *next = w->close_next;
+        if (w->close_stage == CLOSE_DONE)
+            trd_mpi_destroy(w, true);
+        else
+            trd_mpi_give_up(w);
+        w = next;
     }
 }
 
@@ -152,7 +177,7 @@ void trd_mpi_reap(void)
     if (pthread_mutex_trylock(&lock) != 0)
         return; /* another thread is reaping */
     reap_locked();
-    pthread_mutex_unlock(&lock);
+    unlock_and_release();
 }
 
 void trd_mpi_close(mpi_wire *w)
@@ -171,7 +196,7 @@ void trd_mpi_close(mpi_wire *w)
     closing = w;
     atomic_fetch_add(&nclosing, 1);
     reap_locked();
-    pthread_mutex_unlock(&lock);
+    unlock_and_release();
 }
 
 /* Whether a wire still closing is clean on this rank: its communicator
@@ -204,9 +229,9 @@ static int close_all(MPI_Comm comm, int keyval, void *value, void *extra)
         mpi_wire *w = closing;
         closing = w->close_next;
         atomic_fetch_sub(&nclosing, 1);
-        trd_mpi_give_up(w);
+        finish(w, KEPT);
     }
-    pthread_mutex_unlock(&lock);
+    unlock_and_release();
     trd_mpi_pool_finish();
     return MPI_SUCCESS;
 }

@@ -13,7 +13,10 @@
  *            it, free the communicator and start on the next one while the
  *            root is still in the reduce;
  *   idup     a communicator made by MPI_Comm_idup, which the layer does
- *            not see made (its reductions go to MPI).
+ *            not see made (its reductions go to MPI);
+ *   attrs    an attribute of the program's whose copy and delete
+ *            callbacks count their calls: as many as MPI alone makes
+ *            (the layer's own communicators copy none of it).
  *
  * Every reduction is checked against the fold in the communicator's rank
  * order: the product of 2x2 matrices (non-commutative: a contribution
@@ -185,6 +188,47 @@ static void idup(void)
     MPI_Comm_free(&c);
 }
 
+static int copies, deletes;
+
+static int count_copy(MPI_Comm comm, int key, void *extra, void *in, void *out, int *flag)
+{
+    (void)comm;
+    (void)key;
+    (void)extra;
+    copies++;
+    *(void **)out = in;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+
+static int count_delete(MPI_Comm comm, int key, void *value, void *extra)
+{
+    (void)key;
+    (void)value;
+    (void)extra;
+    int size;
+    MPI_Comm_size(comm, &size); /* a callback may call MPI */
+    deletes++;
+    return MPI_SUCCESS;
+}
+
+static void attrs(void)
+{
+    int key;
+    MPI_Comm a, b;
+    MPI_Comm_create_keyval(count_copy, count_delete, &key, NULL);
+    MPI_Comm_dup(MPI_COMM_WORLD, &a);
+    MPI_Comm_set_attr(a, key, &copies);
+    MPI_Comm_dup(a, &b); /* one copy */
+    reduce_once(a, 0, 100, 0, 6, "attrs");
+    reduce_once(b, 1, 100, 0, 7, "attrs, a copy");
+    MPI_Comm_free(&b); /* two deletes */
+    MPI_Comm_free(&a);
+    MPI_Comm_free_keyval(&key);
+    CHECK(copies == 1 && deletes == 2, "the program's attribute callbacks ran %d copies and "
+          "%d deletes, not 1 and 2", copies, deletes);
+}
+
 int main(int argc, char **argv)
 {
     t_init(&argc, &argv);
@@ -195,6 +239,7 @@ int main(int argc, char **argv)
     splits(n / 2);
     slow(n / 10 + 1);
     idup();
+    attrs();
     MPI_Op_free(&mat_op);
     return t_finish("layer_lifecycle");
 }
