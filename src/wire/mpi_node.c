@@ -94,6 +94,17 @@ static trd_status setup_msg(mpi_wire *w, bool send, int peer, void *buf, int byt
     return s;
 }
 
+/* A new segment's pages, written by this rank before it answers: the
+ * verdict then comes after every rank's, so none writes a zero over a
+ * message already sent (shm.h trd_shm_touch).  Where the rings are made
+ * inside a call (deferred), the first messages take the page faults
+ * instead: they cost milliseconds up front. */
+static void touch(mpi_wire *w)
+{
+    if (!w->deferred)
+        trd_shm_touch(w->shm);
+}
+
 /* Rank 0's segment for the round: a pooled one (first round), or new. */
 static void root_segment(mpi_wire *w, seg_msg *seg, bool pool)
 {
@@ -102,6 +113,8 @@ static void root_segment(mpi_wire *w, seg_msg *seg, bool pool)
     if (!w->shm &&
         trd_shm_open(&w->shm, seg->name, true, 0, w->size, (size_t)seg->frag) != TRD_OK)
         seg->max = 0;
+    else if (!seg->pooled)
+        touch(w);
 }
 
 /* Rank 0: its word sent to every rank, each answers whether it has its end
@@ -162,8 +175,9 @@ static trd_status setup_leaf(mpi_wire *w, seg_msg *seg, int *all, double deadlin
         double wait = PMPI_Wtime() + (w->timeout < POOL_WAIT_S ? w->timeout : POOL_WAIT_S);
         if (seg->pooled)
             w->shm = trd_mpi_pool_take(w, seg->name, (size_t)seg->frag, wait);
-        else
-            trd_shm_open(&w->shm, seg->name, false, w->rank, w->size, (size_t)seg->frag);
+        else if (trd_shm_open(&w->shm, seg->name, false, w->rank, w->size,
+                              (size_t)seg->frag) == TRD_OK)
+            touch(w);
         int ok = w->shm != NULL;
         s = setup_msg(w, true, 0, &ok, (int)sizeof ok, deadline);
         if (s == TRD_OK)
@@ -194,8 +208,6 @@ static trd_status setup_shm(mpi_wire *w)
         w->shm_choice = seg.choice;
         memcpy(w->shm_name, seg.name, sizeof w->shm_name);
         trd_shm_set_call(w->shm, w->call_sig);
-        if (!seg.pooled && !w->deferred)
-            trd_shm_touch(w->shm); /* made at creation: no call pays its page faults */
     } else {
         trd_shm_free(w->shm);
         w->shm = NULL;
@@ -398,6 +410,17 @@ trd_status trd_wire_mpi_long_path(trd_wire *wire, bool other)
     if (st == TRD_OK)
         w->long_other = other;
     return st;
+}
+
+/* wire.h's long_choice and long_path. */
+bool trd_mpi_long_choice(void *ctx, size_t bytes)
+{
+    return trd_wire_mpi_long_choice(&((mpi_wire *)ctx)->wire, bytes);
+}
+
+trd_status trd_mpi_long_path(void *ctx, bool other)
+{
+    return trd_wire_mpi_long_path(&((mpi_wire *)ctx)->wire, other);
 }
 
 #else /* !TRD_HAVE_MPI */
