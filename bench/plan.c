@@ -16,7 +16,7 @@
 
 #include "bench_util.h"
 #include "oracle/oracle.h"
-#include "plan/tree.h"
+#include "ir/tree.h"
 
 /* Median seconds of `runs` builds; which = 0 library, 1 heap oracle. */
 static double time_greedy(int which, int32_t n, int runs, int32_t *parent)

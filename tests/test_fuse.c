@@ -24,7 +24,7 @@
 
 #include "core/splitmix.h"
 #include "plan/fuse.h"
-#include "plan/plan_internal.h"
+#include "plan/builders.h"
 #include "testutil.h"
 
 static int32_t span(const trd_step *s) { return s->blocks > 1 ? s->blocks : 1; }

@@ -29,7 +29,7 @@
 #include "ir_replay.h"
 #include "model/hetero_bound.h"
 #include "plan/hetero.h"
-#include "plan/plan_internal.h"
+#include "plan/builders.h"
 #include "sim/sim.h"
 
 static const char *const models[] = {"links", "nodes"};

@@ -1,11 +1,12 @@
 /* test_layers.c: the runtime's layers call only downward.
  *
  * Selection ("auto": the measured profile, the model's ranking, the
- * tuner) resolves the algorithm above the collective core and talks
- * through the wire's own barrier and agreement, never through a public
- * collective: so it leaves the core's memo and plan cache as the last call
- * left them, and every public call counts once (trd_comm.calls, which
- * also numbers the calls' signatures).  And a collective entered while one
+ * tuner; src/select/) resolves the algorithm above the collective core
+ * and talks through the wire's own barrier and agreement, never through a
+ * public collective: so it leaves the core's memo and plan cache as the
+ * last call left them, and every public call counts once (trd_comm.calls,
+ * which also numbers the calls' signatures).  (That selection cannot
+ * reach the core's internals at all, the build checks: core_deps.)  And a collective entered while one
  * runs on the same communicator is refused with a clear error, whoever
  * calls it - here an operator. */
 #include <string.h>
@@ -24,7 +25,7 @@ static bool same_key(const trd_comm_key *a, const trd_comm_key *b)
 }
 
 /* Every rank: one named call, then auto's selection on its own - the
- * profile measured, candidates ranked and a tuning entry started - with
+ * profile measured and every candidate ranked (trd_comm_explain) - with
  * the core's state compared before and after; then auto calls through
  * the tuning and past it, each counted once. */
 static trd_status select_rank(trd_comm *c, int32_t rank, void *arg)
@@ -42,22 +43,22 @@ static trd_status select_rank(trd_comm *c, int32_t rank, void *arg)
         st = trd_allreduce(c, in, out, COUNT, sum, &o);
     trd_comm_key cached = c->cache.key;
     trd_comm_memo memo = c->memo;
+    uint64_t built = c->built;
     int64_t calls = c->calls;
     o.algo = "auto";
     o.tune = 2;
-    trd_tune_key args = trd_tune_key_of(sum, COUNT / 2, 0, true, &o);
-    trd_coll_opts chosen = o;
-    trd_tune_entry *timed = NULL;
-    bool other = false;
+    trd_candidate *cand = malloc(trd_algo_count() * sizeof *cand);
+    size_t n_cand = 0;
     if (st == TRD_OK)
-        st = trd_comm_select(c, &args, &chosen, &timed, &other);
-    bool cache_kept = c->cache.valid && same_key(&c->cache.key, &cached);
-    bool memo_kept = c->memo.valid && c->memo.cached && same_key(&c->memo.key, &memo.key) &&
+        st = cand ? trd_comm_explain(c, COUNT / 2, sum, 0, true, &o, cand, &n_cand) : TRD_ENOMEM;
+    free(cand);
+    bool cache_kept = c->cache.valid && same_key(&c->cache.key, &cached) && c->built == built;
+    bool memo_kept = c->memo.valid && same_key(&c->memo.key, &memo.key) &&
                      c->memo.algo == memo.algo && c->memo.args.count == memo.args.count &&
-                     c->memo.sig.hash == memo.sig.hash;
-    if (st == TRD_OK && (c->calls != calls || !cache_kept || !memo_kept || !timed))
+                     c->memo.sig.hash == memo.sig.hash && c->memo.built == memo.built;
+    if (st == TRD_OK && (c->calls != calls || !cache_kept || !memo_kept || n_cand == 0))
         rt_failf(log, "rank %d: selecting auto changed the core's state (calls %lld -> %lld, "
-                 "cache %s, memo %s) or timed nothing", (int)rank, (long long)calls,
+                 "cache %s, memo %s) or ranked nothing", (int)rank, (long long)calls,
                  (long long)c->calls, cache_kept ? "kept" : "changed",
                  memo_kept ? "kept" : "changed");
     int32_t n = 0; /* past the tuning: the candidates' rounds and a decided call */

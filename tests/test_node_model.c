@@ -1,5 +1,5 @@
 /* test_node_model.c: the node's memory in the cost model (src/model/node.c,
- * src/runtime/calibrate_streams.c, src/runtime/contention.c).  Oracles:
+ * src/select/calibrate_streams.c, src/select/contention.c).  Oracles:
  *   - the curve's contract (treduce.h, trd_profile.stream_bw): made
  *     non-decreasing and at most k times one stream from noisy values
  *     written by hand; interpolated linearly, held beyond its end;

@@ -8,7 +8,7 @@
 #include <pthread.h>
 
 #include "testutil.h"
-#include "plan/plan_internal.h" /* struct trd_plan: its bytes */
+#include "plan/builders.h" /* struct trd_plan: its bytes */
 
 #define THREADS 4
 #define ASKS 50

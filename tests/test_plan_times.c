@@ -21,7 +21,7 @@
  * plan in the same time, and - run for real on threads with
  * trd_comm_run_plan and the non-commutative matrix checker - leaves the
  * rank-order product at its root. */
-#include "plan/plan_internal.h"
+#include "plan/builders.h"
 #include "runtime_util.h"
 #include "sim/sim.h"
 

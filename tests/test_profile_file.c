@@ -1,5 +1,5 @@
 /* test_profile_file.c: trd_profile_save and trd_profile_load
- * (src/runtime/profile_file.c), the profile files of `treduce calibrate
+ * (src/select/profile_file.c), the profile files of `treduce calibrate
  * --out` and `treduce run --profile`.  The oracle is the contract of
  * include/treduce/treduce.h:
  *   - what trd_profile_save writes, trd_profile_load reads back exactly

@@ -6,7 +6,7 @@
  * usage: test_runtime_auto [PATTERN [SKIP]] (cmocka filters). */
 #include "runtime_matrix.h"
 #include "plan/registry.h" /* trd_algo_find: the key a call ran */
-#include "runtime/comm.h"  /* the memo, the profiles a communicator keeps */
+#include "select/select.h" /* auto's memo, the profiles a communicator keeps */
 #include "runtime/op.h"    /* trd_op_serial: the operators of kept profiles */
 
 /* opts.algo = "auto" (treduce.h: "registered name, or auto: the algorithm
@@ -99,21 +99,21 @@ static trd_status memo_auto(trd_comm *comm, int32_t rank, rt_log *log, const trd
         o.measure_model = false;
         st = m->allreduce ? trd_allreduce(comm, in, out, m->count, sum, &o)
                           : trd_reduce(comm, in, out, m->count, sum, 0, &o);
-        const trd_comm_memo *mm = &comm->memo;
-        if (st == TRD_OK && (!mm->valid || strcmp(mm->algo, "auto") ||
-                             mm->args.count != m->count || mm->args.opts.c != m->c ||
-                             mm->args.allreduce != m->allreduce))
+        const trd_select_memo *mm = &trd_select_state_of(comm)->memo;
+        if (st == TRD_OK && (!mm->valid || mm->args.count != m->count ||
+                             mm->args.opts.c != m->c || mm->args.allreduce != m->allreduce))
             rt_failf(log, "memo: rank %d call %zu: remembered count %lld, c %g, allreduce %d",
                      (int)rank, k, (long long)mm->args.count, mm->args.opts.c,
                      (int)mm->args.allreduce);
         if (st == TRD_OK && k == 0) {
-            comm->memo.key.algo = chain; /* planted: a reduce as good as any */
-            comm->memo.cached = false;   /* ...whose plan the cache does not hold */
+            trd_select_memo *planted = &trd_select_state_of(comm)->memo;
+            planted->key.algo = chain; /* planted: a reduce as good as any */
+            planted->built = 0;        /* ...whose plan the cache does not hold */
             st = trd_reduce(comm, in, out, m->count, sum, 0, &o);
             if (st != TRD_OK || comm->cache.key.algo != chain)
                 rt_failf(log, "memo: rank %d: the same arguments did not take the remembered "
                          "key (status %d: %s)", (int)rank, (int)st, trd_errmsg());
-            comm->memo.valid = false; /* forgotten: the next call resolves again */
+            trd_select_state_of(comm)->memo.valid = false; /* the next call resolves again */
         }
     }
     return st;
@@ -264,8 +264,9 @@ static int profile_slot(const trd_comm *comm, const trd_op *op, int *n)
     int at = -1;
     *n = 0;
     for (int i = 0; i < TRD_COMM_PROFILES; i++) {
-        *n += comm->profiles.op_serial[i] != 0u;
-        if (comm->profiles.op_serial[i] == trd_op_serial(op))
+        const trd_comm_profiles *t = &trd_select_state_of((trd_comm *)comm)->profiles;
+        *n += t->op_serial[i] != 0u;
+        if (t->op_serial[i] == trd_op_serial(op))
             at = i;
     }
     return at;
@@ -315,7 +316,7 @@ static void check_applied(trd_comm *comm, int32_t rank, measured_ctx *x, const t
         rt_failf(&x->log, "measured: trd_profile_apply left measure_model set");
     if (st == TRD_OK)
         st = trd_comm_explain(comm, 4, x->op[0], 0, true, &o, given, &n);
-    const trd_comm_key *key = &comm->memo.key; /* the plan auto ran: under that model too */
+    const trd_comm_key *key = &trd_select_state_of(comm)->memo.key; /* what auto ran */
     const char *ran = trd_algo_entry(key->algo)->name;
     if (st == TRD_OK && (key->params.d != o.d || key->params.c != o.c ||
                          key->params.latency != o.latency))
@@ -350,7 +351,7 @@ static trd_status measured_rank(trd_comm *comm, int32_t rank, void *arg)
         rt_failf(&x->log, "measured: rank %d: %d profiles, op 0's at %d", (int)rank, n, at);
     if (st != TRD_OK || at < 0)
         return st;
-    x->kept[rank] = comm->profiles.profile[at];
+    x->kept[rank] = trd_select_state_of(comm)->profiles.profile[at];
     check_applied(comm, rank, x, &x->kept[rank]);
     for (int k = 1; k < MEASURED_OPS && st == TRD_OK; k++)
         st = trd_allreduce(comm, in, out, 2, x->op[k], &o);

@@ -6,7 +6,7 @@
  * without rings.
  *
  * usage: test_runtime_calibrate [PATTERN [SKIP]] (cmocka filters). */
-#include "runtime/calibrate.h" /* trd_calibrate_saving */
+#include "select/calibrate.h" /* trd_calibrate_saving */
 #include "runtime_util.h"
 
 /* ---- Calibrate and predict. ---- */

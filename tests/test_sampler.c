@@ -1,5 +1,5 @@
 /* test_sampler.c: the simulator's random cost factors (src/core/xoshiro.h,
- * src/core/ziggurat.h, src/sim/costs.h), against
+ * src/core/ziggurat.h, src/ir/costs.h), against
  *   - xoshiro256++'s reference outputs from the state {0, 0, 0, 1} (the
  *     authors' C code, as published with xoshiro-fortran's test data) and
  *     splitmix64's first output from 0 (Vigna's splitmix64.c);
@@ -21,7 +21,7 @@
 #include <gsl/gsl_cdf.h>
 
 #include "core/ziggurat.h"
-#include "sim/costs.h"
+#include "ir/costs.h"
 #include "testutil.h"
 
 #define DRAWS 1000000

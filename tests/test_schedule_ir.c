@@ -20,7 +20,7 @@
  *   - trd_plan_scratch_slots(r) equals r's number of RECVs, which equals
  *     its number of children in the parent array.
  * Expected values come from the parent array and the model's definition. */
-#include "plan/plan_internal.h"
+#include "plan/builders.h"
 #include "testutil.h"
 
 static const int32_t sizes[] = {1, 2, 3, 5, 8, 13, 16, 31, 64, 100, 257};

@@ -16,7 +16,7 @@
  *   - bad input: clear errors, here and in trd_plan_custom. */
 #include "runtime_util.h"
 #include "test_steady_util.h"
-#include "plan/plan_internal.h"
+#include "plan/builders.h"
 #include "treduce/steady_series.h"
 
 #define TP_EPS 1e-9 /* rounding of the simulator's float shares and sums */

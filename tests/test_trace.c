@@ -29,7 +29,7 @@
 #include <string.h>
 
 #include "engine/engine.h"
-#include "plan/plan_internal.h"
+#include "plan/builders.h"
 #include "runtime/comm.h"
 #include "runtime_util.h"
 #include "sim/virtual.h"
@@ -251,7 +251,7 @@ static void test_simulated_is_executed(void **state)
         trd_threads_opts o = rt_topts(20.0);
         rt_comms_create(comm, p, &o);
         for (int32_t r = 0; r < p; r++)
-            comm[r]->log = &logs[r];
+            assert_int_equal(trd_test_log_steps(comm[r], &logs[r]), TRD_OK);
         for (size_t a = 0; a < trd_algo_count(); a++)
             if (trd_algo_kind_of(a) != TRD_KIND_DYNAMIC &&
                 (p < 6 || !strncmp(trd_algo_name(a), "star", 4)))

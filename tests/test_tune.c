@@ -1,4 +1,4 @@
-/* test_tune.c: auto with tune (src/runtime/tune.c) over the threads wire:
+/* test_tune.c: auto with tune (src/select/tune.c) over the threads wire:
  * tuning keeps the fastest of the model's best candidates on every rank
  * and stays with it, times distinct programs only, forgets the oldest of
  * its table's argument sets, and (driven by hand) counts rounds 1 on and
@@ -6,11 +6,11 @@
  *
  * usage: test_tune [PATTERN [SKIP]] (cmocka filters). */
 #include "runtime_util.h"
-#include "plan/plan_internal.h" /* trd_plan_same_programs */
-#include "runtime/comm.h"       /* trd_comm_plan_call */
-#include "runtime/tune.h"       /* the tuning rounds, driven by hand */
+#include "ir/plan_layout.h" /* trd_plan_same_programs */
+#include "select/select.h"   /* trd_comm_plan_call */
+#include "select/tune.h"     /* the tuning rounds, driven by hand */
 
-/* ---- auto with tune (src/runtime/tune.c) ---- */
+/* ---- auto with tune (src/select/tune.c) ---- */
 
 #define TUNE_P 4
 #define TUNE_COUNT 8
@@ -249,7 +249,7 @@ static trd_tune_entry *start_entry(trd_tune_table *table, const trd_op *op, int3
     trd_coll_opts o;
     trd_coll_opts_init(&o);
     o.tune = tune;
-    trd_tune_key key = trd_tune_key_of(op, 10, 0, false, &o);
+    trd_call_args key = trd_call_args_of(op, 10, 0, false, &o);
     return trd_tune_start(table, &key, ranked, 3, other_path);
 }
 

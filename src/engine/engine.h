@@ -8,7 +8,7 @@
 #ifndef TRD_ENGINE_ENGINE_H
 #define TRD_ENGINE_ENGINE_H
 
-#include "engine/policy.h"
+#include "ir/policy.h"
 #include "engine/run_static.h"
 #include "engine/transport.h"
 

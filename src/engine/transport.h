@@ -19,11 +19,8 @@
 
 #include <stdint.h>
 
+#include "ir/policy.h" /* TRD_ANY_RANK */
 #include "treduce/treduce.h"
-
-/* A RECV from any rank (dynamic policies: the waiting rank does not know
- * who will send). */
-#define TRD_ANY_RANK (-2)
 
 /* What the engine knows of its steps before running them. */
 typedef struct trd_layout {

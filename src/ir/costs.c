@@ -4,7 +4,7 @@
  * multiplied by a factor of mean 1 drawn from a constant, exponential or
  * gamma distribution with a given coefficient of variation, drawn by the
  * ziggurats of core/ziggurat.h. */
-#include "sim/costs.h"
+#include "ir/costs.h"
 
 #include <errno.h>
 #include <stdatomic.h>

@@ -1,6 +1,6 @@
 /* costs.h: the layout of trd_costs, read by the virtual-time transport. */
-#ifndef TRD_SIM_COSTS_H
-#define TRD_SIM_COSTS_H
+#ifndef TRD_IR_COSTS_H
+#define TRD_IR_COSTS_H
 
 #include "core/ziggurat.h"
 #include "treduce/treduce.h"

@@ -7,12 +7,16 @@
  * The shared state lives behind this interface: a plain struct in the
  * simulator (one thread), atomics or MPI one-sided operations in the
  * runtime. */
-#ifndef TRD_ENGINE_POLICY_H
-#define TRD_ENGINE_POLICY_H
+#ifndef TRD_IR_POLICY_H
+#define TRD_IR_POLICY_H
 
 #include <stdint.h>
 
 #include "treduce/treduce.h"
+
+/* A RECV from any rank (dynamic policies: the waiting rank does not know
+ * who will send). */
+#define TRD_ANY_RANK (-2)
 
 /* TRD_ACT_ERROR: the shared state could not be reached (a runtime wrapper
  * over a wire; trd_errmsg says why). */

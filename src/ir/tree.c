@@ -1,5 +1,5 @@
 /* tree.c: helpers on the internal reduction tree. */
-#include "plan/tree.h"
+#include "ir/tree.h"
 
 #include <stdlib.h>
 

@@ -3,8 +3,8 @@
  * A planner builds its tree over *positions* 0..n-1 with position 0 the
  * root (the sink of canon-antoniu); plan.c later maps positions to ranks
  * (rotation for --root, interval numbering for --noncommutative). */
-#ifndef TRD_PLAN_TREE_H
-#define TRD_PLAN_TREE_H
+#ifndef TRD_IR_TREE_H
+#define TRD_IR_TREE_H
 
 #include <stdint.h>
 

@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "plan/tree.h"
+#include "ir/tree.h"
 
 /* The costs the evaluator charges, over a tree's positions: position p is
  * rank (p + root) mod n, the numbering of a commutative plan (number.c). */

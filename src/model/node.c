@@ -1,5 +1,5 @@
 /* node.c: the aggregate memory bandwidth of k concurrent streams
- * (node.h).  The curve is measured (src/runtime/calibrate_streams.c) and
+ * (node.h).  The curve is measured (src/select/calibrate_streams.c) and
  * made monotone and bounded here, so that noise on a shared machine can
  * never make the model predict that more streams move bytes faster each,
  * or that adding one slows the sum. */

@@ -1,7 +1,7 @@
 /* node.h: the memory of one node as the cost model sees it: the aggregate
  * bandwidth B(k) of k concurrent streams (trd_profile.stream_bw), measured
  * for k = 1 .. streams, and what it costs a plan whose transfers and
- * combines stream at once (src/runtime/contention.c). */
+ * combines stream at once (src/select/contention.c). */
 #ifndef TRD_MODEL_NODE_H
 #define TRD_MODEL_NODE_H
 

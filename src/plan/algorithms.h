@@ -5,8 +5,8 @@
 #ifndef TRD_PLAN_ALGORITHMS_H
 #define TRD_PLAN_ALGORITHMS_H
 
-#include "engine/policy.h"
-#include "plan/tree.h"
+#include "ir/policy.h"
+#include "ir/tree.h"
 
 #define TRD_TREE(name, build, bound, source, flags, text) \
     trd_status build(const trd_params *params, trd_tree *tree);

@@ -141,17 +141,3 @@ trd_status trd_schedule_build(trd_plan *plan, const trd_timing *t, const int32_t
         emit_program(plan, t, rank, pos, plan->steps + plan->step_first[rank[pos]]);
     return TRD_OK;
 }
-
-trd_status trd_step_push(trd_step_list *list, trd_step s)
-{
-    if (list->len == list->cap) {
-        size_t cap = list->cap ? 2 * list->cap : 64;
-        trd_step *grown = realloc(list->steps, cap * sizeof *grown);
-        if (!grown)
-            return trd_fail(TRD_ENOMEM, "schedule: out of memory for %zu steps", cap);
-        list->steps = grown;
-        list->cap = cap;
-    }
-    list->steps[list->len++] = s;
-    return TRD_OK;
-}

@@ -11,7 +11,7 @@
 #include "model/node.h"
 #include "plan/registry.h"
 #include "runtime/comm.h"
-#include "sim/costs.h"
+#include "ir/costs.h"
 
 static trd_status check_buffers(const trd_comm *c, const void *sendbuf, const void *recvbuf,
                                 size_t bytes, bool gets_result)

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "core/error.h"
-#include "plan/plan_internal.h"
+#include "plan/builders.h"
 #include "plan/registry.h"
 #include "wire/threads.h"
 
@@ -37,7 +37,6 @@ trd_comm *trd_comm_new(trd_wire wire, double timeout_s)
     if (c) {
         c->wire = wire;
         c->timeout_s = timeout_s;
-        c->profile_timeout_s = TRD_PROFILE_TIMEOUT;
         c->wire.set_call(c->wire.ctx, &c->sig);
     }
     return c;
@@ -101,6 +100,9 @@ void trd_comm_free(trd_comm *c)
     drop_cache(&c->cache);
     free(c->scratch);
     trd_exec_free(&c->exec);
+    if (c->select_free)
+        c->select_free(c->select);
+    free(c->test);
     c->wire.free(c->wire.ctx);
     free(c);
 }
@@ -163,7 +165,7 @@ static trd_status build_cache(trd_comm *c, const trd_comm_key *key)
     const trd_algo *a = trd_algo_entry(key->algo);
     trd_status st;
     drop_cache(k);
-    c->memo.cached = false;
+    c->built++; /* a new build: the keys that ran on the last one lay out again */
     k->key = *key;
     if (a->policy) {
         if ((st = a->policy(c->wire.size, &k->policy)) != TRD_OK)
@@ -264,7 +266,7 @@ static trd_status execute(trd_comm *c, const trd_op *op, const trd_comm_key *key
                          .count = key->count, .elem = key->elem,
                          .blocks = k->plan ? trd_plan_blocks(k->plan) : 1,
                          .timeout_s = c->timeout_s, .input = input, .fresh = k->fresh,
-                         .local = c->exec.local, .log = c->log};
+                         .local = c->exec.local, .log = c->test ? c->test->log : NULL};
     if (input && c->exec.blocks == 1)
         k->fresh[0] = 1; /* a call of memset costs more */
     else if (input)
@@ -292,46 +294,74 @@ static trd_status execute(trd_comm *c, const trd_op *op, const trd_comm_key *key
 }
 
 /* The key of a call whose arguments (buffers aside) are not the last
- * call's: checked without the algorithm, "auto" resolved by the selection
- * layer (src/runtime/select.c; *other, the path of its long messages),
- * the algorithm's own checks, and remembered unless this call times a
- * tuning candidate (*timed). */
+ * call's: checked, the algorithm's own checks, remembered. */
 static trd_status key_of_call(trd_comm *c, const void *sendbuf, void *recvbuf,
-                              const trd_tune_key *args, const trd_coll_opts *opts,
-                              trd_comm_key *key, void **acc, trd_tune_entry **timed,
-                              bool *other)
+                              const trd_call_args *args, const trd_coll_opts *opts, void **acc)
 {
-    trd_coll_opts chosen = *opts;
-    bool is_auto = !strcmp(opts->algo, "auto");
-    trd_status st = trd_comm_check_args(c, sendbuf, recvbuf, args->count, args->op, args->root,
-                                        args->allreduce, opts);
-    if (st == TRD_OK && is_auto)
-        st = trd_comm_select(c, args, &chosen, timed, other);
-    if (st == TRD_OK)
-        st = trd_comm_key_for(c, args->count, args->op, args->root, args->allreduce, &chosen,
-                              key);
+    trd_comm_key key;
+    trd_status st = trd_comm_check(c, sendbuf, recvbuf, args->count, args->op, args->root,
+                                   args->allreduce, opts, &key, acc);
     if (st != TRD_OK)
         return st;
-    *acc = args->allreduce || c->wire.rank == args->root ? recvbuf : NULL;
-    trd_comm_sign(trd_algo_entry(key->algo)->name, key, args->op, &c->sig);
-    if (!*timed)
-        c->memo = (trd_comm_memo){.valid = true, .args = *args, .key = *key,
-                                  .algo = is_auto ? "auto" : trd_algo_entry(key->algo)->name,
-                                  .other = *other, .sig = c->sig};
+    const char *name = trd_algo_entry(key.algo)->name;
+    trd_comm_sign(name, &key, args->op, &c->sig);
+    c->memo = (trd_comm_memo){.valid = true, .args = *args, .algo = name, .key = key,
+                              .sig = c->sig};
     return TRD_OK;
 }
 
-/* The collective core under trd_comm_collective's guard. */
-static trd_status collective(trd_comm *c, const void *sendbuf, void *recvbuf, int64_t count,
-                             const trd_op *op, int32_t root, bool allreduce,
-                             const trd_coll_opts *opts)
+/* Runs a checked call of key, its signature in c->sig: *built is the
+ * cache's build it last ran with (c->built), so a call of the same key
+ * on the same build reuses the slots it laid out. */
+static trd_status run_key(trd_comm *c, const void *sendbuf, void *acc, const trd_op *op,
+                          const trd_comm_key *k, uint64_t *built, trd_run_opts *run)
+{
+    trd_status st;
+    if (c->test && c->test->dead)
+        return trd_fail(TRD_EIO, "rank %ld is marked dead (test hook): it takes no part",
+                        (long)c->wire.rank);
+    begin_call(c);
+    size_t bytes = (size_t)k->count * k->elem;
+    /* trd_comm_run_plan empties the cache without building it: valid too */
+    bool warm = c->cache.valid && *built == c->built;
+    if (!warm) {
+        if ((st = cached_plan(c, k)) != TRD_OK)
+            return st;
+        *built = c->built;
+    }
+    /* A warm call has the last call's arguments and plan, so the slots it
+     * laid out stand but slot 0, the caller's buffer: at 32 bytes every
+     * instruction before the first message is on the critical path
+     * (docs/BENCHMARKS.md, "bench/pair"). */
+    if (warm)
+        c->cache.slots[0] = acc ? acc : c->scratch;
+    else if ((st = lay_out_slots(c, acc, bytes)) != TRD_OK)
+        return st;
+    if ((st = trd_comm_long_path(c, run && run->other)) != TRD_OK)
+        return st;
+    bool copy = sendbuf != TRD_IN_PLACE && sendbuf != c->cache.slots[0] && bytes > 0;
+    bool timed = run && run->timed;
+    /* A timed call starts from a barrier: else a candidate pays for the
+     * lateness the previous one left a rank with (binomial, faster than
+     * tree-dyn, lost to it when run after it). */
+    if (timed && (st = trd_comm_barrier(c)) != TRD_OK)
+        return st;
+    double t0 = timed ? trd_comm_now(c) : 0.0; /* the run only: not the plan's building */
+    st = execute(c, op, k, copy ? sendbuf : NULL); /* copied lazily (trd_exec.input) */
+    if (st != TRD_OK)
+        return trd_comm_fail(c, st);
+    if (timed)
+        run->seconds = trd_comm_now(c) - t0;
+    return TRD_OK;
+}
+
+trd_status trd_comm_collective(trd_comm *c, const void *sendbuf, void *recvbuf, int64_t count,
+                               const trd_op *op, int32_t root, bool allreduce,
+                               const trd_coll_opts *opts, trd_run_opts *run)
 {
     trd_comm_key key;
-    const trd_comm_key *k = &key;
     void *acc = NULL;
     trd_coll_opts defaults;
-    trd_tune_entry *timed = NULL;
-    bool other = false; /* long messages the way the probe did not keep */
     trd_status st;
     if (!opts)
         trd_coll_opts_init(&defaults);
@@ -341,89 +371,49 @@ static trd_status collective(trd_comm *c, const void *sendbuf, void *recvbuf, in
                               &acc);
     if ((st = trd_comm_usable(c)) != TRD_OK)
         return st;
-    bool hit = c->memo.valid && trd_tune_same_call(&c->memo.args, op, count, root, allreduce,
-                                                   opts) && !strcmp(c->memo.algo, opts->algo);
+    bool hit = c->memo.valid &&
+               trd_call_args_match(&c->memo.args, op, count, root, allreduce, opts) &&
+               !strcmp(c->memo.algo, opts->algo);
     if (hit) {
-        k = &c->memo.key;
-        other = c->memo.other;
         c->sig = c->memo.sig;
-        st = trd_comm_check_buffers(c, sendbuf, recvbuf, k, &acc);
+        st = trd_comm_check_buffers(c, sendbuf, recvbuf, &c->memo.key, &acc);
     } else {
-        trd_tune_key args = trd_tune_key_of(op, count, root, allreduce, opts);
-        st = key_of_call(c, sendbuf, recvbuf, &args, opts, &key, &acc, &timed, &other);
+        trd_call_args args = trd_call_args_of(op, count, root, allreduce, opts);
+        st = key_of_call(c, sendbuf, recvbuf, &args, opts, &acc);
     }
-    if (st != TRD_OK)
-        return st;
-    if (c->dead)
-        return trd_fail(TRD_EIO, "rank %ld is marked dead (test hook): it takes no part",
-                        (long)c->wire.rank);
-    begin_call(c);
-    size_t bytes = (size_t)count * k->elem;
-    /* trd_comm_run_plan empties the cache without building it: valid too */
-    bool warm = hit && c->memo.cached && c->cache.valid;
-    if (!warm) {
-        if ((st = cached_plan(c, k)) != TRD_OK)
-            return st;
-        c->memo.cached = !timed; /* the key is the memo's */
-    }
-    /* A warm call has the last call's arguments and plan, so the slots it
-     * laid out stand but slot 0, the caller's buffer: at 32 bytes every
-     * instruction before the first message is on the critical path (100 ns
-     * more there cost ~150 ns of a 480 ns allreduce, docs/BENCHMARKS.md,
-     * "bench/pair"). */
-    if (warm)
-        c->cache.slots[0] = acc ? acc : c->scratch;
-    else if ((st = lay_out_slots(c, acc, bytes)) != TRD_OK)
-        return st;
-    if ((st = trd_comm_long_path(c, other)) != TRD_OK)
-        return st;
-    bool copy = sendbuf != TRD_IN_PLACE && sendbuf != c->cache.slots[0] && bytes > 0;
-    /* A tuning call starts from a barrier: else a candidate pays for the
-     * lateness the previous one left a rank with (np 2, one double:
-     * binomial, 5x faster than tree-dyn, lost to it when run after it). */
-    if (timed && (st = trd_comm_barrier(c)) != TRD_OK)
-        return st;
-    double t0 = timed ? trd_comm_now(c) : 0.0; /* the run only: not the plan's building */
-    st = execute(c, op, k, copy ? sendbuf : NULL); /* copied lazily (trd_exec.input) */
-    if (st != TRD_OK)
-        return trd_comm_fail(c, st);
-    if (timed)
-        st = trd_tune_record(c, timed, trd_comm_now(c) - t0);
-    return st;
+    return st != TRD_OK ? st : run_key(c, sendbuf, acc, op, &c->memo.key, &c->memo.built, run);
 }
 
-/* A collective inside a collective on one communicator: refused. */
-static trd_status reentered(const trd_comm *c, const char *what)
+trd_status trd_comm_collective_keyed(trd_comm *c, const void *sendbuf, void *recvbuf,
+                                     const trd_op *op, const trd_comm_key *key,
+                                     const trd_call_sig *sig, uint64_t *built,
+                                     trd_run_opts *run)
 {
-    return trd_fail(TRD_EINVAL, "rank %ld: %s called while a collective call runs on the same "
-                    "communicator (from an operator, or a layer that re-enters the core)",
-                    (long)c->wire.rank, what);
+    void *acc = NULL;
+    trd_status st = trd_comm_usable(c);
+    if (st == TRD_OK)
+        st = trd_comm_check_buffers(c, sendbuf, recvbuf, key, &acc);
+    if (st != TRD_OK)
+        return st;
+    c->sig = *sig;
+    return run_key(c, sendbuf, acc, op, key, built, run);
 }
 
-trd_status trd_comm_collective(trd_comm *c, const void *sendbuf, void *recvbuf, int64_t count,
-                               const trd_op *op, int32_t root, bool allreduce,
-                               const trd_coll_opts *opts)
+trd_status trd_comm_enter(trd_comm *c, const char *what)
 {
     if (c && c->in_call)
-        return reentered(c, allreduce ? "trd_allreduce" : "trd_reduce");
+        return trd_fail(TRD_EINVAL, "rank %ld: %s called while a collective call runs on the "
+                        "same communicator (from an operator, or a layer that re-enters the "
+                        "core)", (long)c->wire.rank, what);
     if (c)
         c->in_call = true;
-    trd_status st = collective(c, sendbuf, recvbuf, count, op, root, allreduce, opts);
+    return TRD_OK;
+}
+
+void trd_comm_leave(trd_comm *c)
+{
     if (c)
         c->in_call = false;
-    return st;
-}
-
-trd_status trd_reduce(trd_comm *comm, const void *sendbuf, void *recvbuf, int64_t count,
-                      const trd_op *op, int32_t root, const trd_coll_opts *opts)
-{
-    return trd_comm_collective(comm, sendbuf, recvbuf, count, op, root, false, opts);
-}
-
-trd_status trd_allreduce(trd_comm *comm, const void *sendbuf, void *recvbuf, int64_t count,
-                         const trd_op *op, const trd_coll_opts *opts)
-{
-    return trd_comm_collective(comm, sendbuf, recvbuf, count, op, 0, true, opts);
 }
 
 static trd_status check_run_plan(const trd_comm *c, const trd_plan *plan, const void *buf,
@@ -445,7 +435,7 @@ static trd_status check_run_plan(const trd_comm *c, const trd_plan *plan, const 
     if (count > INT64_MAX / blocks || (uint64_t)count > SIZE_MAX / elem / slots)
         return trd_fail(TRD_EINVAL, "trd_comm_run_plan: count = %lld elements of %zu bytes is "
                         "too large", (long long)count, elem);
-    if (c->dead)
+    if (c->test && c->test->dead)
         return trd_fail(TRD_EIO, "rank %ld is marked dead (test hook): it takes no part",
                         (long)c->wire.rank);
     return TRD_OK;
@@ -491,12 +481,10 @@ static trd_status run_plan(trd_comm *c, const trd_plan *plan, void *buf, int64_t
 trd_status trd_comm_run_plan(trd_comm *c, const trd_plan *plan, void *buf, int64_t count,
                              const trd_op *op)
 {
-    if (c && c->in_call)
-        return reentered(c, "trd_comm_run_plan");
-    if (c)
-        c->in_call = true;
-    trd_status st = run_plan(c, plan, buf, count, op);
-    if (c)
-        c->in_call = false;
+    trd_status st = trd_comm_enter(c, "trd_comm_run_plan");
+    if (st != TRD_OK)
+        return st;
+    st = run_plan(c, plan, buf, count, op);
+    trd_comm_leave(c);
     return st;
 }

@@ -1,12 +1,34 @@
-/* comm.h: the layout of trd_comm, shared by comm.c (the calls),
- * check.c (their argument checks) and comm_mpi.c. */
+/* comm.h: the collective core - the layout of trd_comm, shared by comm.c
+ * (the calls), check.c (their argument checks), comm_state.c and the
+ * wires' constructors; and the core's entry points for the layer above
+ * it (src/select/: "auto", profiles, tuning), which runs one given
+ * algorithm and knows nothing of how it was chosen. */
 #ifndef TRD_RUNTIME_COMM_H
 #define TRD_RUNTIME_COMM_H
 
 #include "engine/engine.h"
 #include "runtime/exec.h"
-#include "runtime/tune.h"
 #include "wire/wire.h"
+
+/* A call's arguments but its buffers: the operator by identity (and its
+ * serial, so another operator at the same address is another), the
+ * options by value (algo aside), the costs by version (call_args.c). */
+typedef struct trd_call_args {
+    const trd_op *op;
+    uint64_t op_serial; /* trd_op_serial */
+    int64_t count;
+    int32_t root;
+    bool allreduce;
+    trd_coll_opts opts; /* algo NULL */
+    uint64_t costs_version; /* of opts.costs when the args were taken */
+} trd_call_args;
+trd_call_args trd_call_args_of(const trd_op *op, int64_t count, int32_t root, bool allreduce,
+                               const trd_coll_opts *opts);
+/* Whether a and b are the same arguments. */
+bool trd_call_args_same(const trd_call_args *a, const trd_call_args *b);
+/* Whether k holds these arguments (not taken). */
+bool trd_call_args_match(const trd_call_args *k, const trd_op *op, int64_t count, int32_t root,
+                         bool allreduce, const trd_coll_opts *opts);
 
 /* What a plan depends on: the same key gives the same plan on every rank. */
 typedef struct trd_comm_key {
@@ -36,66 +58,59 @@ typedef struct trd_comm_cache {
     unsigned char *input_copy; /* that copy (count elements), made lazily */
 } trd_comm_cache;
 
-/* The last call's arguments but its buffers, once checked (and, for
- * "auto", resolved for good): a call with the same ones takes their key
- * and checks only its buffers.  A one-double allreduce at np 2 spent a
- * fifth of its time on the checks (docs/RUNTIME.md). */
+/* The last call's arguments but its buffers, once checked: a call with
+ * the same ones (and the same algorithm name) takes their key and checks
+ * only its buffers.  A one-double allreduce at np 2 spent a fifth of its
+ * time on the checks (docs/RUNTIME.md). */
 typedef struct trd_comm_memo {
     bool valid;
-    trd_tune_key args;
-    const char *algo; /* the name asked for: "auto" or the registry's own */
+    trd_call_args args;
+    const char *algo; /* the registry's name */
     trd_comm_key key;
-    bool other;       /* tuned auto kept the other path (trd_comm_long_path) */
-    bool cached;      /* trd_comm_cache holds key's plan */
+    uint64_t built;   /* the cache's build key last ran with (trd_comm.built) */
     trd_call_sig sig; /* key's signature (trd_comm_sign), seq aside */
 } trd_comm_memo;
 
-/* The profiles auto measured (trd_coll_opts.measure_model), one per
- * operator, the oldest replaced first. */
-typedef struct trd_comm_profiles {
-    uint64_t op_serial[TRD_COMM_PROFILES]; /* trd_op_serial; 0: a free slot */
-    trd_profile profile[TRD_COMM_PROFILES];
-    int32_t next;
-    int32_t streams;  /* the node's curve, measured once (trd_comm_node_curve) */
-    double stream_bw[TRD_STREAMS_MAX];
-} trd_comm_profiles;
+/* What the layer above the core keeps with a communicator (the selection
+ * layer's tables: src/select/select.h), opaque here; freed with it. */
+struct trd_select_state;
+
+/* Test hooks (test_hooks.h): on no communicator but a test's. */
+typedef struct trd_comm_test {
+    bool dead;           /* its collective calls refuse, as if it had died */
+    double profile_timeout_s; /* trd_comm_profile's deadline once all are in */
+    trd_exec_log *log;   /* each call's completed steps (trd_exec_log) */
+} trd_comm_test;
 
 struct trd_comm {
     trd_wire wire;
     double timeout_s;
-    bool dead;            /* test hook (test_hooks.h) */
-    double profile_timeout_s; /* trd_comm_profile's deadline once all are in
-                            (TRD_PROFILE_TIMEOUT; a test hook lowers it) */
     int64_t calls;        /* collective calls so far: names a dynamic call */
     trd_call_sig sig;     /* the current call's, as its messages carry it
                              (the wire reads it: wire.h set_call) */
     trd_status status;    /* the wire's status of the last failed decision */
     trd_comm_cache cache;
+    uint64_t built;       /* the cache's builds so far (a key's plan laid out) */
     trd_comm_memo memo;
-    trd_tune_table tune;     /* auto's timed choices (trd_coll_opts.tune) */
-    trd_comm_profiles profiles; /* auto's measured models (profile.c) */
     unsigned char *scratch;
     size_t scratch_size;
     trd_exec exec;
-    bool in_call;        /* a collective runs (trd_comm_collective, trd_comm_run_plan) */
-    trd_exec_log *log;   /* test hook: each call's completed steps (trd_exec_log) */
+    bool in_call;         /* a collective runs (trd_comm_enter) */
+    struct trd_select_state *select; /* the layer above's; NULL until it needs one */
+    void (*select_free)(struct trd_select_state *);
+    trd_comm_test *test;  /* NULL but in tests (test_hooks.h) */
 };
 
-/* Whether a call of `bytes` per rank may send messages longer than the
- * rings' default limit on a communicator whose wire measured their path
- * (an MPI wire on one node, wire/mpi_wire.h), so that tuned auto also
- * times its first candidate the other way (tune.c). */
+/* Whether a call of `bytes` per rank may send long messages that have two
+ * paths on c's wire (wire.h long_choice), so that tuned auto also times
+ * its first candidate the other way; and those messages from now on take
+ * the path the wire kept (other false) or the other one (a no-op on a
+ * wire with one path). */
 bool trd_comm_long_choice(const trd_comm *c, size_t bytes);
-/* Long messages from now on take the path the wire's probe kept (other
- * false) or the other one.  Every rank of a call sets the same before it,
- * so both ends of each message agree (a no-op without a probe). */
 trd_status trd_comm_long_path(trd_comm *c, bool other);
 
-/* With opts->measure_model (and not reproducible): the communicator's
- * profile of op - measured now if it has none, a collective - applied to
- * a call of count elements, the flag cleared (profile.c). */
-trd_status trd_comm_measured_model(trd_comm *c, const trd_op *op, int64_t count,
-                                   trd_coll_opts *opts);
+/* The deadline of trd_comm_profile once every rank is in. */
+double trd_comm_profile_timeout(const trd_comm *c);
 
 /* A communicator over wire (comm.c): its calls' signature bound to it. */
 trd_comm *trd_comm_new(trd_wire wire, double timeout_s);
@@ -137,28 +152,38 @@ trd_status trd_comm_check_buffers(const trd_comm *c, const void *sendbuf, void *
 
 /* The plan of a call (the same on every rank). */
 trd_status trd_comm_plan(const trd_comm_key *key, trd_plan **out);
-/* The key and plan of a call with these arguments (opts->algo names the
- * algorithm), checked as the call itself; *plan NULL for a dynamic
- * algorithm (src/runtime/predict.c). */
-trd_status trd_comm_plan_call(trd_comm *c, int64_t count, const trd_op *op, int32_t root,
-                              bool allreduce, const trd_coll_opts *opts, trd_comm_key *key,
-                              trd_plan **plan);
+/* A collective call's public entry (the selection layer's trd_reduce and
+ * trd_allreduce, and trd_comm_run_plan): TRD_EINVAL naming `what` when
+ * another collective runs on the communicator - no layer of the library
+ * re-enters one (an operator that calls a collective on its own
+ * communicator gets the error too); trd_comm_leave when it returns. */
+trd_status trd_comm_enter(trd_comm *c, const char *what);
+void trd_comm_leave(trd_comm *c);
 
-/* The selection layer (src/runtime/select.c): "auto" resolved for a call
- * whose arguments passed trd_comm_check_args - opts->algo then names a
- * registered algorithm, the measured model applied to *opts; *timed: the
- * tuning entry this call is timed for (or NULL), *other: its long
- * messages take the other path.  Never runs a public collective. */
-trd_status trd_comm_select(trd_comm *c, const trd_tune_key *args, trd_coll_opts *opts,
-                           trd_tune_entry **timed, bool *other);
+/* How the core runs a call.  other: its long messages take the path the
+ * wire's probe did not keep (a tuned candidate, wire.h long_path).
+ * timed: it starts from a barrier, and *seconds gets the run's time (the
+ * plan's building aside; a candidate must not pay the lateness the
+ * previous one left a rank with). */
+typedef struct trd_run_opts {
+    bool other;
+    bool timed;
+    double seconds;
+} trd_run_opts;
 
-/* trd_reduce and trd_allreduce: the collective core, with "auto" resolved
- * by trd_comm_select first.  Refuses (TRD_EINVAL) a call made while
- * another collective runs on the same communicator: no layer of the
- * library re-enters one (an operator that calls a collective on its own
- * communicator gets the error too). */
+/* The collective core: one registered algorithm (opts->algo; "auto" is the
+ * selection layer's) on a call's arguments, checked (trd_comm_check), its
+ * plan built or taken from the cache, run.  run NULL: untimed, the kept
+ * path. */
 trd_status trd_comm_collective(trd_comm *c, const void *sendbuf, void *recvbuf, int64_t count,
                                const trd_op *op, int32_t root, bool allreduce,
-                               const trd_coll_opts *opts);
+                               const trd_coll_opts *opts, trd_run_opts *run);
+/* The same for arguments that gave key and sig once (trd_comm_sign):
+ * only the buffers checked.  *built: the cache's build key last ran with
+ * (0 at first), kept by the caller with key. */
+trd_status trd_comm_collective_keyed(trd_comm *c, const void *sendbuf, void *recvbuf,
+                                     const trd_op *op, const trd_comm_key *key,
+                                     const trd_call_sig *sig, uint64_t *built,
+                                     trd_run_opts *run);
 
 #endif

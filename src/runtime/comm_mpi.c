@@ -23,16 +23,6 @@ bool trd_comm_shm_probe(const trd_comm *comm, double *rings_s, double *mpi_s)
     return trd_wire_mpi_shm_probe(comm ? &comm->wire : NULL, rings_s, mpi_s);
 }
 
-bool trd_comm_long_choice(const trd_comm *c, size_t bytes)
-{
-    return trd_wire_mpi_long_choice(&c->wire, bytes);
-}
-
-trd_status trd_comm_long_path(trd_comm *c, bool other)
-{
-    return trd_wire_mpi_long_path(&c->wire, other);
-}
-
 void trd_mpi_opts_init(trd_mpi_opts *o)
 {
     *o = (trd_mpi_opts){.timeout_s = 30.0, .own_comm = false, .node_ranks = 0,

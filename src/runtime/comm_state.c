@@ -130,3 +130,18 @@ trd_status trd_comm_agree_max(trd_comm *c, const double *in, double *out, int64_
     } while (st == TRD_OK && at < n);
     return trd_comm_fail(c, st);
 }
+
+bool trd_comm_long_choice(const trd_comm *c, size_t bytes)
+{
+    return c->wire.long_choice && c->wire.long_choice(c->wire.ctx, bytes);
+}
+
+trd_status trd_comm_long_path(trd_comm *c, bool other)
+{
+    return c->wire.long_path ? c->wire.long_path(c->wire.ctx, other) : TRD_OK;
+}
+
+double trd_comm_profile_timeout(const trd_comm *c)
+{
+    return c->test ? c->test->profile_timeout_s : TRD_PROFILE_TIMEOUT;
+}

@@ -2,6 +2,7 @@
  * options so that a user's communicator never carries them. */
 #include "runtime/test_hooks.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
@@ -12,6 +13,24 @@ void trd_test_hooks_init(trd_test_hooks *hooks)
 {
     *hooks = (trd_test_hooks){.delay_max_us = 0.0, .delay_seed = 1, .dead_rank = -1,
                               .profile_timeout_s = 0.0};
+}
+
+/* comm's test state, made on first use with the defaults. */
+static trd_comm_test *test_of(trd_comm *comm)
+{
+    if (!comm->test && (comm->test = calloc(1, sizeof *comm->test)))
+        comm->test->profile_timeout_s = TRD_PROFILE_TIMEOUT;
+    return comm->test;
+}
+
+trd_status trd_test_log_steps(trd_comm *comm, trd_exec_log *log)
+{
+    if (!comm)
+        return trd_fail(TRD_EINVAL, "trd_test_log_steps: NULL communicator");
+    if (!test_of(comm))
+        return trd_fail(TRD_ENOMEM, "trd_test_log_steps: out of memory");
+    comm->test->log = log;
+    return TRD_OK;
 }
 
 trd_status trd_test_hooks_set(trd_comm *comm, const trd_test_hooks *hooks)
@@ -29,10 +48,12 @@ trd_status trd_test_hooks_set(trd_comm *comm, const trd_test_hooks *hooks)
     if (max > 0 && !threads)
         return trd_fail(TRD_EUNSUPPORTED, "injected delay: the %s wire has none (threads only)",
                         comm->wire.name);
+    if (!test_of(comm))
+        return trd_fail(TRD_ENOMEM, "trd_test_hooks_set: out of memory");
     if (threads)
         trd_wire_threads_delay(&comm->wire, max, hooks->delay_seed);
-    comm->dead = hooks->dead_rank == comm->wire.rank;
-    comm->profile_timeout_s =
+    comm->test->dead = hooks->dead_rank == comm->wire.rank;
+    comm->test->profile_timeout_s =
         hooks->profile_timeout_s > 0 ? hooks->profile_timeout_s : TRD_PROFILE_TIMEOUT;
     return TRD_OK;
 }

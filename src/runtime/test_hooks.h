@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+#include "runtime/exec.h" /* trd_exec_log */
 #include "treduce/runtime.h"
 
 typedef struct trd_test_hooks {
@@ -29,6 +30,11 @@ void trd_test_hooks_init(trd_test_hooks *hooks);
  * TRD_EINVAL naming the bad value (a delay out of range, a NULL
  * argument); TRD_EUNSUPPORTED for a delay on another wire than threads. */
 trd_status trd_test_hooks_set(trd_comm *comm, const trd_test_hooks *hooks);
+
+/* Every completed step of comm's calls from now on is written to log
+ * (runtime/exec.h trd_exec_log; NULL: no more), for the tests that
+ * compare a run with its simulation.  TRD_ENOMEM, or TRD_OK. */
+trd_status trd_test_log_steps(trd_comm *comm, trd_exec_log *log);
 
 /* trd_test_hooks_set on comm[0..p-1] (the handles of one
  * trd_comm_threads_create), stopping at the first failure. */

@@ -9,7 +9,7 @@
  * trd_comm_agree_max) so that every rank builds the same plans.
  * trd_comm_calibrate measures at the size of one call; trd_comm_profile
  * (profile.c) at several sizes, fitted to lines. */
-#include "runtime/calibrate.h"
+#include "select/calibrate.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -391,8 +391,9 @@ trd_status trd_comm_calibrate(trd_comm *c, const trd_op *op, int64_t count, trd_
     double at_probe = trd_calibrate_leg(&m[2], o->parallelism, p);
     double fused = trd_calibrate_leg(&m[4], o->parallelism, p);
     double per_byte = at_probe > lat ? (at_probe - lat) / (double)probe : 0.0;
-    o->stream_bw = c->profiles.streams > 0 ? c->profiles.stream_bw : NULL;
-    o->streams = c->profiles.streams;
+    const trd_comm_profiles *t = &trd_select_state_of(c)->profiles; /* the curve made it */
+    o->stream_bw = t->streams > 0 ? t->stream_bw : NULL;
+    o->streams = t->streams;
     o->latency = lat;
     o->flight = lat > m[8] ? lat - m[8] : 0.0;
     o->recv_combine_saving = trd_calibrate_saving(fused, lat, (double)many *

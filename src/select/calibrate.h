@@ -1,9 +1,9 @@
 /* calibrate.h: the measurements shared by trd_comm_calibrate and
- * trd_comm_profile (src/runtime/calibrate.c, profile.c). */
-#ifndef TRD_RUNTIME_CALIBRATE_H
-#define TRD_RUNTIME_CALIBRATE_H
+ * trd_comm_profile (src/select/calibrate.c, profile.c). */
+#ifndef TRD_SELECT_CALIBRATE_H
+#define TRD_SELECT_CALIBRATE_H
 
-#include "runtime/comm.h"
+#include "select/select.h"
 
 /* One-way times of a `bytes` message between ranks 0 and 1 when both
  * leave a barrier, the receiver's, timed several times each way: the

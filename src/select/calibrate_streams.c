@@ -21,7 +21,7 @@
  *
  * Cost: k = 1 .. 16 rounds of at most 16 x 24 MiB, about 0.3 s at p = 16
  * on a bus of 50 GB/s. */
-#include "runtime/calibrate.h"
+#include "select/calibrate.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -133,6 +133,9 @@ trd_status trd_calibrate_streams(trd_comm *c, double *bw, int32_t *streams)
 
 trd_status trd_comm_node_curve(trd_comm *c)
 {
-    trd_comm_profiles *t = &c->profiles;
+    struct trd_select_state *state = trd_select_state_of(c);
+    if (!state)
+        return trd_fail(TRD_ENOMEM, "calibrate: out of memory");
+    trd_comm_profiles *t = &state->profiles;
     return t->streams > 0 ? TRD_OK : trd_calibrate_streams(c, t->stream_bw, &t->streams);
 }

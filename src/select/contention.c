@@ -21,7 +21,7 @@
  * (s - 1) min(T, max_r M_r).  A mean over the plan rather than instant by
  * instant: a binomial tree's 8, 4, 2, 1 transfers at once on 16 ranks
  * count as 3.75 throughout. */
-#include "runtime/contention.h"
+#include "select/contention.h"
 
 #include <math.h>
 #include <stdlib.h>

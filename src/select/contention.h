@@ -1,7 +1,7 @@
 /* contention.h: the time a plan loses on a node whose ranks' memory
  * streams share one bus (contention.c). */
-#ifndef TRD_RUNTIME_CONTENTION_H
-#define TRD_RUNTIME_CONTENTION_H
+#ifndef TRD_SELECT_CONTENTION_H
+#define TRD_SELECT_CONTENTION_H
 
 #include "treduce/treduce.h"
 

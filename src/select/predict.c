@@ -25,11 +25,11 @@
 #include <string.h>
 
 #include "core/error.h"
-#include "plan/plan_internal.h"
+#include "plan/builders.h"
 #include "plan/registry.h"
-#include "runtime/comm.h"
-#include "runtime/contention.h"
-#include "sim/costs.h"
+#include "ir/costs.h"
+#include "select/contention.h"
+#include "select/select.h"
 
 /* A dynamic algorithm: one simulation with constant costs, the
  * heterogeneous ones when the call has them. */
@@ -168,7 +168,7 @@ trd_status trd_comm_explain(trd_comm *c, int64_t count, const trd_op *op, int32_
         o = *opts;
     if (!c || !op || !out || !n)
         return trd_fail(TRD_EINVAL, "explain: NULL argument");
-    trd_tune_key key = trd_tune_key_of(op, count, root, allreduce, &o); /* as called */
+    trd_call_args key = trd_call_args_of(op, count, root, allreduce, &o); /* as called */
     trd_status st = measured_model(c, count, op, root, allreduce, &o);
     if (st != TRD_OK)
         return st;
@@ -193,7 +193,8 @@ trd_status trd_comm_explain(trd_comm *c, int64_t count, const trd_op *op, int32_
     if (out[0].status != TRD_OK)
         return trd_fail(TRD_EUNSUPPORTED, "auto: no algorithm can run this call");
     if (o.tune > 0 && !o.reproducible) {
-        const trd_tune_entry *e = trd_tune_find(&c->tune, &key);
+        const trd_tune_entry *e =
+            c->select ? trd_tune_find(&trd_select_state_of(c)->tune, &key) : NULL;
         if (e)
             trd_tune_explain(e, out, *n);
     }

@@ -5,14 +5,14 @@
  * elements * per_element, each line fitted by least squares (GSL's
  * gsl_fit_wlinear) to medians measured at several sizes.  The measuring
  * itself (round trips, timed combines, agreeing on the values) is shared
- * with trd_comm_calibrate (src/runtime/calibrate.c). */
+ * with trd_comm_calibrate (src/select/calibrate.c). */
 #include <gsl/gsl_fit.h>
 #include <math.h>
 #include <string.h>
 
 #include "core/error.h"
 #include "model/node.h"
-#include "runtime/calibrate.h"
+#include "select/calibrate.h"
 #include "runtime/op.h"
 
 static const size_t transfer_sizes[] = {0, 4096, 65536, 1 << 20, 8 << 20};
@@ -42,9 +42,9 @@ trd_status trd_comm_profile(trd_comm *c, const trd_op *op, trd_profile *out)
                                    : trd_fail(TRD_EINVAL, "profile: NULL argument");
     if (st != TRD_OK)
         return st;
-    double timeout = c->timeout_s;
-    if (c->timeout_s > c->profile_timeout_s)
-        c->timeout_s = c->profile_timeout_s; /* a stall now is a fault, not a late rank */
+    double timeout = c->timeout_s, limit = trd_comm_profile_timeout(c);
+    if (c->timeout_s > limit)
+        c->timeout_s = limit; /* a stall now is a fault, not a late rank */
     st = measure(c, op, out);
     c->timeout_s = timeout;
     return st;
@@ -78,8 +78,9 @@ static trd_status measure(trd_comm *c, const trd_op *op, trd_profile *out)
         st = trd_comm_node_curve(c);
     if (st != TRD_OK)
         return st;
-    out->streams = c->profiles.streams;
-    memcpy(out->stream_bw, c->profiles.stream_bw, sizeof out->stream_bw);
+    const trd_comm_profiles *curve = &trd_select_state_of(c)->profiles; /* made by the curve */
+    out->streams = curve->streams;
+    memcpy(out->stream_bw, curve->stream_bw, sizeof out->stream_bw);
     for (size_t i = 0; i < NT; i++)
         t[i] = trd_calibrate_leg(&agreed[LEGS + 2 * i], out->parallelism, c->wire.size);
     for (size_t i = 0; i < NC; i++)
@@ -141,7 +142,10 @@ trd_status trd_comm_measured_model(trd_comm *c, const trd_op *op, int64_t count,
 {
     if (!opts->measure_model || opts->reproducible || opts->costs)
         return TRD_OK; /* heterogeneous costs are the model: no profile */
-    trd_comm_profiles *t = &c->profiles;
+    struct trd_select_state *state = trd_select_state_of(c);
+    if (!state)
+        return trd_fail(TRD_ENOMEM, "profile: out of memory");
+    trd_comm_profiles *t = &state->profiles;
     uint64_t serial = trd_op_serial(op);
     int32_t i = 0;
     while (i < TRD_COMM_PROFILES && t->op_serial[i] != serial)

@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "core/error.h"
-#include "runtime/calibrate.h"
+#include "select/calibrate.h"
 
 #define LAT_REPS 15
 #define BW_REPS 5

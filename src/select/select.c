@@ -1,20 +1,26 @@
-/* select.c: the selection layer - "auto" resolved to one registered
- * algorithm before the collective core runs it (comm.c).
+/* select.c: the selection layer - trd_reduce and trd_allreduce, "auto"
+ * resolved to one registered algorithm before the collective core runs it
+ * (src/runtime/comm.c), and the core's time of a tuned candidate's call
+ * recorded (tune.c).
  *
  * Layers call only downward: the core checks a call's arguments, builds
  * its key and plan and runs it; selection sits above it and reads the
  * model (predict.c), the measured profile (profile.c) and the tuner's
  * timings (tune.c), whose measurements talk through the wire's own
  * barrier and agreement (trd_comm_agree_max), never through a public
- * collective.  So resolving "auto" leaves the core's memo and plan cache
- * as the last call left them. */
+ * collective.  Its tables live with the communicator (select.h), made at
+ * the first call that needs them.  An "auto" call whose arguments are the
+ * last one's runs the key it resolved to at once (the core's
+ * trd_comm_collective_keyed): a call of one double pays no ranking. */
 #include <math.h>
 #include <stdlib.h>
 
+#include <string.h>
+
 #include "core/error.h"
-#include "plan/plan_internal.h"
+#include "plan/builders.h"
 #include "plan/registry.h"
-#include "runtime/comm.h"
+#include "select/select.h"
 
 /* trd_comm_explain's ranking, in a buffer of trd_algo_count() (freed by
  * the caller). */
@@ -34,7 +40,7 @@ static trd_status ranking(trd_comm *c, int64_t count, const trd_op *op, int32_t 
  * tree, and timing it several times left the tuner no other tree to fall
  * back on when that one ran at half speed here (docs/RUNTIME.md, "Tuned
  * auto"). */
-static size_t distinct_plans(trd_comm *c, const trd_tune_key *args, const trd_coll_opts *opts,
+static size_t distinct_plans(trd_comm *c, const trd_call_args *args, const trd_coll_opts *opts,
                              trd_candidate *all, size_t n)
 {
     trd_plan *kept[TRD_TUNE_MAX];
@@ -68,19 +74,20 @@ static size_t distinct_plans(trd_comm *c, const trd_tune_key *args, const trd_co
 }
 
 /* "auto" with opts->tune: the candidate this call times, or the one kept
- * (src/runtime/tune.c), and *other whether its long messages take the
+ * (src/select/tune.c), and *other whether its long messages take the
  * other path.  *timed: the entry to record this call's time in. */
-static trd_status resolve_tuned(trd_comm *c, const trd_tune_key *args, trd_coll_opts *opts,
+static trd_status resolve_tuned(trd_comm *c, struct trd_select_state *state,
+                                const trd_call_args *args, trd_coll_opts *opts,
                                 trd_tune_entry **timed, bool *other)
 {
-    trd_tune_entry *e = trd_tune_find(&c->tune, args);
+    trd_tune_entry *e = trd_tune_find(&state->tune, args);
     trd_status st = TRD_OK;
     if (!e) {
         trd_candidate *all;
         size_t bytes = (size_t)args->count * trd_op_elem_size(args->op);
         if ((st = ranking(c, args->count, args->op, args->root, args->allreduce, opts,
                           &all)) == TRD_OK)
-            e = trd_tune_start(&c->tune, args, all,
+            e = trd_tune_start(&state->tune, args, all,
                                distinct_plans(c, args, opts, all, trd_algo_count()),
                                trd_comm_long_choice(c, bytes));
         free(all);
@@ -92,20 +99,106 @@ static trd_status resolve_tuned(trd_comm *c, const trd_tune_key *args, trd_coll_
     return st;
 }
 
-trd_status trd_comm_select(trd_comm *c, const trd_tune_key *args, trd_coll_opts *opts,
-                           trd_tune_entry **timed, bool *other)
+/* "auto" resolved for a call whose arguments passed trd_comm_check_args:
+ * opts->algo then names a registered algorithm, the measured model
+ * applied to *opts; *timed: the tuning entry this call is timed for (or
+ * NULL), *other: its long messages take the other path. */
+static trd_status resolve(trd_comm *c, struct trd_select_state *state,
+                          const trd_call_args *args, trd_coll_opts *opts,
+                          trd_tune_entry **timed, bool *other)
 {
     *timed = NULL;
+    *other = false;
     /* the chosen algorithm's plan too is built under the measured model */
     trd_status st = trd_comm_measured_model(c, args->op, args->count, opts);
     if (st != TRD_OK)
         return st;
     if (opts->tune > 0 && !opts->reproducible)
-        return resolve_tuned(c, args, opts, timed, other);
+        return resolve_tuned(c, state, args, opts, timed, other);
     trd_candidate *all;
     if ((st = ranking(c, args->count, args->op, args->root, args->allreduce, opts, &all)) ==
         TRD_OK)
         opts->algo = all[0].algo;
     free(all);
     return st;
+}
+
+static void state_free(struct trd_select_state *state) { free(state); }
+
+struct trd_select_state *trd_select_state_of(trd_comm *c)
+{
+    if (!c->select && (c->select = calloc(1, sizeof *c->select)))
+        c->select_free = state_free;
+    return c->select;
+}
+
+/* An "auto" call: the last one's key when its arguments are the same,
+ * else checked, resolved, keyed and (unless a tuning call) remembered;
+ * run, and a tuning call's time recorded. */
+static trd_status collective_auto(trd_comm *c, const void *sendbuf, void *recvbuf,
+                                  int64_t count, const trd_op *op, int32_t root, bool allreduce,
+                                  const trd_coll_opts *opts)
+{
+    struct trd_select_state *state = trd_select_state_of(c);
+    if (!state)
+        return trd_fail(TRD_ENOMEM, "runtime: out of memory");
+    trd_select_memo *m = &state->memo;
+    trd_run_opts run = {.other = m->other};
+    if (m->valid && trd_call_args_match(&m->args, op, count, root, allreduce, opts))
+        return trd_comm_collective_keyed(c, sendbuf, recvbuf, op, &m->key, &m->sig, &m->built,
+                                         &run);
+    trd_call_args args = trd_call_args_of(op, count, root, allreduce, opts);
+    trd_coll_opts chosen = *opts;
+    trd_tune_entry *timed = NULL;
+    trd_comm_key key;
+    trd_call_sig sig;
+    void *acc;
+    trd_status st = trd_comm_usable(c);
+    if (st == TRD_OK)
+        st = trd_comm_check_args(c, sendbuf, recvbuf, count, op, root, allreduce, opts);
+    if (st == TRD_OK)
+        st = resolve(c, state, &args, &chosen, &timed, &run.other);
+    if (st == TRD_OK)
+        st = trd_comm_check(c, sendbuf, recvbuf, count, op, root, allreduce, &chosen, &key,
+                            &acc);
+    if (st != TRD_OK)
+        return st;
+    trd_comm_sign(trd_algo_entry(key.algo)->name, &key, op, &sig);
+    uint64_t built = 0;
+    uint64_t *runs = &built;
+    if (!timed) { /* a tuning call's candidate is not the next call's */
+        *m = (trd_select_memo){.valid = true, .args = args, .key = key, .sig = sig,
+                               .other = run.other};
+        runs = &m->built;
+    }
+    run.timed = timed != NULL;
+    st = trd_comm_collective_keyed(c, sendbuf, recvbuf, op, &key, &sig, runs, &run);
+    return st == TRD_OK && timed ? trd_tune_record(c, timed, run.seconds) : st;
+}
+
+static trd_status collective(trd_comm *c, const void *sendbuf, void *recvbuf, int64_t count,
+                             const trd_op *op, int32_t root, bool allreduce,
+                             const trd_coll_opts *opts, const char *what)
+{
+    trd_status st = trd_comm_enter(c, what);
+    if (st != TRD_OK)
+        return st;
+    if (c && op && opts && opts->algo && !strcmp(opts->algo, "auto"))
+        st = collective_auto(c, sendbuf, recvbuf, count, op, root, allreduce, opts);
+    else
+        st = trd_comm_collective(c, sendbuf, recvbuf, count, op, root, allreduce, opts, NULL);
+    trd_comm_leave(c);
+    return st;
+}
+
+trd_status trd_reduce(trd_comm *comm, const void *sendbuf, void *recvbuf, int64_t count,
+                      const trd_op *op, int32_t root, const trd_coll_opts *opts)
+{
+    return collective(comm, sendbuf, recvbuf, count, op, root, false, opts, "trd_reduce");
+}
+
+trd_status trd_allreduce(trd_comm *comm, const void *sendbuf, void *recvbuf, int64_t count,
+                         const trd_op *op, const trd_coll_opts *opts)
+{
+    return collective(comm, sendbuf, recvbuf, count, op, 0, true, opts, "trd_allreduce");
 }

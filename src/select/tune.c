@@ -16,70 +16,25 @@
  * Only the decision needs the others: each rank's median per candidate,
  * then the largest over the ranks (a collective's time is its slowest
  * rank's), agreed by one small allreduce after the last tuning call. */
-#include "runtime/tune.h"
+#include "select/tune.h"
 
 #include <math.h>
 #include <stdlib.h>
 
-#include "runtime/calibrate.h"
+#include "select/calibrate.h"
 #include "runtime/op.h"
-#include "sim/costs.h"
 
-static bool same_opts(const trd_coll_opts *a, const trd_coll_opts *b)
-{
-    return a->d == b->d && a->c == b->c && a->latency == b->latency &&
-           a->combine_fixed == b->combine_fixed && a->flight == b->flight &&
-           a->recv_combine_saving == b->recv_combine_saving &&
-           a->parallelism == b->parallelism && a->stream_bw == b->stream_bw &&
-           a->streams == b->streams && a->K == b->K &&
-           a->reproducible == b->reproducible && a->segment_bytes == b->segment_bytes &&
-           a->tune == b->tune && a->measure_model == b->measure_model && a->costs == b->costs;
-}
-
-trd_tune_key trd_tune_key_of(const trd_op *op, int64_t count, int32_t root, bool allreduce,
-                             const trd_coll_opts *opts)
-{
-    trd_tune_key k = {.op = op, .op_serial = trd_op_serial(op), .count = count,
-                      .root = allreduce ? 0 : root, .allreduce = allreduce, .opts = *opts,
-                      .costs_version = trd_costs_version(opts->costs)};
-    k.opts.algo = NULL;
-    return k;
-}
-
-/* Whether k holds these arguments (the operator not dereferenced). */
-static bool same_args(const trd_tune_key *k, const trd_op *op, uint64_t op_serial,
-                      int64_t count, int32_t root, bool allreduce, const trd_coll_opts *opts,
-                      uint64_t costs_version)
-{
-    return k->op == op && k->count == count && k->root == (allreduce ? 0 : root) &&
-           k->allreduce == allreduce && same_opts(&k->opts, opts) && k->op_serial == op_serial &&
-           k->costs_version == costs_version;
-}
-
-bool trd_tune_same_call(const trd_tune_key *k, const trd_op *op, int64_t count, int32_t root,
-                        bool allreduce, const trd_coll_opts *opts)
-{
-    return same_args(k, op, trd_op_serial(op), count, root, allreduce, opts,
-                     trd_costs_version(opts->costs));
-}
-
-bool trd_tune_same_key(const trd_tune_key *a, const trd_tune_key *b)
-{
-    return same_args(a, b->op, b->op_serial, b->count, b->root, b->allreduce, &b->opts,
-                     b->costs_version);
-}
-
-trd_tune_entry *trd_tune_find(trd_tune_table *t, const trd_tune_key *key)
+trd_tune_entry *trd_tune_find(trd_tune_table *t, const trd_call_args *key)
 {
     for (int32_t i = 0; i < TRD_TUNE_KEYS; i++) {
         trd_tune_entry *e = &t->entry[i];
-        if (e->used && trd_tune_same_key(&e->key, key))
+        if (e->used && trd_call_args_same(&e->key, key))
             return e;
     }
     return NULL;
 }
 
-trd_tune_entry *trd_tune_start(trd_tune_table *t, const trd_tune_key *key,
+trd_tune_entry *trd_tune_start(trd_tune_table *t, const trd_call_args *key,
                                const trd_candidate *ranked, size_t n, bool other_path)
 {
     trd_tune_entry *e = &t->entry[t->next];

@@ -1,29 +1,18 @@
 /* tune.h: "auto" with trd_coll_opts.tune > 0 - the model's best candidates
  * timed on the first calls with the same arguments, the fastest kept
- * (src/runtime/tune.c). */
-#ifndef TRD_RUNTIME_TUNE_H
-#define TRD_RUNTIME_TUNE_H
+ * (src/select/tune.c). */
+#ifndef TRD_SELECT_TUNE_H
+#define TRD_SELECT_TUNE_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "runtime/comm.h" /* trd_call_args */
 #include "treduce/treduce.h"
-
-/* Arguments tuned apart: every argument of the call that the model or the
- * running time depends on (the operator by identity, the model by value). */
-typedef struct trd_tune_key {
-    const trd_op *op;
-    uint64_t op_serial; /* trd_op_serial: not another operator at the same address */
-    int64_t count;
-    int32_t root;
-    bool allreduce;
-    trd_coll_opts opts; /* algo ignored */
-    uint64_t costs_version; /* of opts.costs when the key was made */
-} trd_tune_key;
 
 typedef struct trd_tune_entry {
     bool used;
-    trd_tune_key key;
+    trd_call_args key;
     int32_t n;                                    /* candidates, model's order */
     const char *algo[TRD_TUNE_MAX + 1];
     /* the candidate's long messages take the path the communicator's probe
@@ -41,20 +30,13 @@ typedef struct trd_tune_table {
     int32_t next;
 } trd_tune_table;
 
-trd_tune_key trd_tune_key_of(const trd_op *op, int64_t count, int32_t root, bool allreduce,
-                             const trd_coll_opts *opts);
-/* Whether a and b are the same arguments. */
-bool trd_tune_same_key(const trd_tune_key *a, const trd_tune_key *b);
-/* Whether k is the key of these arguments (trd_tune_key_of, not built). */
-bool trd_tune_same_call(const trd_tune_key *k, const trd_op *op, int64_t count, int32_t root,
-                        bool allreduce, const trd_coll_opts *opts);
 /* The entry of these arguments, or NULL. */
-trd_tune_entry *trd_tune_find(trd_tune_table *t, const trd_tune_key *key);
+trd_tune_entry *trd_tune_find(trd_tune_table *t, const trd_call_args *key);
 /* A new entry: the first key->opts.tune of `ranked` (trd_comm_explain's
  * order) that can run the call, and with other_path the first of them
  * again with its long messages the other way; decided at once when there
  * is one candidate. */
-trd_tune_entry *trd_tune_start(trd_tune_table *t, const trd_tune_key *key,
+trd_tune_entry *trd_tune_start(trd_tune_table *t, const trd_call_args *key,
                                const trd_candidate *ranked, size_t n, bool other_path);
 /* What the next call with these arguments runs, and *other whether its
  * long messages take the other path; *timed: whether it is a tuning call

@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 
 #include "core/error.h"
-#include "sim/costs.h"
+#include "ir/costs.h"
 
 typedef struct reader {
     FILE *f;

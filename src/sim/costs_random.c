@@ -16,7 +16,7 @@
 
 #include "core/error.h"
 #include "core/splitmix.h"
-#include "sim/costs.h"
+#include "ir/costs.h"
 
 /* A factor log-uniform in [1, spread]: 53 random bits make u in [0, 1). */
 static double factor(uint64_t *state, double log_spread)

@@ -11,7 +11,7 @@
 #include <math.h>
 
 #include "core/error.h"
-#include "plan/plan_internal.h"
+#include "plan/builders.h"
 #include "sim/sim.h"
 
 static trd_status plan_makespan(const trd_plan *plan, double *makespan)

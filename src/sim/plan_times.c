@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "core/error.h"
-#include "plan/plan_internal.h"
+#include "plan/builders.h"
 #include "sim/sim.h"
 
 /* One step as it ran: its rank, the step (a RECV's peer known once it

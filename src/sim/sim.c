@@ -8,7 +8,7 @@
 
 #include "core/error.h"
 #include "core/memory.h"
-#include "plan/plan_internal.h"
+#include "plan/builders.h"
 
 /* Rough memory of a dynamic simulation per rank: two steps and counters in
  * the engine (~120 bytes), the policy's tables (~16), and in the transport

@@ -5,7 +5,7 @@
 
 #include "core/xoshiro.h"
 #include "engine/engine.h"
-#include "sim/costs.h"
+#include "ir/costs.h"
 #include "sim/event_queue.h"
 
 /* A posted step, by id (transport.h). */

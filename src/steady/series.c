@@ -48,7 +48,7 @@
 
 #include "core/error.h"
 #include "core/memory.h"
-#include "plan/plan_internal.h"
+#include "plan/builders.h"
 #include "steady/series.h"
 
 /* The plan's name: a pseudo-algorithm, on purpose not in registry.def. */

@@ -269,6 +269,7 @@ trd_status trd_wire_mpi_create_with(trd_wire **out, const void *mpi_comm,
                          .now = trd_mpi_now, .decide = trd_mpi_decide,
                          .end_dynamic = trd_mpi_end_dynamic, .barrier = trd_mpi_barrier,
                          .agree = trd_mpi_agree, .set_call = trd_mpi_set_call,
+                         .long_choice = trd_mpi_long_choice, .long_path = trd_mpi_long_path,
                          .failed = trd_mpi_failed, .abort = trd_mpi_abort, .free = trd_mpi_free};
     trd_mpi_close_at_finalize();
     if (!o->deferred && (s = trd_mpi_prepare(w)) != TRD_OK) {

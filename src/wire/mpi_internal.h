@@ -189,6 +189,9 @@ trd_status trd_mpi_prepare(mpi_wire *w);
 /* What every operation of the wire calls first: TRD_OK, or the wire's
  * failure (the set-up's too). */
 trd_status trd_mpi_ready(mpi_wire *w);
+/* wire.h's long_choice and long_path (trd_wire_mpi_long_choice, _path). */
+bool trd_mpi_long_choice(void *ctx, size_t bytes);
+trd_status trd_mpi_long_path(void *ctx, bool other);
 
 /* mpi_close.c: releasing a wire */
 /* Starts closing w (its owner freed it): w is released once every rank

@@ -10,7 +10,7 @@
 #include <limits.h>
 #include <stdbool.h>
 
-#include "engine/policy.h"
+#include "ir/policy.h"
 #include "wire/wire.h"
 
 /* Seconds a decide() or end_dynamic() waits for the coordinator (rank 0)

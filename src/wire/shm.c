@@ -12,7 +12,7 @@
 
 #include "core/error.h"
 #include "core/memory.h"
-#include "engine/transport.h" /* TRD_ANY_RANK */
+#include "ir/policy.h" /* TRD_ANY_RANK */
 #include "wire/callsig.h"
 
 #define LINE 64 /* a cache line: what two ranks write never shares one */

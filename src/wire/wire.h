@@ -38,8 +38,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine/policy.h"
-#include "engine/transport.h" /* TRD_ANY_RANK */
+#include "ir/policy.h" /* the policies of decide, TRD_ANY_RANK */
 #include "wire/callsig.h"
 #include "treduce/treduce.h"
 
@@ -125,6 +124,16 @@ struct trd_wire {
      * and calls set_call again as each call begins; it must outlive the
      * wire).  NULL: no signature. */
     void (*set_call)(void *ctx, const trd_call_sig *call);
+    /* Optional, both or neither (NULL: one path for every message): a
+     * wire that carries long messages two ways and measured which one is
+     * faster here (the MPI wire on one node: its rings or MPI).
+     * long_choice: whether a call of `bytes` per rank may send messages
+     * that take that choice; long_path: long messages from now on take
+     * the faster path (other false) or the other one, so that a tuner may
+     * time both.  Every rank of a call sets the same before it, with no
+     * message in flight. */
+    bool (*long_choice)(void *ctx, size_t bytes);
+    trd_status (*long_path)(void *ctx, bool other);
     /* TRD_OK while the wire is ok; else its first failure (code and a
      * message naming the rank that failed and why). */
     trd_status (*failed)(void *ctx);

@@ -7,7 +7,7 @@
 #include <assert.h>
 #include <math.h>
 
-#include "sim/costs.h"
+#include "ir/costs.h"
 #include "treduce/treduce.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,5 +1,5 @@
 /* fuzz_profile_json.c: libFuzzer harness of the profile reader
- * (trd_profile_load, src/runtime/profile_file.c): any input loads or is
+ * (trd_profile_load, src/select/profile_file.c): any input loads or is
  * refused with a message, and what loads is a profile trd_profile_apply
  * takes and trd_profile_save writes back. */
 #include "fuzz_file.h"
