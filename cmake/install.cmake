@@ -1,17 +1,20 @@
 # What `cmake --install` and `cpack -G DEB` install: the tool with its
-# manual pages and bash completion, libtreduce and libtreduce_figures
-# (shared and static), the public headers, libtreduce_mpi.so (MPI builds),
-# treduce.pc and treduce-figures.pc for pkg-config, the CMake package
-# (find_package(treduce): the imported targets treduce::treduce,
-# treduce::treduce_figures and, with MPI, treduce::treduce_mpi), and the
-# README, LICENSE, CHANGELOG and CITATION.cff.
+# manual pages and bash completion, libtreduce, libtreduce_steady,
+# libtreduce_wire_mpi and libtreduce_figures (shared and static), the
+# public headers, libtreduce_mpi.so (MPI builds), treduce.pc,
+# treduce-steady.pc, treduce-wire-mpi.pc and treduce-figures.pc for
+# pkg-config, the CMake package (find_package(treduce): the imported
+# targets treduce::treduce, treduce::treduce_steady,
+# treduce::treduce_wire_mpi, treduce::treduce_figures and, with MPI,
+# treduce::treduce_mpi), and the README, LICENSE, CHANGELOG and CITATION.cff.
 # Both files locate the prefix from where they are installed, so a copy
 # installed under any --prefix works.  tests/install_test.sh checks all of
 # it, tests/package_test.sh the packages.
 #
 # The Debian packages split treduce as Debian splits a library: one
 # runtime package per shared library (lib<name><soversion>: libtreduce0,
-# libtreduce-figures0, libtreduce-mpi0), libtreduce-dev (headers, static
+# libtreduce-steady0, libtreduce-wire-mpi0, libtreduce-figures0,
+# libtreduce-mpi0), libtreduce-dev (headers, static
 # libraries, the unversioned links, pkg-config and CMake files) and
 # treduce (the tool).  Each is a CPack component; a new library is one
 # trd_install_library() call.
@@ -78,6 +81,20 @@ trd_install_library(treduce_figures_shared libtreduce_figures
 charts of reduction plans, line plots and heat maps as PNG or SVG files,
 drawn with PLplot's cairo driver."
   "libtreduce0 (= ${TRD_DEB_VERSION})" plplot-driver-cairo)
+# The two companions call the core's internals (cmake/private_exports.sh):
+# they need the libtreduce0 of their own version, exactly.
+trd_install_library(treduce_steady_shared libtreduce_steady
+  "steady-state series and platform graphs of treduce - library"
+  "${TRD_ABOUT}\n.\nThis package contains the shared library libtreduce_steady: platform
+graphs (JSON, SimGrid XML, a generator) and the steady-state series of
+reduces, scatters and gossips solved exactly (QSopt_ex), and their plans."
+  "libtreduce0 (= ${TRD_DEB_VERSION})")
+trd_install_library(treduce_wire_mpi_shared libtreduce_wire_mpi
+  "treduce's collectives over MPI point-to-point - library"
+  "${TRD_ABOUT}\n.\nThis package contains the shared library libtreduce_wire_mpi: treduce's
+communicators over MPI point-to-point, with shared-memory rings between
+the ranks of one node (treduce/mpi.h)."
+  "libtreduce0 (= ${TRD_DEB_VERSION})")
 if(TARGET treduce_mpi)
   trd_install_library(treduce_mpi libtreduce_mpi
     "runs MPI_Reduce and MPI_Allreduce with treduce - PMPI layer"
@@ -105,8 +122,8 @@ set(CPACK_DEBIAN_TOOL_PACKAGE_SUGGESTS "openmpi-bin | mpich") # mpirun for --tra
 install(FILES ${PROJECT_SOURCE_DIR}/LICENSE ${PROJECT_SOURCE_DIR}/CHANGELOG.md
         DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT notices)
 
-install(TARGETS treduce treduce_figures ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
-        COMPONENT dev)
+install(TARGETS treduce treduce_steady treduce_wire_mpi treduce_figures
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/treduce
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT dev PATTERN "*.in" EXCLUDE)
 install(FILES ${PROJECT_BINARY_DIR}/include/treduce/version.h
@@ -146,13 +163,14 @@ endfunction()
 # ${pcfiledir}); the static library's own dependencies in the .private
 # fields (pkg-config --static), as -L and -l flags.
 file(RELATIVE_PATH TRD_PC_TO_PREFIX /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
-trd_link_flags(TRD_PC_LIBS_PRIVATE ${QSOPTEX_LIBRARY} ${GMP_LIBRARY} ${MPI_C_LIBRARIES}
-               -lpthread -lm)
-configure_file(${CMAKE_CURRENT_LIST_DIR}/treduce.pc.in ${PROJECT_BINARY_DIR}/treduce.pc @ONLY)
-configure_file(${CMAKE_CURRENT_LIST_DIR}/treduce-figures.pc.in
-               ${PROJECT_BINARY_DIR}/treduce-figures.pc @ONLY)
-install(FILES ${PROJECT_BINARY_DIR}/treduce.pc ${PROJECT_BINARY_DIR}/treduce-figures.pc
-        DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT dev)
+trd_link_flags(TRD_PC_LIBS_PRIVATE -lpthread -lm)
+trd_link_flags(TRD_PC_STEADY_LIBS_PRIVATE ${QSOPTEX_LIBRARY} ${GMP_LIBRARY})
+trd_link_flags(TRD_PC_MPI_LIBS_PRIVATE ${MPI_C_LIBRARIES})
+foreach(pc treduce treduce-steady treduce-wire-mpi treduce-figures)
+  configure_file(${CMAKE_CURRENT_LIST_DIR}/${pc}.pc.in ${PROJECT_BINARY_DIR}/${pc}.pc @ONLY)
+  install(FILES ${PROJECT_BINARY_DIR}/${pc}.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig
+          COMPONENT dev)
+endforeach()
 
 # libtreduce-dev depends on the runtime packages and on the Debian
 # packages of what pkg-config and a static link need (libgsl-dev, ...):
@@ -173,7 +191,8 @@ trd_deb_package(dev libtreduce-dev libdevel
   "plans, simulates and runs reduction collectives - development files"
   "${TRD_ABOUT}\n.\nThis package contains what programs built against treduce need: the
 headers, the static libraries, the pkg-config files (treduce,
-treduce-figures) and the CMake package (find_package(treduce))."
+treduce-steady, treduce-wire-mpi, treduce-figures) and the CMake package
+(find_package(treduce))."
   ${TRD_DEV_DEPENDS})
 
 # The packages' copyright file (DEP-5: the holder and the license's text

@@ -26,7 +26,7 @@
  * the layer's wrapper of that call releases it once MPI has returned.
  * treduce's communicator then closes without blocking (ranks free in any
  * order) and frees its private communicator once no message can reach it
- * (src/wire/mpi_close.c): after MPI_Comm_free returns nothing of the
+ * (src/wire_mpi/mpi_close.c): after MPI_Comm_free returns nothing of the
  * caller's communicator is touched.  The copy callback is
  * MPI_COMM_NULL_COPY_FN, so a duplicate never shares a state. */
 #include <pthread.h>

@@ -13,11 +13,11 @@ packages=(
   fonts-dejavu-core                 # a font for the plots' text
   jq                                # JSON checks in tests/cli_test.sh
   libsimgrid-dev g++                # SimGrid baseline of bench/sim (bench/simgrid_binomial.cpp)
-  openmpi-bin libopenmpi-dev        # MPI transport (src/wire/mpi.c) and its tests
+  openmpi-bin libopenmpi-dev        # the MPI wire (src/wire_mpi/) and its tests
   libmpich-dev                      # the same built against MPICH (tests/mpi/build_mpich.sh)
   python3-mpi4py python3-numpy      # mpi4py programs under the layer (tests/mpi_layer)
   libqsopt-ex-dev libgmp-dev        # exact rational LP solver and rationals (src/steady)
-  libxml2-dev                       # SimGrid platform XML import (src/model/platform_simgrid.c)
+  libxml2-dev                       # SimGrid platform XML import (src/platform/platform_simgrid.c)
   iproute2                          # ip and tc: treduce testbed's namespaces (tools/testbed_build.c)
   man-db                            # man and lexgrog: the manual pages' test (tests/help_docs_test.sh)
   lintian dpkg-dev file             # the Debian packages: checked (tests/package_test.sh); cpack

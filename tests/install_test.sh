@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
 # install_test.sh BUILD_DIR LIBDIR CC [FLAGS]: treduce as its users get it.
 #   - `cmake --install BUILD_DIR --prefix P` (a temporary P) installs the
-#     tool with its manual pages and bash completion, libtreduce and
-#     libtreduce_figures (shared and static), the public headers,
-#     treduce.pc, treduce-figures.pc, the CMake package, README, LICENSE,
-#     CHANGELOG and CITATION.cff and, in MPI builds, libtreduce_mpi.so;
+#     tool with its manual pages and bash completion, libtreduce,
+#     libtreduce_steady, libtreduce_wire_mpi and libtreduce_figures (shared
+#     and static), the public headers, their four .pc files, the CMake
+#     package, README, LICENSE, CHANGELOG and CITATION.cff and, in MPI
+#     builds, libtreduce_mpi.so;
 #   - a program outside the source tree is built against P four times -
 #     with the README's pkg-config line (its rpath: it runs without
 #     LD_LIBRARY_PATH), with pkg-config (shared), with pkg-config --static
 #     against libtreduce.a (whose flags are -L and -l, no file paths), and
 #     with CMake's find_package(treduce) (it runs without LD_LIBRARY_PATH)
 #     - and each run prints the greedy plan's makespan, without loading
-#     PLplot;
+#     PLplot, and with no MPI library in its link line or loaded;
+#   - a program of the companions (a platform, the MPI wire registered) is
+#     built with pkg-config treduce-steady treduce-wire-mpi and with
+#     treduce::treduce_steady and treduce::treduce_wire_mpi, and runs;
 #   - a program that draws a Gantt chart is built with pkg-config
 #     treduce-figures and with treduce::treduce_figures, and each writes it.
 # (tests/package_test.sh checks the Debian packages.)
@@ -33,6 +37,9 @@ for f in bin/treduce "$libdir/libtreduce.a" "$libdir/libtreduce.so" include/tred
   include/treduce/steady.h "$libdir/pkgconfig/treduce.pc" "$libdir/libtreduce_figures.a" \
   "$libdir/libtreduce_figures.so" include/treduce/figures.h "$libdir/pkgconfig/treduce-figures.pc" \
   "$libdir/cmake/treduce/treduceConfig.cmake" share/doc/treduce/README.md \
+  "$libdir/libtreduce_steady.so" "$libdir/libtreduce_steady.a" "$libdir/pkgconfig/treduce-steady.pc" \
+  "$libdir/libtreduce_wire_mpi.so" "$libdir/libtreduce_wire_mpi.a" include/treduce/mpi.h \
+  "$libdir/pkgconfig/treduce-wire-mpi.pc" \
   share/doc/treduce/LICENSE share/doc/treduce/CHANGELOG.md share/doc/treduce/CITATION.cff; do
   [ -e "$prefix/$f" ] || bad "not installed: $f"
 done
@@ -90,6 +97,25 @@ int main(int argc, char **argv)
     return 0;
 }
 EOF
+cat >"$tmp/app/comps.c" <<'EOF'
+#include <stdio.h>
+#include <treduce/treduce.h>
+
+int main(void)
+{
+    trd_platform *pf;
+    const trd_wire_info *w;
+    if (trd_platform_generate(1, 2, &pf) != TRD_OK || trd_wire_register(trd_wire_mpi()) != TRD_OK ||
+        trd_wire_find("mpi", &w) != TRD_OK) {
+        fprintf(stderr, "%s\n", trd_errmsg());
+        return 1;
+    }
+    int nodes = trd_platform_node_count(pf);
+    trd_platform_free(pf);
+    printf(nodes > 0 && w->launched ? "greedy makespan 5\n" : "companions failed\n");
+    return 0;
+}
+EOF
 want="greedy makespan 5" # n = 8, d = c = 1 (README)
 check_run() { # check_run WHAT BINARY [ARG]
   local got
@@ -124,8 +150,24 @@ if $cc $flags -o "$tmp/app/app_pc" "$tmp/app/app.c" $(pkg-config --cflags --libs
   if LD_LIBRARY_PATH="$prefix/$libdir" ldd "$tmp/app/app_pc" | grep -q plplot; then
     bad "pkg-config: a program that draws nothing loads PLplot"
   fi
+  if LD_LIBRARY_PATH="$prefix/$libdir" ldd "$tmp/app/app_pc" | grep -qE 'libmpi|libmpich'; then
+    bad "pkg-config: a program of libtreduce alone loads an MPI library"
+  fi
 else
   bad "pkg-config: the program does not build"
+fi
+for how in "--libs" "--static --libs"; do
+  # shellcheck disable=SC2086
+  if pkg-config $how treduce | grep -qiE 'mpi|qsopt|gmp|xml'; then
+    bad "pkg-config $how treduce names what libtreduce does not need: $(pkg-config $how treduce)"
+  fi
+done
+# shellcheck disable=SC2046,SC2086
+if $cc $flags -o "$tmp/app/comps_pc" "$tmp/app/comps.c" \
+  $(pkg-config --cflags --libs treduce-steady treduce-wire-mpi); then
+  check_run "pkg-config treduce-steady treduce-wire-mpi" "$tmp/app/comps_pc"
+else
+  bad "pkg-config treduce-steady treduce-wire-mpi: the program does not build"
 fi
 # shellcheck disable=SC2046,SC2086
 if $cc $flags -o "$tmp/app/figs_pc" "$tmp/app/figs.c" $(pkg-config --cflags --libs treduce-figures); then
@@ -144,8 +186,8 @@ if $cc $flags -o "$tmp/app/app_static" "$tmp/app/app.c" $(pkg-config --cflags tr
 else
   bad "pkg-config --static: the program does not build against libtreduce.a"
 fi
-if ldd "$tmp/app/app_static" 2>/dev/null | grep -q libtreduce; then
-  bad "pkg-config --static: the program still loads libtreduce.so"
+if ldd "$tmp/app/app_static" 2>/dev/null | grep -qE 'libtreduce|libmpi'; then
+  bad "pkg-config --static: the program loads libtreduce.so or MPI"
 fi
 
 cat >"$tmp/app/CMakeLists.txt" <<'EOF'
@@ -156,6 +198,8 @@ add_executable(app app.c)
 target_link_libraries(app PRIVATE treduce::treduce)
 add_executable(figs figs.c)
 target_link_libraries(figs PRIVATE treduce::treduce_figures)
+add_executable(comps comps.c)
+target_link_libraries(comps PRIVATE treduce::treduce_steady treduce::treduce_wire_mpi)
 EOF
 if cmake -S "$tmp/app" -B "$tmp/app/build" -DCMAKE_PREFIX_PATH="$prefix" \
   -DCMAKE_C_COMPILER="$cc" -DCMAKE_C_FLAGS="$flags" >"$tmp/cmake.log" 2>&1 &&
@@ -163,6 +207,7 @@ if cmake -S "$tmp/app" -B "$tmp/app/build" -DCMAKE_PREFIX_PATH="$prefix" \
   check_run "find_package" "$tmp/app/build/app"
   check_run_alone "find_package" "$tmp/app/build/app"
   check_gantt "find_package treduce::treduce_figures" "$tmp/app/build/figs"
+  check_run "find_package treduce::treduce_steady, treduce_wire_mpi" "$tmp/app/build/comps"
 else
   bad "find_package(treduce): the program does not build: $(tail -5 "$tmp/cmake.log")"
 fi

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # package_test.sh BUILD_DIR: the Debian packages of `cpack -G DEB`
 # (cmake/install.cmake), from a build configured with the prefix /usr:
-#   - one package per shared library (libtreduce0, libtreduce-figures0 and,
-#     in MPI builds, libtreduce-mpi0), libtreduce-dev and treduce, with
-#     the same version;
+#   - one package per shared library (libtreduce0, libtreduce-steady0,
+#     libtreduce-wire-mpi0, libtreduce-figures0 and, in MPI builds,
+#     libtreduce-mpi0), libtreduce-dev and treduce, with the same version;
 #   - lintian finds no error and no warning in them (it prints what it
 #     finds, informational tags too);
 #   - together they hold exactly the files of `cmake --install` (under
@@ -12,7 +12,8 @@
 #     version);
 #   - what draws figures (treduce, libtreduce-figures0) depends on PLplot's
 #     cairo driver, libtreduce-dev on every library package of this
-#     version, and apt could install them all here.
+#     version, the libraries on top of libtreduce0 on its version, and apt
+#     could install them all here.
 set -euo pipefail
 build=$(cd "$1" && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/trd-package.XXXXXX")
@@ -26,10 +27,9 @@ if ! (cd "$tmp" && cpack -G DEB -B "$tmp/pkg" --config "$build/CPackConfig.cmake
 fi
 mapfile -t debs < <(ls "$tmp"/pkg/*.deb)
 names=$(for d in "${debs[@]}"; do dpkg-deb -f "$d" Package; done | sort | tr '\n' ' ')
-want="libtreduce-dev libtreduce-figures0 libtreduce0 treduce "
-if [ -e "$build/mpi_layer/libtreduce_mpi.so" ]; then
-  want="libtreduce-dev libtreduce-figures0 libtreduce-mpi0 libtreduce0 treduce "
-fi
+mpi=
+[ ! -e "$build/mpi_layer/libtreduce_mpi.so" ] || mpi="libtreduce-mpi0 "
+want="libtreduce-dev libtreduce-figures0 ${mpi}libtreduce-steady0 libtreduce-wire-mpi0 libtreduce0 treduce "
 [ "$names" = "$want" ] || bad "packages [$names], not [$want]"
 version=$(dpkg-deb -f "${debs[0]}" Version)
 for d in "${debs[@]}"; do
@@ -81,8 +81,10 @@ for p in ${want/libtreduce-dev/}; do
   case $p in lib*) depends libtreduce-dev | grep -qxF "$p (= $version)" ||
     bad "libtreduce-dev does not depend on $p (= $version)" ;; esac
 done
-depends libtreduce-figures0 | grep -qxF "libtreduce0 (= $version)" ||
-  bad "libtreduce-figures0 does not depend on libtreduce0 (= $version)"
+for p in libtreduce-figures0 libtreduce-steady0 libtreduce-wire-mpi0; do
+  depends $p | grep -qxF "libtreduce0 (= $version)" ||
+    bad "$p does not depend on libtreduce0 (= $version)"
+done
 if ! apt-get install --simulate -q "${debs[@]}" >"$tmp/apt.txt" 2>&1; then
   bad "apt-get could not install them: $(tail -5 "$tmp/apt.txt")"
 fi

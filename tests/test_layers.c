@@ -133,12 +133,26 @@ static void test_reentry_refused(void **state)
     rt_run_logged_ok(P, 5, reenter_rank, "re-entry");
 }
 
-/* The wire registry: each wire by name, its communicators named after it;
- * an unknown name refused with the list. */
+/* The wire registry: the threads wire from the start, the MPI wire once
+ * registered (once: again is a no-op; another row of its name refused);
+ * each wire by name, its communicators named after it; an unknown name or
+ * an incomplete row refused with the reason. */
 static void test_wire_registry(void **state)
 {
     (void)state;
     const trd_wire_info *w = NULL;
+    assert_int_equal(trd_wire_count(), 1);
+    assert_int_equal(trd_wire_find("mpi", &w), TRD_EINVAL);
+    assert_int_equal(trd_wire_register(trd_wire_mpi()), TRD_OK);
+    assert_int_equal(trd_wire_register(trd_wire_mpi()), TRD_OK);
+    assert_int_equal(trd_wire_count(), 2);
+    trd_wire_info twin = *trd_wire_mpi();
+    assert_int_equal(trd_wire_register(&twin), TRD_EINVAL);
+    TU_CHECK(strstr(trd_errmsg(), "'mpi' is registered already"), "%s", trd_errmsg());
+    twin.name = "mpi2";
+    twin.create = NULL;
+    assert_int_equal(trd_wire_register(&twin), TRD_EINVAL);
+    assert_int_equal(trd_wire_register(NULL), TRD_EINVAL);
     assert_int_equal(trd_wire_count(), 2);
     assert_null(trd_wire_at(trd_wire_count()));
     for (size_t i = 0; i < trd_wire_count(); i++) {

@@ -1,4 +1,4 @@
-/* test_platform.c: platform graphs (src/model/platform*.c).  The oracles
+/* test_platform.c: platform graphs (src/platform/).  The oracles
  * are exact values written here: the costs of the paper's figures
  * (Legrand, Marchal and Robert 2004, Figures 2, 3 and 6), SimGrid's unit
  * definitions applied by hand (and checked against SimGrid 3.32 reading
@@ -23,7 +23,7 @@
 
 #include <unistd.h>
 
-#include "model/platform.h"
+#include "platform/platform.h"
 #include "treduce/platform.h"
 
 static int dummy;

@@ -1,5 +1,5 @@
 /* test_platform_input.c: platform files a user may get wrong or make huge
- * (src/model/platform*.c).  The oracle is the contract of
+ * (src/platform/).  The oracle is the contract of
  * include/treduce/platform.h and docs/PLATFORMS.md:
  *   - work is bounded: a 2,000,001-digit speed, SimGrid bandwidth or
  *     denominator is refused naming its length within a second of CPU

@@ -1,4 +1,4 @@
-/* test_shm.c: the shared-memory rings of the MPI wire (src/wire/shm.c)
+/* test_shm.c: the shared-memory rings of the MPI wire (src/wire_mpi/shm.c)
  * driven directly, every rank's end of one segment in this process (the
  * rings need no MPI: mpi.c only tells the ranks the segment's name).
  *
@@ -22,7 +22,7 @@
 #include "core/splitmix.h"
 #include "engine/transport.h" /* TRD_ANY_RANK */
 #include "testutil.h"
-#include "wire/shm.h"
+#include "wire_mpi/shm.h"
 
 /* The call signature every message of these tests carries (callsig.h). */
 #define SIG 0x5eed000000000007ULL

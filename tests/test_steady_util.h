@@ -7,7 +7,7 @@
 
 #include "testutil.h"
 
-#include "model/platform.h"
+#include "platform/platform.h"
 #include "steady/steady_internal.h"
 #include "treduce/steady.h"
 

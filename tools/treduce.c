@@ -65,6 +65,11 @@ int main(int argc, char **argv)
 {
     if (cli_progress_init() != CLI_OK)
         return CLI_USAGE;
+    /* the wires of this build, found by name (--wire) from here on */
+    if (trd_wire_register(trd_wire_mpi()) != TRD_OK) {
+        fprintf(stderr, "treduce: %s\n", trd_errmsg());
+        return CLI_USAGE;
+    }
     if (argc < 2) {
         usage(stderr);
         return CLI_USAGE;

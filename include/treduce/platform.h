@@ -1,5 +1,7 @@
 /* treduce/platform.h: heterogeneous platform graphs (Legrand, Marchal and
- * Robert 2004, Sec. 2) and the steady-state problems solved on them.
+ * Robert 2004, Sec. 2) and the steady-state problems solved on them; in
+ * libtreduce_steady (pkg-config treduce-steady), with steady.h and
+ * steady_series.h.
  *
  * A platform is a directed graph of nodes (compute speed in tasks per time
  * unit, or routers that compute nothing) and links (time per unit of

@@ -1,6 +1,7 @@
 /* treduce/runtime.h: data types and reduction operators, communicators
  * over a transport, the collectives, calibration, profiles and the
- * model's predictions for a call. */
+ * model's predictions for a call; in libtreduce (communicators over MPI:
+ * mpi.h, libtreduce_wire_mpi). */
 #ifndef TREDUCE_RUNTIME_H
 #define TREDUCE_RUNTIME_H
 
@@ -225,55 +226,6 @@ typedef trd_status (*trd_rank_fn)(trd_comm *comm, void *ctx);
  */
 trd_status trd_comm_threads_run(int32_t p, const trd_threads_opts *opts, trd_rank_fn fn,
                                 void *ctx);
-/* A communicator over MPI point-to-point on a duplicate of *mpi_comm (an
- * MPI_Comm; NULL: MPI_COMM_WORLD), MPI already initialised by the caller.
- * Collective over *mpi_comm.  When all its ranks share a node, messages of
- * at most 16 KiB go through shared-memory rings instead, and every message
- * where ranks outnumber cores.  Where every rank has a core, a 64 KiB
- * reduce is timed both ways at creation (~1.5 ms at np 2) and the rings take
- * every message when they are faster (trd_comm_shm_probe).  The
- * environment variable TRD_MPI_SHM_MAX, read on rank 0, sets the limit in
- * bytes instead (0: no rings; not a byte count: TRD_EINVAL on every rank;
- * docs/RUNTIME.md).  TRD_EUNSUPPORTED when treduce was built without MPI. */
-trd_status trd_comm_mpi_create(trd_comm **out, const void *mpi_comm, double timeout_s);
-/* What a communicator over MPI may be told at creation, so that making it
- * communicates less, or not at all (docs/RUNTIME.md, "Communicators over
- * MPI").  trd_mpi_opts_init sets the defaults, trd_comm_mpi_create's. */
-typedef struct trd_mpi_opts {
-    double timeout_s;  /* deadline of every wait (default 30 s) */
-    bool own_comm;     /* *mpi_comm was made for this communicator alone:
-                          taken instead of duplicated, and freed by
-                          trd_comm_free (or by a creation that fails) */
-    int32_t node_ranks; /* how many ranks of *mpi_comm share this rank's
-                          node, as MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)
-                          counts them; 0 (default): counted so (collective) */
-    int32_t node_procs; /* how many processes share this node's cores, the
-                          communicator's and others (the program's other
-                          ranks): where they outnumber the cores, waits
-                          sleep and the rings take every message; 0
-                          (default): node_ranks */
-    bool deferred;     /* no message at creation: the rings of one node and
-                          the path of long messages are set up by the first
-                          collective call (barrier, agreement, reduction)
-                          on every rank */
-    const double *shm_probe; /* trd_comm_shm_probe's two values from a
-                          communicator of the same processes: the path of
-                          long messages without measuring it again; read
-                          at the set-up (creation, or the first call when
-                          deferred: it must live until then); NULL or
-                          zeros (the default): measured where it is a
-                          choice */
-} trd_mpi_opts;
-void trd_mpi_opts_init(trd_mpi_opts *opts);
-/* trd_comm_mpi_create with options: with own_comm, node_ranks and
- * deferred it sends no message and is local (a creation inside a call that
- * must not communicate); else collective over *mpi_comm.  TRD_EINVAL for
- * a NULL out or opts, own_comm without a communicator, a timeout out of
- * (0, 1e6] or a negative node_ranks or node_procs. */
-trd_status trd_comm_mpi_create_with(trd_comm **out, const void *mpi_comm,
-                                    const trd_mpi_opts *opts);
-/* Whether this build has the MPI transport. */
-bool trd_mpi_available(void);
 /* Releases one rank's handle (threads: the shared transport goes with the
  * last one; MPI: every rank of the communicator frees its handle, in any
  * order with other communicators: the release of the MPI communicator
@@ -286,8 +238,8 @@ int32_t trd_comm_size(const trd_comm *comm);
 const char *trd_comm_transport(const trd_comm *comm);
 
 /* The wires - the real point-to-point backends a communicator runs over -
- * in one table (src/runtime/wires.c): what a tool looks up by name instead
- * of knowing them. */
+ * in one table (src/runtime/wires.c): what a tool looks up by name, and
+ * tells apart by the flags, instead of knowing them. */
 typedef struct trd_wire_info {
     const char *name;    /* "threads", "mpi" */
     const char *summary; /* one line, for usage texts */
@@ -301,22 +253,19 @@ typedef struct trd_wire_info {
      * this build lacks the wire. */
     trd_status (*create)(trd_comm **comm, int32_t p, double timeout_s);
 } trd_wire_info;
+/* Adds a wire to the table, found by name from then on (the row must live
+ * as long as the program uses it; registering the same row again does
+ * nothing).  The table holds the threads wire from the start; the MPI
+ * wire's row is trd_wire_mpi() (treduce/mpi.h, libtreduce_wire_mpi).
+ * Thread-safe.  TRD_EINVAL for a NULL or incomplete row or a name taken
+ * by another row; TRD_ENOMEM past 8 wires. */
+trd_status trd_wire_register(const trd_wire_info *wire);
 /* How many wires the table has, and the i-th (NULL past the end). */
 size_t trd_wire_count(void);
 const trd_wire_info *trd_wire_at(size_t i);
 /* The wire called `name`; TRD_EINVAL naming it and listing the wires when
  * there is none (*out is then NULL). */
 trd_status trd_wire_find(const char *name, const trd_wire_info **out);
-/* The largest message this communicator moves through shared-memory rings
- * instead of MPI point-to-point (an MPI communicator on one node,
- * docs/RUNTIME.md); 0: none (threads, several nodes, TRD_MPI_SHM_MAX=0). */
-size_t trd_comm_shm_max(const trd_comm *comm);
-/* Whether this communicator timed long messages both ways at creation
- * (trd_comm_mpi_create); if so, the median seconds of a 64 KiB reduce
- * through the rings and through MPI (the slowest rank's, the same on every
- * rank).  The rings took every message when the first was below 0.95x the
- * second.  Either pointer may be NULL. */
-bool trd_comm_shm_probe(const trd_comm *comm, double *rings_s, double *mpi_s);
 /* Wall-clock seconds on this rank's transport clock. */
 double trd_comm_now(const trd_comm *comm);
 /* All ranks meet (with the communicator's deadline). */

@@ -1,7 +1,8 @@
 /* treduce/steady.h: steady-state series of collectives on a platform graph
  * (Legrand, Marchal and Robert 2004): Series of Scatters (Sec. 3.1),
  * Series of Gossips / personalised all-to-all (Sec. 3.5) and Series of
- * Reduces with a non-commutative operator (Sec. 4.2).
+ * Reduces with a non-commutative operator (Sec. 4.2).  In
+ * libtreduce_steady (pkg-config treduce-steady).
  *
  * trd_steady_solve writes the problem's linear program, solves it exactly
  * in rational arithmetic, and turns the solution into a periodic schedule:

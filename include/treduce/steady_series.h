@@ -1,5 +1,6 @@
 /* treduce/steady_series.h: running the periodic schedule of a solved
- * Series of Reduces (Legrand, Marchal and Robert 2004, Sec. 4.3-4.5).
+ * Series of Reduces (Legrand, Marchal and Robert 2004, Sec. 4.3-4.5).  In
+ * libtreduce_steady (pkg-config treduce-steady).
  *
  * trd_steady_series_plan compiles `ops` consecutive reductions that follow
  * the weighted trees of a trd_steady into ONE ordinary plan (the schedule

@@ -1,10 +1,11 @@
 /*
- * treduce.h: the whole public API of libtreduce, one header per area:
+ * treduce.h: the whole public API of treduce, one header per area:
  * status.h (status codes, errors), plan.h (parameters, registry, plans,
  * the schedule IR), simulate.h (cost models, simulation), runtime.h
- * (operators, communicators, collectives), platform.h, star.h, steady.h
- * and steady_series.h (platforms, star graphs, steady state), and
- * figures.h (in libtreduce_figures).
+ * (operators, communicators, collectives) and star.h (star graphs), in
+ * libtreduce; mpi.h (communicators over MPI), in libtreduce_wire_mpi;
+ * platform.h, steady.h and steady_series.h (platforms, steady state), in
+ * libtreduce_steady; figures.h, in libtreduce_figures.
  *
  * Conventions (libuv style): opaque handles, functions named
  * trd_<object>_<verb>, and every fallible call returns a trd_status
@@ -34,6 +35,7 @@
 #include "treduce/plan.h"
 #include "treduce/simulate.h"
 #include "treduce/runtime.h"
+#include "treduce/mpi.h"
 #include "treduce/platform.h"
 #include "treduce/star.h"
 #include "treduce/steady.h"

@@ -20,6 +20,26 @@ int trd_ceil_log2(int64_t n)
     return k;
 }
 
+/* F(0) = 0, F(1) = 1, ... ; F(46) > 2^31 bounds every order we need. */
+int64_t trd_fibonacci(int k)
+{
+    int64_t a = 0, b = 1;
+    for (int i = 0; i < k; i++) {
+        int64_t next = a + b;
+        a = b;
+        b = next;
+    }
+    return a;
+}
+
+int trd_fibonacci_order(int64_t n)
+{
+    int k = 0;
+    while (trd_fibonacci(k + 2) < n)
+        k++;
+    return k;
+}
+
 static int floor_log2(int64_t n)
 {
     int k = 0;

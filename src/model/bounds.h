@@ -7,7 +7,10 @@
 
 /* ceil(log2 n) for n >= 1. */
 int trd_ceil_log2(int64_t n);
-/* Smallest order k >= 0 with F(k+2) >= n (src/plan/fibonacci.c). */
+/* The Fibonacci number F(k): F(0) = 0, F(1) = 1 (k <= 92). */
+int64_t trd_fibonacci(int k);
+/* Smallest order k >= 0 with F(k+2) >= n (k = 0 for n = 1): the order of
+ * the Fibonacci tree of n ranks (src/plan/fibonacci.c, Prop. 16). */
 int trd_fibonacci_order(int64_t n);
 
 /* Lemma 5: every schedule takes >= ceil(log2 n) max(d, c). */

@@ -6,34 +6,14 @@
  * positions are kept.  The shape is the Fibonacci tree of canon-antoniu
  * Def. 15; makespan d + (k-1) max(d, c) + c at most (Prop. 16), exact when
  * n = F(k+2).  O(n log n) (each position walks down k orders). */
+#include "model/bounds.h"
 #include "plan/algorithms.h"
-
-/* F(0) = 0, F(1) = 1, ... ; F(46) > 2^31 bounds every order we need. */
-static int64_t fib(int k)
-{
-    int64_t a = 0, b = 1;
-    for (int i = 0; i < k; i++) {
-        int64_t next = a + b;
-        a = b;
-        b = next;
-    }
-    return a;
-}
-
-/* Smallest order k >= 0 with F(k+2) >= n (k = 0 for n = 1). */
-int trd_fibonacci_order(int64_t n)
-{
-    int k = 0;
-    while (fib(k + 2) < n)
-        k++;
-    return k;
-}
 
 static int32_t fs_parent(int64_t pos, int k)
 {
     int64_t base = 0;
     while (k > 0) {
-        int64_t left = fib(k + 1); /* size of FS_{k-1} */
+        int64_t left = trd_fibonacci(k + 1); /* size of FS_{k-1} */
         if (pos < left) {
             k -= 1;
         } else if (pos == left) {

@@ -1,7 +1,10 @@
 /* wires.c: the wire registry - every real point-to-point backend, by name,
- * with the function that makes communicators over it.  Adding a wire is a
- * src/wire/ implementation of wire.h, its communicator constructor, and one
- * row here; the CLI finds it by name (--wire / --transport). */
+ * with the function that makes communicators over it: the threads wire's
+ * row, and those a program registers (trd_wire_register; the MPI wire's is
+ * trd_wire_mpi(), in its own library).  The CLI finds wires by name and
+ * tells them apart by the rows' flags (--wire). */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -17,36 +20,72 @@ static trd_status create_threads(trd_comm **comm, int32_t p, double timeout_s)
     return trd_comm_threads_create(comm, p, &o);
 }
 
-static trd_status create_mpi(trd_comm **comm, int32_t p, double timeout_s)
+/* The built-in rows, then the registered ones (trd_wire_register): the MPI
+ * wire is its own library above the core (libtreduce_wire_mpi), which the
+ * core cannot name. */
+static const trd_wire_info threads_wire = {
+    "threads", "one thread per rank in this process", false, TRD_THREADS_MAX, create_threads};
+
+#define WIRES_MAX 8
+static const trd_wire_info *wires[WIRES_MAX] = {&threads_wire};
+/* Readers take no lock: a row is written before the count that shows it is
+ * published (release), and rows are never removed. */
+static _Atomic size_t wire_count = 1;
+static pthread_mutex_t register_lock = PTHREAD_MUTEX_INITIALIZER;
+
+size_t trd_wire_count(void) { return atomic_load_explicit(&wire_count, memory_order_acquire); }
+
+const trd_wire_info *trd_wire_at(size_t i) { return i < trd_wire_count() ? wires[i] : NULL; }
+
+static bool wire_row_valid(const trd_wire_info *w)
 {
-    (void)p; /* the launcher's */
-    return trd_comm_mpi_create(comm, NULL, timeout_s); /* MPI_COMM_WORLD */
+    return w && w->name && w->name[0] && w->summary && w->create && w->p_max >= 1;
 }
 
-static const trd_wire_info wires[] = {
-    {"threads", "one thread per rank in this process", false, TRD_THREADS_MAX, create_threads},
-    {"mpi", "one MPI process per rank (mpirun -np P); shared-memory rings on one node", true,
-     1, create_mpi},
-};
-#define WIRES (sizeof wires / sizeof wires[0])
+static trd_status register_locked(const trd_wire_info *wire)
+{
+    size_t n = atomic_load_explicit(&wire_count, memory_order_relaxed);
+    for (size_t i = 0; i < n; i++) {
+        if (wires[i] == wire)
+            return TRD_OK; /* the same row again */
+        if (!strcmp(wires[i]->name, wire->name))
+            return trd_fail(TRD_EINVAL, "trd_wire_register: a wire '%s' is registered already",
+                            wire->name);
+    }
+    if (n == WIRES_MAX)
+        return trd_fail(TRD_ENOMEM, "trd_wire_register: the registry holds %d wires at most",
+                        WIRES_MAX);
+    wires[n] = wire;
+    atomic_store_explicit(&wire_count, n + 1, memory_order_release);
+    return TRD_OK;
+}
 
-size_t trd_wire_count(void) { return WIRES; }
-
-const trd_wire_info *trd_wire_at(size_t i) { return i < WIRES ? &wires[i] : NULL; }
+trd_status trd_wire_register(const trd_wire_info *wire)
+{
+    if (!wire_row_valid(wire))
+        return trd_fail(TRD_EINVAL, "trd_wire_register: %s",
+                        wire ? "a row needs a name, a summary, create and p_max >= 1"
+                             : "NULL argument (wire)");
+    pthread_mutex_lock(&register_lock);
+    trd_status st = register_locked(wire);
+    pthread_mutex_unlock(&register_lock);
+    return st;
+}
 
 trd_status trd_wire_find(const char *name, const trd_wire_info **out)
 {
     if (!out)
         return trd_fail(TRD_EINVAL, "trd_wire_find: NULL argument (out)");
     *out = NULL;
-    for (size_t i = 0; name && i < WIRES; i++)
-        if (!strcmp(wires[i].name, name)) {
-            *out = &wires[i];
+    size_t n = trd_wire_count();
+    for (size_t i = 0; name && i < n; i++)
+        if (!strcmp(wires[i]->name, name)) {
+            *out = wires[i];
             return TRD_OK;
         }
     char list[256] = "";
-    for (size_t i = 0, at = 0; i < WIRES && at < sizeof list; i++)
+    for (size_t i = 0, at = 0; i < n && at < sizeof list; i++)
         at += (size_t)snprintf(list + at, sizeof list - at, "%s%s", i ? ", " : "",
-                               wires[i].name);
+                               wires[i]->name);
     return trd_fail(TRD_EINVAL, "unknown wire '%s': %s", name ? name : "(null)", list);
 }

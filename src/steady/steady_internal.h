@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "model/platform.h"
+#include "platform/platform.h"
 #include "steady/matching.h"
 #include "treduce/steady.h"
 

@@ -7,7 +7,7 @@
  * (src/runtime/exec.c) turns the engine's SEND and RECV steps into these
  * calls and runs COMBINE and COPY itself, so the same wire serves every
  * algorithm.  Two wires exist: threads of one process
- * (src/wire/threads.c) and MPI point-to-point (src/wire/mpi.c,
+ * (src/wire/threads.c) and MPI point-to-point (src/wire_mpi/mpi.c,
  * with shared-memory rings for the small messages of one node: shm.c).
  *
  * Matching.  A receive accepts a message from its `peer` (or from any rank

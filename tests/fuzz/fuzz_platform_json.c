@@ -1,5 +1,5 @@
 /* fuzz_platform_json.c: libFuzzer harness of the JSON platform loader
- * (trd_platform_load_json, src/model/platform_json.c): any input loads or
+ * (trd_platform_load_json, src/platform/platform_json.c): any input loads or
  * is refused with a message, within the time limit, without leaking. */
 #include "fuzz_file.h"
 

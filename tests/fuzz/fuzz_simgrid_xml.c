@@ -1,5 +1,5 @@
 /* fuzz_simgrid_xml.c: libFuzzer harness of the SimGrid platform importer
- * (trd_platform_load_simgrid, src/model/platform_simgrid.c, libxml2): any
+ * (trd_platform_load_simgrid, src/platform/platform_simgrid.c, libxml2): any
  * input loads or is refused with a message, within the time limit,
  * without leaking. */
 #include "fuzz_file.h"

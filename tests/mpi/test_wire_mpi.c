@@ -1,4 +1,4 @@
-/* test_wire_mpi.c: the MPI wire (src/wire/mpi.c) driven directly, as
+/* test_wire_mpi.c: the MPI wire (src/wire_mpi/mpi.c) driven directly, as
  * the runtime drives it, on 2 or more MPI processes (run_mpi.sh starts it).
  *
  * Checks: argument errors; ping-pong of 0 bytes, 1 byte and 1 MiB with
@@ -28,8 +28,8 @@
 
 #include "plan/algorithms.h"
 #include "runtime/comm.h"
-#include "wire/mpi_wire.h"
-#include "wire/shm.h"
+#include "wire_mpi/mpi_wire.h"
+#include "wire_mpi/shm.h"
 
 static int me, nranks;
 

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "wire/mpi_wire.h"
+#include "wire_mpi/mpi_wire.h"
 
 #define CHECK(cond)                                                                  \
     do {                                                                             \

@@ -1,8 +1,8 @@
 /* platform_simgrid.h: what the SimGrid importer's two files share
- * (src/model/platform_simgrid.c reads the elements into a platform,
+ * (src/platform/platform_simgrid.c reads the elements into a platform,
  * platform_simgrid_xml.c handles the XML document around them). */
-#ifndef TRD_MODEL_PLATFORM_SIMGRID_H
-#define TRD_MODEL_PLATFORM_SIMGRID_H
+#ifndef TRD_PLATFORM_PLATFORM_SIMGRID_H
+#define TRD_PLATFORM_PLATFORM_SIMGRID_H
 
 #include <libxml/parser.h>
 #include <libxml/tree.h>

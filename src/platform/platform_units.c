@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "core/error.h"
-#include "model/platform_io.h"
+#include "platform/platform_io.h"
 
 enum { SI = 1, BINARY = 2, LONG = 4 }; /* which prefixes a unit takes */
 

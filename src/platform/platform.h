@@ -7,8 +7,8 @@
  *
  * The public face is include/treduce/platform.h (opaque trd_platform,
  * loaders, generator, accessors); src/steady/ reads the struct directly. */
-#ifndef TRD_MODEL_PLATFORM_H
-#define TRD_MODEL_PLATFORM_H
+#ifndef TRD_PLATFORM_PLATFORM_H
+#define TRD_PLATFORM_PLATFORM_H
 
 #include <gmp.h>
 #include <stdbool.h>

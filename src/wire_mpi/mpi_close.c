@@ -29,7 +29,7 @@
  * MPI_Finalize), which waits up to CLOSE_FINAL_S for those still clean
  * here and then gives up on every one left, keeping its communicator.  The list is shared by the threads
  * of the process (MPI_THREAD_MULTIPLE): one mutex. */
-#include "wire/mpi_wire.h"
+#include "wire_mpi/mpi_wire.h"
 
 #ifdef TRD_HAVE_MPI
 
@@ -39,7 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "wire/mpi_internal.h"
+#include "wire_mpi/mpi_internal.h"
 
 /* At MPI_Finalize, the longest wait for a wire still closing: its ranks
  * are all in MPI_Finalize or about to be, unless one is gone. */

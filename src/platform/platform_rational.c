@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "core/error.h"
-#include "model/platform_io.h"
+#include "platform/platform_io.h"
 
 /* A larger exponent would only build huge integers for the LP; +-308 is
  * what a double can hold, so no real platform needs more. */

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "core/error.h"
-#include "model/platform_io.h"
+#include "platform/platform_io.h"
 
 /* Fails naming the first key of obj that is not in allowed (NULL-ended). */
 static trd_status check_keys(json_t *obj, const char *const *allowed, const char *where)

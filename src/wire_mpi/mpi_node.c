@@ -3,15 +3,15 @@
  * limit, and the choice of the path of long messages (rings or MPI),
  * measured by the wire itself with its own sends, receives, barrier and
  * agreement (no collective of the runtime's runs inside a wire). */
-#include "wire/mpi_wire.h"
+#include "wire_mpi/mpi_wire.h"
 
 #include "core/error.h"
 
 #ifdef TRD_HAVE_MPI
 
 #include "core/fifo.h"
-#include "wire/mpi_internal.h"
-#include "wire/shm.h"
+#include "wire_mpi/mpi_internal.h"
+#include "wire_mpi/shm.h"
 
 #include <limits.h>
 #include <math.h>

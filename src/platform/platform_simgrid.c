@@ -24,8 +24,8 @@
 #include <string.h>
 
 #include "core/error.h"
-#include "model/platform_io.h"
-#include "model/platform_simgrid.h"
+#include "platform/platform_io.h"
+#include "platform/platform_simgrid.h"
 
 typedef struct sg_link {
     const char *id; /* points into the document */

@@ -15,7 +15,7 @@
  * so it completes); one that no longer has it says so, and the wire gets
  * a new segment.  At most POOL_MAX segments and POOL_BYTES are kept, the
  * oldest unmapped first, the rest at MPI_Finalize. */
-#include "wire/mpi_wire.h"
+#include "wire_mpi/mpi_wire.h"
 
 #ifdef TRD_HAVE_MPI
 
@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "wire/mpi_internal.h"
+#include "wire_mpi/mpi_internal.h"
 
 #define POOL_MAX 4
 #define POOL_BYTES ((size_t)128 << 20)

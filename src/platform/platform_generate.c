@@ -22,7 +22,7 @@
 
 #include "core/error.h"
 #include "core/splitmix.h"
-#include "model/platform_io.h"
+#include "platform/platform_io.h"
 
 /* Uniform in [lo, hi]: draws above the largest multiple of the range are
  * thrown back, so no value is favoured. */

@@ -36,7 +36,7 @@
  * too.  What escapes: two calls whose hashes agree in the tag's bits (one
  * pair in 256 on Open MPI): their messages may match, and only a stalled
  * rank's announcement (all 64 bits) then finds the mismatch. */
-#include "wire/mpi_wire.h"
+#include "wire_mpi/mpi_wire.h"
 
 #ifdef TRD_HAVE_MPI
 
@@ -45,7 +45,7 @@
 #include <string.h>
 
 #include "core/error.h"
-#include "wire/mpi_internal.h"
+#include "wire_mpi/mpi_internal.h"
 
 #define GRACE_S 0.5 /* at most, for the requests of a failed call to complete */
 #define SEQ_BITS 2

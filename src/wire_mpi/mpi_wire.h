@@ -1,11 +1,11 @@
-/* mpi_wire.h: the wire of wire.h over MPI point-to-point (src/wire/mpi.c).
+/* mpi_wire.h: the wire of wire.h over MPI point-to-point (src/wire_mpi/mpi.c).
  *
  * The header needs no mpi.h: the communicator is passed by address.  When
  * treduce is built without MPI (no MPI library found, or -DTRD_MPI=OFF) the
  * functions still exist: trd_wire_mpi_available() says false and
  * trd_wire_mpi_create fails with TRD_EUNSUPPORTED. */
-#ifndef TRD_WIRE_MPI_WIRE_H
-#define TRD_WIRE_MPI_WIRE_H
+#ifndef TRD_WIRE_MPI_MPI_WIRE_H
+#define TRD_WIRE_MPI_MPI_WIRE_H
 
 #include <limits.h>
 #include <stdbool.h>
@@ -86,7 +86,7 @@ trd_status trd_wire_mpi_set_timeout(trd_wire *w, double seconds);
 #define TRD_MPI_SHM_MAX_CROWDED INT_MAX
 
 /* The largest message this wire moves through shared-memory rings instead
- * of MPI (src/wire/shm.h): 0 when it has none (its communicator spans
+ * of MPI (src/wire_mpi/shm.h): 0 when it has none (its communicator spans
  * several nodes, TRD_MPI_SHM_MAX=0, no shared memory, or not an MPI
  * wire).  Set at creation from TRD_MPI_SHM_MAX, read on rank 0 (bytes,
  * default TRD_MPI_SHM_MAX_DEFAULT, or _CROWDED on a crowded node);

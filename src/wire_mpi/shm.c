@@ -1,6 +1,6 @@
 /* shm.c: mailbox rings in shared memory for small messages between the
  * ranks of one node (shm.h says why and how; mpi.c uses them). */
-#include "wire/shm.h"
+#include "wire_mpi/shm.h"
 
 #include <fcntl.h>
 #include <stdatomic.h>

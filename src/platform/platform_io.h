@@ -1,14 +1,14 @@
 /* platform_io.h: what the platform loaders and writers share inside
  * src/model/ (platform_json.c, platform_simgrid.c, platform.c): exact
  * numbers as text and error messages that say where in a file a problem
- * is.  src/model/platform.h stays the interface the rest of the library
+ * is.  src/platform/platform.h stays the interface the rest of the library
  * codes against. */
-#ifndef TRD_MODEL_PLATFORM_IO_H
-#define TRD_MODEL_PLATFORM_IO_H
+#ifndef TRD_PLATFORM_PLATFORM_IO_H
+#define TRD_PLATFORM_PLATFORM_IO_H
 
 #include <stddef.h>
 
-#include "model/platform.h"
+#include "platform/platform.h"
 
 /* Parses a decimal prefix of text ("12", "0.25", "1e-3", no sign) into out
  * and sets *end just after it; the caller decides what may follow (a unit

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 
 #include "core/error.h"
-#include "model/platform_io.h"
+#include "platform/platform_io.h"
 
 trd_status trd_platform_create(trd_platform **out)
 {

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "core/error.h"
-#include "model/platform_simgrid.h"
+#include "platform/platform_simgrid.h"
 
 /* The attribute `name` of el, or NULL when absent.  Its value is one text
  * node: trd_sg_refuse_entities turned away every document where it is

@@ -1,11 +1,11 @@
-/* comm_mpi.c: communicators over the MPI wire (src/wire/mpi.c).  What is
+/* comm_mpi.c: communicators over the MPI wire (src/wire_mpi/mpi.c).  What is
  * MPI's own - the rings of one node, the measured path of long messages -
  * lives in the wire; the communicator asks it. */
 #include <stdlib.h>
 
 #include "core/error.h"
 #include "runtime/comm.h"
-#include "wire/mpi_wire.h"
+#include "wire_mpi/mpi_wire.h"
 
 #ifdef TRD_HAVE_MPI
 #include <mpi.h>
@@ -70,3 +70,15 @@ trd_status trd_comm_mpi_create_with(trd_comm **out, const void *mpi_comm, const 
         w->free(w->ctx);
     return st;
 }
+
+static trd_status create_world(trd_comm **comm, int32_t p, double timeout_s)
+{
+    (void)p; /* the launcher's */
+    return trd_comm_mpi_create(comm, NULL, timeout_s); /* MPI_COMM_WORLD */
+}
+
+static const trd_wire_info mpi_wire = {
+    "mpi", "one MPI process per rank (mpirun -np P); shared-memory rings on one node", true, 1,
+    create_world};
+
+const trd_wire_info *trd_wire_mpi(void) { return &mpi_wire; }

@@ -1,5 +1,5 @@
 /* shm.h: mailbox rings in shared memory for the small messages of ranks
- * that share a node (src/wire/shm.c), under the MPI wire.
+ * that share a node (src/wire_mpi/shm.c), under the MPI wire.
  *
  * A message through MPI's point-to-point API costs its matching, a request
  * and the progress engine: ~0.2 us for one double between two ranks of
@@ -25,8 +25,8 @@
  * Nothing here blocks or reads a clock: the caller polls (mpi.c's wait
  * loop, with its back-off and deadlines) and gets completions pushed onto
  * its FIFO. */
-#ifndef TRD_WIRE_SHM_H
-#define TRD_WIRE_SHM_H
+#ifndef TRD_WIRE_MPI_SHM_H
+#define TRD_WIRE_MPI_SHM_H
 
 #include <stdbool.h>
 #include <stddef.h>

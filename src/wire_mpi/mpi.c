@@ -25,15 +25,15 @@
  * more ranks than cores leaves the CPU to the rank that has work, and a
  * dead peer ends in
  * TRD_ETIMEDOUT instead of a hang. */
-#include "wire/mpi_wire.h"
+#include "wire_mpi/mpi_wire.h"
 
 #include "core/error.h"
 
 #ifdef TRD_HAVE_MPI
 
 #include "core/fifo.h"
-#include "wire/mpi_internal.h"
-#include "wire/shm.h"
+#include "wire_mpi/mpi_internal.h"
+#include "wire_mpi/shm.h"
 
 #include <limits.h>
 #include <math.h>

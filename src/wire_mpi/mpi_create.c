@@ -3,15 +3,15 @@
  * path of long messages are mpi_node.c's, at once or deferred to the
  * first message) and the release of its resources (mpi_close.c decides
  * when). */
-#include "wire/mpi_wire.h"
+#include "wire_mpi/mpi_wire.h"
 
 #include "core/error.h"
 
 #ifdef TRD_HAVE_MPI
 
 #include "core/fifo.h"
-#include "wire/mpi_internal.h"
-#include "wire/shm.h"
+#include "wire_mpi/mpi_internal.h"
+#include "wire_mpi/shm.h"
 
 #include <limits.h>
 #include <math.h>

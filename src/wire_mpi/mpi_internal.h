@@ -11,8 +11,8 @@
 #include <stdbool.h>
 
 #include "core/fifo.h"
-#include "wire/mpi_wire.h"
-#include "wire/shm.h"
+#include "wire_mpi/mpi_wire.h"
+#include "wire_mpi/shm.h"
 
 #define CTRL_TAG 0x100000       /* first tag of the wire's own messages */
 #define SIG_SHIFT 21            /* the call signature's bits in a tag start here (mpi_fail.c) */

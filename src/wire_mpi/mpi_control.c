@@ -19,15 +19,15 @@
  * TRD_WIRE_AGREE_MAX values, and the releases the largest of each over
  * all ranks (agree).  Failures - this rank's and the notices of its
  * peers' - and mismatched calls: mpi_fail.c. */
-#include "wire/mpi_wire.h"
+#include "wire_mpi/mpi_wire.h"
 
 #include "core/error.h"
 
 #ifdef TRD_HAVE_MPI
 
 #include "core/fifo.h"
-#include "wire/mpi_internal.h"
-#include "wire/shm.h"
+#include "wire_mpi/mpi_internal.h"
+#include "wire_mpi/shm.h"
 
 #include <limits.h>
 #include <math.h>
