@@ -1,6 +1,6 @@
 #!/bin/bash
 # node_model.sh: the node model's figures of docs/BENCHMARKS.md ("Node
-# model"): for each transport and rank count, one `treduce bench` over the
+# model"): for each wire and rank count, one `treduce bench` over the
 # grid 8 B, 64 KiB, 1 MiB, 16 MiB x reduce, allreduce, then per run the
 # median prediction error |predicted - measured| / measured and the model's
 # first choice over the best measured algorithm (median, worst, points
@@ -9,27 +9,27 @@
 #   bash bench/node_model.sh DIR                  # this 2-core VM: p 2 4 8
 #   NPS="2 4 8 16" bash bench/node_model.sh DIR   # a 16-core machine
 #
-# TREDUCE (build/treduce), NPS ("2 4 8"), TRANSPORTS ("threads mpi"),
+# TREDUCE (build/treduce), NPS ("2 4 8"), WIRES ("threads mpi"),
 # SIZES (8,64K,1M,16M), MPIRUN_FLAGS (--oversubscribe; on a machine with a
 # core per rank: --use-hwthread-cpus --bind-to hwthread).
 set -euo pipefail
 dir=${1:?usage: node_model.sh DIR}
 tool=${TREDUCE:-build/treduce}
 nps=${NPS:-2 4 8}
-transports=${TRANSPORTS:-threads mpi}
+wires=${WIRES:-threads mpi}
 sizes=${SIZES:-8,64K,1M,16M}
 mpirun_flags=${MPIRUN_FLAGS:---oversubscribe}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 mkdir -p "$dir"
-for t in $transports; do
+for t in $wires; do
   for p in $nps; do
     name="$t$p"
     if [ "$t" = mpi ]; then
       # shellcheck disable=SC2086
-      mpirun $mpirun_flags -np "$p" "$tool" bench --transport mpi --sizes "$sizes" \
+      mpirun $mpirun_flags -np "$p" "$tool" bench --wire mpi --sizes "$sizes" \
         --format json --out "$dir/$name" >"$dir/$name.json" 2>"$dir/$name.err"
     else
-      "$tool" bench --transport threads -p "$p" --sizes "$sizes" \
+      "$tool" bench --wire threads -p "$p" --sizes "$sizes" \
         --format json --out "$dir/$name" >"$dir/$name.json" 2>"$dir/$name.err"
     fi
   done

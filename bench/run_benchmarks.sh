@@ -50,7 +50,7 @@ run() {
 }
 
 # launch=(the command line of an MPI bench on $1 ranks)
-mpi() { launch=(mpirun --oversubscribe -np "$1" "$tool" bench --transport mpi "${tune[@]}"); }
+mpi() { launch=(mpirun --oversubscribe -np "$1" "$tool" bench --wire mpi "${tune[@]}"); }
 
 # median of the runs, per point: ratios.csv -> OUT/NAME/ratios-median.csv
 # (kind,op,bytes,ratio_median,ratio_lo,ratio_hi,auto_algos) and bench.csv ->
@@ -99,7 +99,7 @@ AWK
 # element of the sum (both from treduce calibrate on the same launch).
 cd_cost_us() {
   local np=$1 bytes=$2
-  mpirun --oversubscribe -np "$np" "$tool" calibrate --transport mpi --format json |
+  mpirun --oversubscribe -np "$np" "$tool" calibrate --wire mpi --format json |
     jq --argjson b "$bytes" '((.latency_s + $b * .seconds_per_byte)
          - ($b / 8) * .combine_seconds_per_element - .combine_fixed_s) * 1e6
          | if . < 1 then 1 else (. * 10 | round / 10) end'

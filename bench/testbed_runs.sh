@@ -13,7 +13,7 @@
 #      greedy is planned with the mean of the matrix (--d, --c);
 #      HETERO_ALGOS (the heterogeneous planners) get the matrix itself
 #      (--costs FILE) instead;
-#   4. the series of reduces (steady --run --transport mpi, one rank per
+#   4. the series of reduces (steady --run --wire mpi, one rank per
 #      node) on PLATFORM and on Figure 6's platform: operations per second
 #      next to the LP's TP with the testbed's units.
 # usage: bench/testbed_runs.sh [OUTDIR]              (default build/testbed-runs)
@@ -48,7 +48,7 @@ echo "# treduce testbed runs, $(date -u +%F), $(nproc) cores, $(uname -r)"
 hosts=$(jq '.hosts' "$out/show.json")
 
 # --- 2. calibration ---------------------------------------------------------------
-run -- "$tool" calibrate --matrix --transport mpi --format json >"$out/matrix.json"
+run -- "$tool" calibrate --matrix --wire mpi --format json >"$out/matrix.json"
 echo
 echo "## calibrated / configured bandwidth (route bottleneck), every ordered pair"
 jq -r -s '.[0] as $s | .[1] as $m
@@ -91,7 +91,7 @@ for mib in $sizes; do
     [[ $hetero == *" $algo "* ]] && model=(--costs "$out/costs-${mib}MiB.txt")
     pred=$("$tool" simulate --algo "$algo" -n "$hosts" --costs "$out/costs-${mib}MiB.txt" \
       --mean-d "$md" --mean-c "$mc" --port full --runs 1 --format json | jq '.mean')
-    run -- "$tool" run --transport mpi --algo "$algo" --count $((bytes / 8)) --op sum \
+    run -- "$tool" run --wire mpi --algo "$algo" --count $((bytes / 8)) --op sum \
       --segment "$bytes" "${model[@]}" --iters "$iters" --timeout 120 \
       --format json >"$out/run-$algo-${mib}MiB.json"
     meas=$(jq '.median_us / 1e6' "$out/run-$algo-${mib}MiB.json")
@@ -107,12 +107,12 @@ printf '%s\n' "${errors[@]}" | sort -g | awk '{v[NR] = $1} END {
 # --- 4. series of reduces -------------------------------------------------------------
 series() { # LABEL PLATFORM TARGET OPS
   run --all-nodes -- "$tool" steady --problem reduce -p "$2" --target "$3" --run "$4" \
-    --transport mpi --format json >"$out/series-$1.json"
+    --wire mpi --format json >"$out/series-$1.json"
   jq -r --arg l "$1" '"| \($l) | \(.throughput) | \(.run.ops) | \(.run.bytes_per_op) | \(.run.tp_ops_per_second * 100 | round / 100) | \(.run.ops_per_second * 100 | round / 100) | \(.run.ratio_to_tp * 1000 | round / 1000) | \(.run.verified) |"' \
     "$out/series-$1.json"
 }
 echo
-echo "## series of reduces (steady --run --transport mpi, one rank per node)"
+echo "## series of reduces (steady --run --wire mpi, one rank per node)"
 echo "| platform | TP per time unit | operations | bytes each | TP per second | measured per second | measured / TP | verified |"
 echo "|---|---|---:|---:|---:|---:|---:|---|"
 series "$(basename "$platform" .json)" "$platform" "$target" "${SERIES_OPS:-400}"

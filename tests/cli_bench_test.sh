@@ -11,15 +11,15 @@ out=$2
 # shellcheck source=cli_lib.sh
 . "$(dirname "$0")/cli_lib.sh"
 
-header='transport,p,kind,op,bytes,algo,median_us,min_us,predicted_us,verified'
+header='wire,p,kind,op,bytes,algo,median_us,min_us,predicted_us,verified'
 
-# check_csv DIR TRANSPORT BASELINE: bench.csv and ratios.csv of a run of
+# check_csv DIR WIRE BASELINE: bench.csv and ratios.csv of a run of
 # sizes 8,1K,64K with --algos binomial,ring, both kinds.
 check_csv() {
-  local dir=$1 transport=$2 base=$3 csv=$1/bench.csv
+  local dir=$1 wire=$2 base=$3 csv=$1/bench.csv
   [ "$(head -1 "$csv")" = "$header" ] && ok || bad "$csv header: $(head -1 "$csv")"
-  # every row: 10 fields, this transport, p = 2, verified
-  awk -F, -v t="$transport" 'NR > 1 && (NF != 10 || $1 != t || $2 != 2 || $10 != "true")' \
+  # every row: 10 fields, this wire, p = 2, verified
+  awk -F, -v t="$wire" 'NR > 1 && (NF != 10 || $1 != t || $2 != 2 || $10 != "true")' \
     "$csv" | grep -q . && bad "$csv has unverified or malformed rows" || ok
   # 3 sizes: reduce has auto, the baseline, binomial; allreduce those and ring
   local want="allreduce auto 3|allreduce binomial 3|allreduce $base 3|allreduce ring 3|"
@@ -33,7 +33,8 @@ check_csv() {
     && bad "$csv: predicted_us missing or set on the baseline" || ok
   [ "$(awk 'END {print NR}' "$dir/ratios.csv")" -eq 7 ] && ok || bad "$dir/ratios.csv rows"
   # auto's choice and the model's own first (--tune 4 by default: they may differ)
-  awk -F, 'NR == 1 && $11 != "model_algo" || NR > 1 && (NF != 11 || $6 == "" || $11 == "")' \
+  awk -F, 'NR == 1 && ($1 != "wire" || $11 != "model_algo") ||
+            NR > 1 && (NF != 11 || $6 == "" || $11 == "")' \
     "$dir/ratios.csv" | grep -q . && bad "$dir/ratios.csv: auto_algo or model_algo" || ok
   for f in time-reduce-sum.png time-allreduce-sum.png ratio-sum.png; do
     [ -s "$dir/$f" ] && ok || bad "$dir/$f missing"
@@ -47,7 +48,7 @@ check_csv "$out/thr" threads bound
 
 timeout 60 "$tool" bench -p 2 --sizes 8,1K --kinds allreduce --algos ring --iters 2 \
   --format json --out "$out/json" >"$out/bench.json" || bad "bench --format json failed"
-jcheck '.transport == "threads" and .p == 2 and .baseline == "bound"
+jcheck '.wire == "threads" and .transport == "threads" and .p == 2 and .baseline == "bound"
         and (.points | length) == 6 and all(.points[]; .verified)
         and ([.points[] | select(.algo == "auto") | .chosen | type] | unique) == ["string"]
         and (.ratios | length) == 2 and (.median_prediction_error | type) == "number"

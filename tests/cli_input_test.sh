@@ -98,14 +98,26 @@ expect 2 "invalid --c '0x10': not a decimal number" -- "$tool" plan -n 4 --c 0x1
 # --- profiles: metadata, strictness, and results that overflow ------------------
 prof=$out/profile.json
 expect 0 'written' -- "$tool" calibrate -p 2 --out "$prof"
-jcheck '.treduce_profile == 2 and .transport == "threads" and .p == 2 and .op == "sum"
-        and .type == "double" and .elem_size == 8' "$prof"
+jcheck '.treduce_profile == 2 and .wire == "threads" and (has("transport") | not) and .p == 2
+        and .op == "sum" and .type == "double" and .elem_size == 8' "$prof"
 jq '.seconds_per_byte = 1e300 | del(.bandwidth_GBps)' "$prof" >"$out/huge.json"
 jout 2 'too large' -- "$tool" run --algo auto -p 2 --count 100 --profile "$out/huge.json" \
   --format json
-jq '.transport = "mpi"' "$prof" >"$out/mpi.json"
+jq '.wire = "mpi"' "$prof" >"$out/mpi.json"
 expect 2 'measured over mpi, this run is over threads' -- \
   "$tool" run -p 2 --count 8 --profile "$out/mpi.json"
+# the wire's older key: read alone (older files), and beside "wire" (calibrate's
+# report, which prints both) where it agrees
+jq '{transport: "mpi"} + del(.wire)' "$prof" >"$out/mpi-old.json"
+expect 2 'measured over mpi, this run is over threads' -- \
+  "$tool" run -p 2 --count 8 --profile "$out/mpi-old.json"
+timeout 60 "$tool" calibrate -p 2 --format json >"$out/report.json" &&
+  jcheck '.wire == "threads" and .transport == "threads"' "$out/report.json" ||
+  bad "calibrate --format json failed"
+expect 0 'verified' -- "$tool" run -p 2 --count 8 --iters 2 --profile "$out/report.json"
+jq '.transport = "mpi"' "$out/report.json" >"$out/disagree.json"
+expect 2 '"transport" = "mpi" disagrees with "wire" = "threads"' -- \
+  "$tool" run -p 2 --count 8 --profile "$out/disagree.json"
 expect 2 'measured with --op sum --type double, this run reduces --op max --type double' -- \
   "$tool" run -p 2 --count 8 --op max --profile "$prof"
 expect 2 'measured with --op sum --type double, this run reduces --op sum --type float' -- \

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # cli_run_test.sh: end-to-end checks of `treduce run` (real reductions over
-# the threads transport): one JSON object with the documented keys and a
+# the threads wire): one JSON object with the documented keys and a
 # verified result for tree, pipelined, dynamic and exchange algorithms
 # (reduce, --allreduce, --root, --segment, the non-commutative checkers),
 # the text report, and clear errors: exit 2 with a message naming the bad
@@ -32,8 +32,8 @@ jrun() {
   local name=$1 p=$2 bytes=$3
   shift 3
   run "$name" "$@" -p "$p" || return 0
-  jcheck '.algo and .transport == "threads" and .p == '"$p"' and .bytes == '"$bytes"'
-          and .iters == 3 and .verified == true
+  jcheck '.algo and .wire == "threads" and .transport == "threads" and .p == '"$p"'
+          and .bytes == '"$bytes"' and .iters == 3 and .verified == true
           and (.median_us | type) == "number" and (.min_us | type) == "number"
           and (.predicted_us | type) == "number"
           and .min_us > 0 and .min_us <= .median_us and .predicted_us >= 0' "$out/$name.json"

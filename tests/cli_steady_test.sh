@@ -147,7 +147,8 @@ steady fig6-series --problem reduce -p "$data/fig6-reduce.json" --target P0 \
   --simulate 2000 --run 300
 jcheck "$contract"' and .simulated.ops == 2000 and .simulated.ratio_to_tp == 1
         and .simulated.throughput <= 1 and .run.ops == 300 and .run.verified == true
-        and .run.ops_per_second > 0' "$out/fig6-series.json"
+        and .run.ops_per_second > 0
+        and .run.wire == "threads" and .run.transport == "threads"' "$out/fig6-series.json"
 expect 0 'ran 20 operations on threads.*results verified' -- \
   "$tool" steady --problem reduce -p "$data/fig6-reduce.json" --target P0 --simulate 50 \
   --run 20

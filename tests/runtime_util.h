@@ -3,7 +3,7 @@
  * only, like testutil.h).
  *
  * Ranks are threads: rt_run() creates p communicators over one threads
- * transport, runs a callback on p pthreads (one per rank, with that rank's
+ * wire, runs a callback on p pthreads (one per rank, with that rank's
  * communicator), joins them and collects every rank's status, message and
  * wall time.  cmocka's assertions must not run on those threads (they
  * longjmp), so callbacks report problems through an rt_log, which the main

@@ -1,4 +1,4 @@
-/* test_faults.c: faults injected into the threads transport, for every
+/* test_faults.c: faults injected into the threads wire, for every
  * registered algorithm (treduce.h "Faults and deadlines", docs/RUNTIME.md).
  *
  * Each case runs one world per algorithm, all at once (the cases wait on

@@ -171,7 +171,7 @@ static void test_wire_registry(void **state)
     trd_comm *comm[3];
     assert_int_equal(w->create(comm, 3, 5.0), TRD_OK);
     for (int r = 0; r < 3; r++) {
-        assert_string_equal(trd_comm_transport(comm[r]), "threads");
+        assert_string_equal(trd_comm_wire(comm[r]), "threads");
         assert_int_equal(trd_comm_rank(comm[r]), r);
     }
     rt_comms_free(comm, 3);

@@ -3,8 +3,12 @@
  * --out` and `treduce run --profile`.  The oracle is the contract of
  * include/treduce/treduce.h:
  *   - what trd_profile_save writes, trd_profile_load reads back exactly
- *     (every value and the metadata: transport, ranks, operator, type,
- *     element size, rings' limit);
+ *     (every value and the metadata: wire, ranks, operator, type,
+ *     element size, rings' limit), and it names the wire "wire" only;
+ *   - a file of the wire's older key, "transport", loads with that wire
+ *     (profiles written before the rename), and one holding both (what
+ *     `treduce calibrate --format json` prints) loads when they agree and
+ *     is refused naming "transport" when they do not;
  *   - the bandwidth curve of k concurrent streams round-trips too, and a
  *     version 1 file (before it) loads without one (streams 0: not
  *     modelled), while a version 1 file holding the curve, a version
@@ -25,12 +29,12 @@ static void temp_file(char *path, size_t size, const char *text)
     tu_temp_file(text, strlen(text), path, size);
 }
 
-static trd_profile_meta meta_of(const char *transport, int32_t p, const char *op,
+static trd_profile_meta meta_of(const char *wire, int32_t p, const char *op,
                                 const char *type, size_t elem, size_t shm)
 {
     trd_profile_meta m;
     memset(&m, 0, sizeof m);
-    snprintf(m.transport, sizeof m.transport, "%s", transport);
+    snprintf(m.wire, sizeof m.wire, "%s", wire);
     snprintf(m.op, sizeof m.op, "%s", op);
     snprintf(m.type, sizeof m.type, "%s", type);
     m.p = p;
@@ -53,7 +57,14 @@ static void save_then_load(void **state)
     trd_profile got;
     trd_profile_meta gm;
     TU_CHECK(trd_profile_load(path, &got, &gm) == TRD_OK, "%s", trd_errmsg());
+    char text[4096] = "";
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    text[fread(text, 1, sizeof text - 1, f)] = '\0';
+    fclose(f);
     unlink(path);
+    TU_CHECK(strstr(text, "\"wire\": \"mpi\"") && !strstr(text, "\"transport\""),
+             "the file does not name the wire \"wire\" alone:\n%s", text);
     TU_CHECK(got.latency == pr.latency && got.per_byte == pr.per_byte &&
                  got.combine_fixed == pr.combine_fixed && got.per_element == pr.per_element &&
                  got.flight == pr.flight && got.parallelism == pr.parallelism &&
@@ -61,7 +72,7 @@ static void save_then_load(void **state)
                  !memcmp(got.stream_bw, pr.stream_bw, 3 * sizeof(double)),
              "values differ after a round trip (latency %.17g, per_byte %.17g)", got.latency,
              got.per_byte);
-    assert_string_equal(gm.transport, "mpi");
+    assert_string_equal(gm.wire, "mpi");
     assert_string_equal(gm.op, "matrix");
     assert_string_equal(gm.type, "double");
     assert_int_equal(gm.p, 16);
@@ -87,6 +98,24 @@ static void older_profile_loads(void **state)
     unlink(path);
     assert_true(pr.flight == 0 && pr.parallelism == 0 && m.elem_size == 0 && pr.streams == 0);
     assert_true(pr.latency == 1e-5 && pr.per_byte == 2e-10 && pr.per_element == 3e-10);
+    assert_string_equal(m.wire, "threads"); /* under its older key */
+}
+
+/* `treduce calibrate --format json` names the wire under both keys. */
+static void both_wire_keys_load(void **state)
+{
+    (void)state;
+    char path[64];
+    temp_file(path, sizeof path,
+              "{\"treduce_profile\": 2, \"wire\": \"mpi\", \"transport\": \"mpi\", \"p\": 2, "
+              "\"op\": \"sum\", \"type\": \"double\", \"latency_s\": 1e-5, "
+              "\"seconds_per_byte\": 2e-10, \"combine_fixed_s\": 0, "
+              "\"combine_seconds_per_element\": 3e-10}");
+    trd_profile pr;
+    trd_profile_meta m;
+    TU_CHECK(trd_profile_load(path, &pr, &m) == TRD_OK, "%s", trd_errmsg());
+    unlink(path);
+    assert_string_equal(m.wire, "mpi");
 }
 
 /* The keys of a good profile, with `edit` applied: "key": "value" pairs
@@ -95,7 +124,7 @@ static void load_fails(const char *const *edit, trd_status want, const char *nee
                        const char *needle2)
 {
     static const char *const base[][2] = {
-        {"treduce_profile", "2"},         {"transport", "\"threads\""},
+        {"treduce_profile", "2"},         {"wire", "\"threads\""},
         {"p", "2"},                       {"op", "\"sum\""},
         {"type", "\"double\""},           {"elem_size", "8"},
         {"latency_s", "1e-5"},            {"flight_s", "5e-6"},
@@ -142,7 +171,12 @@ static void malformed_profiles(void **state)
 {
     (void)state;
     load_fails(EDIT("latency_s", NULL), TRD_EINVAL, "\"latency_s\" is missing", "calibrate");
-    load_fails(EDIT("transport", NULL), TRD_EINVAL, "\"transport\" is missing", NULL);
+    load_fails(EDIT("wire", NULL), TRD_EINVAL, "\"wire\" is missing", NULL);
+    load_fails(EDIT("wire", NULL, "transport", "7"), TRD_EINVAL, "\"transport\"",
+               "1 to 31 characters");
+    load_fails(EDIT("transport", "\"mpi\""), TRD_EINVAL, "\"transport\" = \"mpi\" disagrees",
+               "\"wire\" = \"threads\"");
+    load_fails(EDIT("transport", "7"), TRD_EINVAL, "\"transport\"", "1 to 31 characters");
     load_fails(EDIT("latency_s", "-1"), TRD_EINVAL, "\"latency_s\"", ">= 0");
     load_fails(EDIT("seconds_per_byte", "\"fast\""), TRD_EINVAL, "\"seconds_per_byte\"", NULL);
     load_fails(EDIT("flight_s", "-1"), TRD_EINVAL, "\"flight_s\"", NULL);
@@ -226,6 +260,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(save_then_load),
         cmocka_unit_test(older_profile_loads),
+        cmocka_unit_test(both_wire_keys_load),
         cmocka_unit_test(malformed_profiles),
         cmocka_unit_test(bad_saves),
     };

@@ -33,7 +33,8 @@ static void test_threads_create_bad_p(void **state)
     /* the limits themselves work */
     trd_comm *one[1];
     assert_int_equal(trd_comm_threads_create(one, 1, NULL), TRD_OK);
-    assert_string_equal(trd_comm_transport(one[0]), "threads");
+    assert_string_equal(trd_comm_wire(one[0]), "threads");
+    assert_string_equal(trd_comm_transport(one[0]), "threads"); /* the older name */
     trd_comm_free(one[0]);
     trd_comm **big = calloc(4096, sizeof *big);
     assert_non_null(big);
@@ -472,7 +473,7 @@ int main(void)
         cmocka_unit_test(test_bad_buffers),
         cmocka_unit_test(test_dead_rank), cmocka_unit_test(test_hooks_bad_delay),
         /* last: a crash here (there was one: comm.c freed uninitialised
-         * handles when the transport refused its options) must not hide
+         * handles when the wire refused its options) must not hide
          * the others */
         cmocka_unit_test(test_threads_create_bad_opts),
     };

@@ -50,10 +50,10 @@ static void own_name(trd_comm *comm, char *buf)
 #ifdef TRD_HAVE_MPI
     int len = 0;
     char host[MPI_MAX_PROCESSOR_NAME];
-    if (!strcmp(trd_comm_transport(comm), "mpi") && MPI_Get_processor_name(host, &len) == 0)
+    if (!strcmp(trd_comm_wire(comm), "mpi") && MPI_Get_processor_name(host, &len) == 0)
         snprintf(buf, NAME_MAX_LEN, "%.63s", host);
 #endif
-    if (node && !strcmp(trd_comm_transport(comm), "mpi"))
+    if (node && !strcmp(trd_comm_wire(comm), "mpi"))
         snprintf(buf, NAME_MAX_LEN, "%.63s", node);
 }
 
@@ -65,7 +65,7 @@ static void gather_names(trd_comm *comm, char (*names)[NAME_MAX_LEN])
     char mine[NAME_MAX_LEN];
     own_name(comm, mine);
 #ifdef TRD_HAVE_MPI
-    if (!strcmp(trd_comm_transport(comm), "mpi"))
+    if (!strcmp(trd_comm_wire(comm), "mpi"))
         MPI_Allgather(mine, NAME_MAX_LEN, MPI_CHAR, names, NAME_MAX_LEN, MPI_CHAR,
                       MPI_COMM_WORLD);
     else
@@ -116,7 +116,7 @@ static int write_costs(const cli_run_args *a, const cli_matrix_args *m, const ma
     double bytes = (double)m->count * (double)elem;
     fprintf(f, "# treduce calibrate --matrix: %d ranks over %s, %s on %s, a message of %lld "
             "elements (%.0f bytes)\n# d[i][j] = latency + bytes x seconds per byte (i sends "
-            "to j), c[i] = one combine on rank i; seconds\n# ranks:", (int)pr->p, a->transport,
+            "to j), c[i] = one combine on rank i; seconds\n# ranks:", (int)pr->p, a->wire,
             a->op, a->type, (long long)m->count, bytes);
     for (int32_t i = 0; i < pr->p; i++)
         fprintf(f, " %d=%s", (int)i, c->names[i]);
@@ -158,7 +158,7 @@ static int write_platform(const cli_run_args *a, const cli_matrix_args *m, const
     char comment[256];
     snprintf(comment, sizeof comment, "treduce calibrate --matrix over %s: time unit 1 s, "
              "message unit %g bytes, a task combines a unit of %s on %s; latency left out",
-             a->transport, m->unit_bytes, a->op, a->type);
+             a->wire, m->unit_bytes, a->op, a->type);
     json_t *j = json_pack("{s:s, s:o, s:o}", "comment", comment, "nodes", nodes, "links", links);
     cli_out out;
     FILE *f = cli_out_open(cmd, &out, NULL, m->platform_out);
@@ -201,8 +201,9 @@ static void print_json(const cli_run_args *a, const matrix_ctx *c)
     json_t *names = json_array();
     for (int32_t i = 0; i < pr->p; i++)
         json_array_append_new(names, json_string(c->names[i]));
-    json_t *j = json_pack("{s:i, s:s, s:i, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o}",
-                          "treduce_pairs", 1, "transport", a->transport, "p", (int)pr->p, "op",
+    json_t *j = json_pack("{s:i, s:s, s:s, s:i, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o}",
+                          "treduce_pairs", 1, "wire", a->wire, "transport", a->wire, "p",
+                          (int)pr->p, "op",
                           a->op, "type", a->type, "nodes", names, "latency_s",
                           table(pr, latency_of), "bandwidth_Bps", table(pr, bandwidth_of),
                           "probe_bytes", table(pr, probe_of), "combine_fixed_s",
@@ -216,7 +217,7 @@ static void print_json(const cli_run_args *a, const matrix_ctx *c)
 static void print_text(const cli_run_args *a, const matrix_ctx *c)
 {
     const trd_pair_profile *pr = &c->profile;
-    printf("%d ranks over %s, one ordered pair at a time; %s on %s\n", (int)pr->p, a->transport,
+    printf("%d ranks over %s, one ordered pair at a time; %s on %s\n", (int)pr->p, a->wire,
            a->op, a->type);
     printf("bandwidth from row to column, Mbit/s (latency in us below it):\n%12s", "");
     for (int32_t j = 0; j < pr->p; j++)
@@ -274,7 +275,7 @@ int cli_calibrate_matrix(const cli_run_args *a, const cli_matrix_args *m)
         return cli_lib_error(cmd, st);
     matrix_ctx ctx = {.op = op};
     int rank = 0, rc = CLI_OK;
-    st = cli_ranks_run(a->transport, (int32_t)a->p, a->timeout, measure, &ctx, sizeof ctx,
+    st = cli_ranks_run(a->wire, (int32_t)a->p, a->timeout, measure, &ctx, sizeof ctx,
                        release, &rank);
     size_t elem = trd_op_elem_size(op);
     trd_op_free(op);

@@ -17,7 +17,7 @@ typedef struct cli_matrix_args {
 /* Defaults: count 131072, unit from TRD_TESTBED_UNIT_BYTES (set by
  * `treduce testbed run`) or 1e6. */
 void cli_matrix_args_init(cli_matrix_args *m);
-/* The measurement on the transport of a (threads: a->p ranks; mpi: the
+/* The measurement on the wire of a (threads: a->p ranks; mpi: the
  * job's) and the report on rank 0: an exit status. */
 int cli_calibrate_matrix(const cli_run_args *a, const cli_matrix_args *m);
 

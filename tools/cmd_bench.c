@@ -53,7 +53,7 @@ static void help(void)
            "                  (default bench-out)\n"
            "  --timeout S     timeout of every wait in seconds (default 120)\n"
            "  --format F      text (default) or json summary on stdout (rank 0)\n\n"
-           "Files: bench.csv (transport,p,kind,op,bytes,algo,median_us,min_us,\n"
+           "Files: bench.csv (wire,p,kind,op,bytes,algo,median_us,min_us,\n"
            "predicted_us,verified; algo is a registered name, auto, mpi or bound),\n"
            "ratios.csv (auto over the baseline per point; model_algo: the model's own\n"
            "first choice), time-<kind>-<op>.png,\n"
@@ -67,7 +67,7 @@ static int take_option(int opt, void *ctx)
     bench_args *a = ctx;
     const char *cmd = "bench";
     switch (opt) {
-    case 'T': a->transport = optarg; return CLI_OK;
+    case 'T': a->wire = optarg; return CLI_OK;
     case 'p': return cli_int(cmd, "-p", optarg, &a->p) ? CLI_OK : CLI_USAGE;
     case 's': return bench_parse_sizes(optarg, a) ? CLI_OK : CLI_USAGE;
     case 'o': return bench_parse_ops(optarg, a) ? CLI_OK : CLI_USAGE;
@@ -112,12 +112,12 @@ static int check_args(bench_args *a)
 {
     const char *cmd = "bench";
     const trd_wire_info *wire;
-    int st = cli_wire(cmd, a->transport, &wire);
+    int st = cli_wire(cmd, a->wire, &wire);
     if (st == CLI_OK)
         st = cli_wire_ranks(cmd, wire, a->p);
     if (st != CLI_OK)
         return st;
-    a->transport = wire->name;
+    a->wire = wire->name;
     if (!(a->op_cost_us >= 0) || a->op_cost_us > 1e7)
         return cli_usage_error(cmd, "invalid --op-cost %g: need 0 to 1e7 microseconds",
                                a->op_cost_us);
@@ -139,7 +139,7 @@ static int check_args(bench_args *a)
 static void defaults(bench_args *a, int argc, char **argv)
 {
     memset(a, 0, sizeof *a);
-    a->transport = "threads";
+    a->wire = "threads";
     a->out = "bench-out";
     a->p = 2;
     a->op_cost_us = 200;
@@ -174,7 +174,7 @@ static int parse_args(int argc, char **argv, bench_args *a)
 static int bench_on_wire(bench_args *a)
 {
     const trd_wire_info *wire;
-    trd_wire_find(a->transport, &wire); /* checked by check_args */
+    trd_wire_find(a->wire, &wire); /* checked by check_args */
     return wire->launched ? bench_mpi(a) : bench_threads(a);
 }
 

@@ -1,6 +1,6 @@
 /* cmd_calibrate.c: `treduce calibrate`: measures this platform's cost
  * profile (trd_comm_profile: latency, time per byte, combine time per
- * element of an operator) over the threads transport or MPI, prints it and
+ * element of an operator) over the threads wire or MPI, prints it and
  * writes it as JSON for `treduce run --profile` (docs/RUNTIME.md). */
 #include <getopt.h>
 #include <jansson.h>
@@ -82,9 +82,9 @@ static json_t *profile_json(const cli_run_args *a, const calib_ctx *c, cli_finit
     json_t *curve = json_array();
     for (int32_t k = 0; k < pr->streams; k++)
         json_array_append_new(curve, cli_json_real(f, "stream_bandwidth_Bps", pr->stream_bw[k]));
-    return json_pack("{s:i, s:s, s:I, s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
-                     "s:o, s:I, s:o}", "treduce_profile", 2, "transport", a->transport, "p",
-                     (json_int_t)c->p, "op", a->op, "type", a->type, "elem_size",
+    return json_pack("{s:i, s:s, s:s, s:I, s:s, s:s, s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
+                     "s:o, s:o, s:I, s:o}", "treduce_profile", 2, "wire", a->wire, "transport",
+                     a->wire, "p", (json_int_t)c->p, "op", a->op, "type", a->type, "elem_size",
                      (json_int_t)c->elem_size, "latency_s", cli_json_real(f, "latency_s",
                                                                           pr->latency),
                      "flight_s", cli_json_real(f, "flight_s", pr->flight), "seconds_per_byte",
@@ -104,7 +104,7 @@ static json_t *profile_json(const cli_run_args *a, const calib_ctx *c, cli_finit
 static int save(const cli_run_args *a, const calib_ctx *c, const char *out)
 {
     trd_profile_meta m = {.p = (int32_t)c->p, .elem_size = c->elem_size, .shm_max = c->shm.max};
-    snprintf(m.transport, sizeof m.transport, "%s", a->transport);
+    snprintf(m.wire, sizeof m.wire, "%s", a->wire);
     snprintf(m.op, sizeof m.op, "%s", a->op);
     snprintf(m.type, sizeof m.type, "%s", a->type);
     cli_out file;
@@ -128,7 +128,7 @@ static int report(const cli_run_args *a, const calib_ctx *c, const char *out)
         json_dumpf(j, stdout, JSON_INDENT(2));
         putchar('\n');
     } else if (st == CLI_OK) {
-        printf("%s transport, %lld ranks, %s on %s\n", a->transport, (long long)p, a->op,
+        printf("%s wire, %lld ranks, %s on %s\n", a->wire, (long long)p, a->op,
                a->type);
         printf("  transfer  latency %.3g us + %.3g ns per byte (%.2f GB/s)\n",
                1e6 * pr->latency, 1e9 * pr->per_byte,
@@ -184,7 +184,7 @@ int cmd_calibrate(int argc, char **argv)
     while ((opt = getopt_long(argc, argv, "p:h", opts, NULL)) != -1) {
         switch (opt) {
         case 'h': help(); return CLI_OK;
-        case 'T': a.transport = optarg; break;
+        case 'T': a.wire = optarg; break;
         case 'p': if (!cli_int("calibrate", "-p", optarg, &a.p)) return CLI_USAGE; break;
         case 'o': a.op = optarg; break;
         case 't': a.type = optarg; break;
@@ -217,7 +217,7 @@ int cmd_calibrate(int argc, char **argv)
     if (optind < argc)
         return cli_usage_error("calibrate", "unexpected argument '%s'", argv[optind]);
     const trd_wire_info *wire;
-    int bad = cli_wire("calibrate", a.transport, &wire);
+    int bad = cli_wire("calibrate", a.wire, &wire);
     if (bad == CLI_OK)
         bad = cli_run_check_op("calibrate", a.op);
     if (bad != CLI_OK)
@@ -235,7 +235,7 @@ int cmd_calibrate(int argc, char **argv)
         return cli_lib_error("calibrate", st);
     calib_ctx ctx = {.op = op, .elem_size = trd_op_elem_size(op)};
     int rank = 0;
-    st = cli_ranks_run(a.transport, (int32_t)a.p, a.timeout, measure, &ctx, sizeof ctx, NULL,
+    st = cli_ranks_run(a.wire, (int32_t)a.p, a.timeout, measure, &ctx, sizeof ctx, NULL,
                        &rank);
     trd_op_free(op);
     if (st == TRD_EUNSUPPORTED && !trd_mpi_available()) {

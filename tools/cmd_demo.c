@@ -115,7 +115,7 @@ static int print_monte_carlo(void)
     return CLI_OK;
 }
 
-/* Real reductions on this machine (threads transport): the model's
+/* Real reductions on this machine (threads wire): the model's
  * prediction, calibrated on the spot, next to the measured median. */
 static int print_real_runs(void)
 {

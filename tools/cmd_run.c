@@ -1,5 +1,5 @@
 /* cmd_run.c: `treduce run`: a real reduce or allreduce on real data over
- * the threads transport (ranks are threads of this process) or MPI
+ * the threads wire (ranks are threads of this process) or MPI
  * (`mpirun -np P treduce run --wire mpi ...`).  Each rank fills its
  * buffer with values that make the result exact in any combine order
  * (docs/RUNTIME.md), the call runs `iters` times, and the result is
@@ -41,7 +41,7 @@ static void help(void)
            "                    algorithms only: dynamic ones are refused, auto skips them)\n"
            "  --wire W          threads (default: P threads, no launcher) or mpi\n"
            "                    (--transport W: the same, its older spelling)\n"
-           "  -p P              number of ranks (threads transport)\n"
+           "  -p P              number of ranks (threads wire)\n"
            "  --count M         elements per rank (>= 0)\n"
            "  --type T          int32, int64, uint64, float, double (default double)\n"
            "  --op OP           sum (default), prod, min, max, land, lor, band, bor, bxor,\n"
@@ -76,13 +76,12 @@ static void help(void)
            "  --dead-rank R     tests: rank R dies (threads: takes no part in the calls;\n"
            "                    mpi: the process kills itself at the first timed call)\n"
            "  --format F        text (default) or json (one object, from rank 0)\n\n"
-           "JSON keys: algo (auto's choice when auto), transport, p, count, type, op,\n"
-           "bytes, allreduce, iters, median_us, min_us, predicted_us, verified,\n"
-           "model {latency_us, flight_us, d_us, c_us, recv_combine_saving, parallelism,\n"
-           "given}, with auto: chosen_by\n"
-           "('auto') and\n"
-           "with --explain: candidates [{algo, predicted_us}, with --tune and when\n"
-           "timed: measured_us].\n"
+           "JSON keys: algo (auto's choice when auto), wire (and transport, its older\n"
+           "name), p, count, type, op, bytes, allreduce, iters, median_us, min_us,\n"
+           "predicted_us, verified, model {latency_us, flight_us, d_us, c_us,\n"
+           "recv_combine_saving, parallelism, given}, with auto: chosen_by ('auto')\n"
+           "and with --explain: candidates [{algo, predicted_us}, with --tune and\n"
+           "when timed: measured_us].\n"
            "Exit status: 0 verified, 1 failure or wrong result, 2 bad usage or input.\n");
 }
 
@@ -93,7 +92,7 @@ static int take_option(int opt, void *ctx)
     const char *cmd = "run";
     switch (opt) {
     case 'a': a->algo = optarg; return CLI_OK;
-    case 'T': a->transport = optarg; return CLI_OK;
+    case 'T': a->wire = optarg; return CLI_OK;
     case 'p': return cli_int(cmd, "-p", optarg, &a->p) ? CLI_OK : CLI_USAGE;
     case 'm': a->count_set = true;
               return cli_int(cmd, "--count", optarg, &a->count) ? CLI_OK : CLI_USAGE;
@@ -133,7 +132,7 @@ static int take_option(int opt, void *ctx)
     }
 }
 
-/* A profile describes one transport and one operator on one type: applied
+/* A profile describes one wire and one operator on one type: applied
  * to another it predicts another machine.  (Another rank count only
  * warns, cli_run_report: latency and bandwidth are still this machine's.) */
 static int check_profile(const cli_run_args *a)
@@ -145,10 +144,10 @@ static int check_profile(const cli_run_args *a)
         return CLI_OK;
     if (a->model_set)
         return cli_usage_error("run", "give --profile or --d/--c, not both");
-    if (strcmp(m->transport, a->transport))
+    if (strcmp(m->wire, a->wire))
         return cli_usage_error("run", "profile %s was measured over %s, this run is over %s "
                                "(measure one: treduce calibrate --wire %s --out FILE)",
-                               a->profile_path, m->transport, a->transport, a->transport);
+                               a->profile_path, m->wire, a->wire, a->wire);
     if (strcmp(m->op, a->op) || (typed && strcmp(m->type, a->type)))
         return cli_usage_error("run", "profile %s was measured with --op %s --type %s, this "
                                "run reduces --op %s --type %s (measure one: treduce calibrate "
@@ -170,7 +169,7 @@ static int check_memory(const cli_run_args *a)
     size_t elem = trd_op_elem_size(op), bytes;
     trd_op_free(op);
     const trd_wire_info *wire;
-    trd_wire_find(a->transport, &wire); /* checked by check_args */
+    trd_wire_find(a->wire, &wire); /* checked by check_args */
     int64_t ranks = wire->launched ? 1 : a->p;
     if (__builtin_mul_overflow((uint64_t)a->count, (uint64_t)elem, &bytes) ||
         bytes > SIZE_MAX / 4 / (size_t)(ranks + 1))
@@ -193,7 +192,7 @@ static int check_args(const cli_run_args *a)
 {
     const char *cmd = "run";
     const trd_wire_info *wire;
-    int st = cli_wire(cmd, a->transport, &wire);
+    int st = cli_wire(cmd, a->wire, &wire);
     if (st != CLI_OK)
         return st;
     if ((st = cli_run_check_op(cmd, a->op)) != CLI_OK)
@@ -235,7 +234,7 @@ static int check_args(const cli_run_args *a)
 
 void cli_run_args_init(cli_run_args *a)
 {
-    *a = (cli_run_args){.algo = "binomial", .transport = "threads", .type = "double",
+    *a = (cli_run_args){.algo = "binomial", .wire = "threads", .type = "double",
                         .op = "sum", .iters = 10, .warmup = 1, .d = 1, .c = 1, .K = 2,
                         .timeout = 30, .dead_rank = -1};
 }
@@ -274,7 +273,7 @@ int cmd_run(int argc, char **argv)
     if (ts != TRD_OK)
         return cli_lib_error("run", ts);
     const trd_wire_info *wire;
-    trd_wire_find(a.transport, &wire); /* checked by parse_args */
+    trd_wire_find(a.wire, &wire); /* checked by parse_args */
     st = wire->launched ? cli_run_mpi(&a) : cli_run_threads(&a);
     trd_costs_free(a.costs);
     return st;

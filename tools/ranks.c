@@ -1,4 +1,4 @@
-/* ranks.c: one function on every rank of a transport (ranks.h). */
+/* ranks.c: one function on every rank of a wire (ranks.h). */
 #include "ranks.h"
 
 #include <stdlib.h>
@@ -17,11 +17,11 @@ static trd_status on_copy(trd_comm *comm, void *arg)
     return c->fn(comm, c->all + (size_t)trd_comm_rank(comm) * c->ctx_size);
 }
 
-trd_status cli_ranks_run(const char *transport, int32_t p, double timeout_s, trd_rank_fn fn,
+trd_status cli_ranks_run(const char *wire, int32_t p, double timeout_s, trd_rank_fn fn,
                          void *ctx, size_t ctx_size, void (*release)(void *ctx), int *rank)
 {
     *rank = 0;
-    if (!strcmp(transport, "mpi"))
+    if (!strcmp(wire, "mpi"))
         return cli_ranks_mpi(timeout_s, fn, ctx, rank);
     copies c = {.fn = fn, .all = calloc(p > 0 ? (size_t)p : 1, ctx_size), .ctx_size = ctx_size};
     if (!c.all)

@@ -1,4 +1,4 @@
-/* ranks.h: one function on every rank of `treduce calibrate`'s transport:
+/* ranks.h: one function on every rank of `treduce calibrate`'s wire:
  * threads of this process (trd_comm_threads_run) or this MPI process. */
 #ifndef TRD_TOOLS_RANKS_H
 #define TRD_TOOLS_RANKS_H
@@ -11,11 +11,11 @@
  * MPI_Finalize around it); *rank is this process's rank. */
 trd_status cli_ranks_mpi(double timeout_s, trd_rank_fn fn, void *ctx, int *rank);
 
-/* fn on every rank of `transport` ("mpi": this process's rank, as
+/* fn on every rank of `wire` ("mpi": this process's rank, as
  * cli_ranks_mpi; otherwise p threads, each on its own copy of ctx, of
  * which rank 0's is copied back into ctx and the others are given to
  * release, if not NULL).  *rank is this process's rank (0 for threads). */
-trd_status cli_ranks_run(const char *transport, int32_t p, double timeout_s, trd_rank_fn fn,
+trd_status cli_ranks_run(const char *wire, int32_t p, double timeout_s, trd_rank_fn fn,
                          void *ctx, size_t ctx_size, void (*release)(void *ctx), int *rank);
 
 #endif

@@ -1,6 +1,6 @@
 /* run.h: `treduce run`, split by part: cmd_run.c (arguments), run_rank.c
  * (what every rank does: data, calibration, timed calls, check),
- * run_threads.c and run_mpi.c (the two transports), run_report.c. */
+ * run_threads.c and run_mpi.c (the two wires), run_report.c. */
 #ifndef TRD_TOOLS_RUN_H
 #define TRD_TOOLS_RUN_H
 
@@ -10,7 +10,7 @@
 #define RUN_ITERS_MAX 1000000
 
 typedef struct cli_run_args {
-    const char *algo, *transport, *type, *op, *profile_path, *costs_path;
+    const char *algo, *wire, *type, *op, *profile_path, *costs_path;
     trd_profile profile;
     trd_profile_meta profile_meta; /* what the profile was measured on */
     trd_costs *costs; /* --costs FILE, read once per process (cmd_run.c) */

@@ -1,4 +1,4 @@
-/* run_mpi.c: `mpirun -np P treduce run --transport mpi ...`: one process per
+/* run_mpi.c: `mpirun -np P treduce run --wire mpi ...`: one process per
  * rank.  Around the measurement the ranks only agree on the slowest rank's
  * times and every rank's check, through the communicator's own agreement
  * (trd_comm_agree_max, with its deadline), never through a collective of

@@ -215,7 +215,7 @@ void cli_run_rank(const cli_run_args *a, trd_comm *comm, const trd_op *op, cli_r
     for (int64_t k = 0; st == TRD_OK && k < warmup + a->iters; k++) {
         if ((st = trd_comm_barrier(comm)) != TRD_OK)
             break;
-        if (k == warmup && r == a->dead_rank && !strcmp(a->transport, "mpi")) {
+        if (k == warmup && r == a->dead_rank && !strcmp(a->wire, "mpi")) {
             fprintf(stderr, "treduce run: rank %lld kills itself (--dead-rank)\n", (long long)r);
             raise(SIGKILL); /* --dead-rank under MPI: a process killed mid-run */
         }

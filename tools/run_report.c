@@ -13,7 +13,7 @@ static void print_text(const cli_run_args *a, int64_t p, size_t bytes, double me
     printf("%s of %lld x %s (%zu bytes) with %s over %lld %s ranks, algorithm %s%s\n",
            a->allreduce ? "allreduce" : "reduce", (long long)a->count, cli_run_elem_name(a),
            bytes, a->op,
-           (long long)p, a->transport, res->model.algo,
+           (long long)p, a->wire, res->model.algo,
            strcmp(a->algo, "auto") ? "" : " (chosen by auto)");
     if (a->explain && res->ncandidates > 0) {
         printf("  auto's candidates (predicted time%s):\n",
@@ -69,9 +69,9 @@ static json_t *report_json(const cli_run_args *a, int64_t p, size_t bytes, doubl
 {
     const trd_coll_opts *m = &res->model;
     json_t *o = json_pack(
-        "{s:s, s:s, s:I, s:I, s:s, s:s, s:I, s:b, s:I, s:o, s:o, s:o, s:b,"
+        "{s:s, s:s, s:s, s:I, s:I, s:s, s:s, s:I, s:b, s:I, s:o, s:o, s:o, s:b,"
         " s:{s:o, s:o, s:o, s:o, s:o, s:o, s:b}}",
-        "algo", m->algo, "transport", a->transport, "p", (json_int_t)p, "count",
+        "algo", m->algo, "wire", a->wire, "transport", a->wire, "p", (json_int_t)p, "count",
         (json_int_t)a->count, "type", cli_run_elem_name(a), "op", a->op, "bytes",
         (json_int_t)bytes,
         "allreduce", a->allreduce, "iters", (json_int_t)a->iters, "median_us",

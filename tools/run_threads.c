@@ -1,4 +1,4 @@
-/* run_threads.c: `treduce run --transport threads`: one thread per rank. */
+/* run_threads.c: `treduce run --wire threads`: one thread per rank. */
 #include "run.h"
 
 #include <stdio.h>

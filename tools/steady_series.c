@@ -1,7 +1,7 @@
 /* steady_series.c: `treduce steady --simulate OPS` and `--run OPS`: the
  * periodic schedule of a solved series of reduces (one plan of OPS
  * operations, include/treduce/steady_series.h) simulated with the
- * platform's costs, or run for real on the threads transport - one thread
+ * platform's costs, or run for real on the threads wire - one thread
  * per platform node, routers forwarding - with real data: each
  * participant's value of each operation a 2x2 matrix (the non-commutative
  * checker operator of docs/OPERATORS.md), every result at the target
@@ -149,10 +149,10 @@ static int report_run(const trd_steady *st, int64_t ops, double seconds, int64_t
                 "participant order\n", cmd, (long long)wrong, (long long)ops);
     int rc = wrong == 0 ? CLI_OK : CLI_FAILED;
     cli_finite f = {0};
-    json_t *o = json_pack("{s:I, s:f, s:o, s:b, s:s}", "ops", (json_int_t)ops, "seconds", seconds,
-                          "ops_per_second",
+    json_t *o = json_pack("{s:I, s:f, s:o, s:b, s:s, s:s}", "ops", (json_int_t)ops, "seconds",
+                          seconds, "ops_per_second",
                           cli_json_real(&f, "ops_per_second", (double)ops / seconds),
-                          "verified", wrong == 0, "transport", "threads");
+                          "verified", wrong == 0, "wire", "threads", "transport", "threads");
     int finite = cli_finite_end(cmd, &f, json);
     if (json) {
         int put_rc = put(json, "run", o);

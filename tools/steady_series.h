@@ -38,7 +38,7 @@ void steady_mpi_end(void);
  * /dev/null - every rank solves the same LP and would say the same -, and
  * false gives standard error back for the run's own messages. */
 void steady_mpi_mute(int rank, bool mute);
-/* `treduce steady --run OPS --transport mpi`: every rank has solved st;
+/* `treduce steady --run OPS --wire mpi`: every rank has solved st;
  * rank i runs node i's program, the target checks every result, rank 0
  * reports (json non-NULL: under "run").  An exit status. */
 int steady_series_run_mpi(const trd_platform *pf, const trd_steady *st, int64_t ops,

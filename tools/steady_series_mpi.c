@@ -1,5 +1,5 @@
 /* steady_series_mpi.c: `treduce steady --problem reduce --run OPS
- * --transport mpi`: the periodic schedule of a series of reduces (the plan
+ * --wire mpi`: the periodic schedule of a series of reduces (the plan
  * of include/treduce/steady_series.h) run over MPI, one rank per platform
  * node - rank i is node i, routers forwarding - as `treduce testbed run
  * --all-nodes` places them on a testbed built from the same platform.
@@ -113,10 +113,10 @@ static json_t *run_json(int64_t ops, int64_t bytes, const steady_mpi_units *u,
                         const series_outcome *o, double tp_s, cli_finite *f)
 {
     double rate = (double)ops / o->seconds;
-    json_t *run = json_pack("{s:I, s:f, s:o, s:b, s:s, s:I}", "ops", (json_int_t)ops,
+    json_t *run = json_pack("{s:I, s:f, s:o, s:b, s:s, s:s, s:I}", "ops", (json_int_t)ops,
                             "seconds", o->seconds, "ops_per_second",
                             cli_json_real(f, "ops_per_second", rate), "verified", o->wrong == 0,
-                            "transport", "mpi", "bytes_per_op", (json_int_t)bytes);
+                            "wire", "mpi", "transport", "mpi", "bytes_per_op", (json_int_t)bytes);
     if (run && u->known &&
         (json_object_set_new(run, "tp_ops_per_second", cli_json_real(f, "TP", tp_s)) != 0 ||
          json_object_set_new(run, "ratio_to_tp",

@@ -19,7 +19,7 @@ enum { BENCH_MAX_SIZES = 64, BENCH_MAX_OPS = 3, BENCH_MAX_ALGOS = 64 };
 
 /* What to run (the command line, parsed and checked). */
 typedef struct bench_args {
-    const char *transport, *out;
+    const char *wire, *out;
     char command[1024];        /* the command line, for the figures' notes */
     int64_t p;                 /* threads: ranks; mpi: set from MPI's size */
     int64_t iters;             /* repetitions per point; 0: adaptive */
@@ -37,7 +37,7 @@ typedef struct bench_args {
 
 /* One measured series at one point.  algo is a registry name, "auto",
  * "mpi" (the MPI library's own collective) or "bound" (the threads
- * transport's memory-bandwidth bound). */
+ * wire's memory-bandwidth bound). */
 typedef struct bench_point {
     size_t op;
     int kind;
@@ -147,7 +147,7 @@ bool bench_record(bench_rank *br, const bench_point *pt);
 trd_status bench_fail(bench_rank *br, trd_status st, const char *what);
 void bench_progress(bench_rank *br, const bench_point *pt);
 
-/* ---- transports ---- */
+/* ---- wires ---- */
 int bench_threads(const bench_args *a);
 int bench_mpi(bench_args *a);
 

@@ -1,4 +1,4 @@
-/* bench_mpi.c: `mpirun -np P treduce bench --transport mpi`: one process
+/* bench_mpi.c: `mpirun -np P treduce bench --wire mpi`: one process
  * per rank, and the baseline is the linked MPI library's own MPI_Reduce /
  * MPI_Allreduce, measured in the same run the same way as treduce's
  * algorithms (MPI_Barrier for both, time, call, time; the slowest rank's time per

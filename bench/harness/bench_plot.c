@@ -17,7 +17,7 @@ static const char *kind_name(int kind)
 
 static const char *ranks_text(const bench_args *a)
 {
-    return strcmp(a->transport, "mpi") ? "threads" : "MPI processes";
+    return strcmp(a->wire, "mpi") ? "threads" : "MPI processes";
 }
 
 /* "sum of doubles", "sleep-sum (200 us per call)". */

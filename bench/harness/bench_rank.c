@@ -1,6 +1,6 @@
 /* bench_rank.c: what every rank of `treduce bench` does.  For each
  * operator, the platform's profile is measured once (trd_comm_profile);
- * for each size and kind, every series - auto, the transport's baseline,
+ * for each size and kind, every series - auto, the wire's baseline,
  * each eligible algorithm - is timed the same way: one warm-up call whose
  * time sets the repetitions, then repetitions of barrier, time, call,
  * time; a repetition's time is the slowest rank's.  The result of the last

@@ -1,4 +1,4 @@
-/* bench_threads.c: `treduce bench --transport threads`: ranks are threads
+/* bench_threads.c: `treduce bench --wire threads`: ranks are threads
  * of this process, and the baseline is the memory-bandwidth bound measured
  * in the same run.
  *

@@ -63,7 +63,7 @@ void trd_mpi_opts_init(trd_mpi_opts *opts);
  * (0, 1e6] or a negative node_ranks or node_procs. */
 trd_status trd_comm_mpi_create_with(trd_comm **out, const void *mpi_comm,
                                     const trd_mpi_opts *opts);
-/* Whether this build has the MPI transport. */
+/* Whether this build has the MPI wire. */
 bool trd_mpi_available(void);
 /* The MPI wire's row of the wire registry ("mpi": launched, one rank per
  * process, create makes this process's communicator over MPI_COMM_WORLD),

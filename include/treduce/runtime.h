@@ -1,5 +1,5 @@
 /* treduce/runtime.h: data types and reduction operators, communicators
- * over a transport, the collectives, calibration, profiles and the
+ * over a wire, the collectives, calibration, profiles and the
  * model's predictions for a call; in libtreduce (communicators over MPI:
  * mpi.h, libtreduce_wire_mpi). */
 #ifndef TREDUCE_RUNTIME_H
@@ -152,10 +152,10 @@ trd_status trd_interval_fill(trd_interval *buf, int64_t count, int64_t rank);
 trd_status trd_interval_expected(trd_interval *buf, int64_t count, int64_t first,
                                  int64_t last);
 
-/* ---- Runtime: real reductions over a transport ----
+/* ---- Runtime: real reductions over a wire ----
  *
  * A communicator (trd_comm) is one rank's handle on a group of p ranks
- * connected by a transport: threads of this process ("threads", the
+ * connected by a wire: threads of this process ("threads", the
  * embedded default) or MPI processes ("mpi").  trd_reduce and
  * trd_allreduce run any registered algorithm on real buffers with MPI's
  * semantics: every rank calls them with the same count, op, root and
@@ -197,14 +197,14 @@ typedef struct trd_comm trd_comm;
 /* sendbuf value meaning "the input is already in recvbuf" (MPI_IN_PLACE). */
 #define TRD_IN_PLACE ((const void *)1)
 
-/* Options of the threads transport (zero-initialised fields are NOT
+/* Options of the threads wire (zero-initialised fields are NOT
  * defaults: call trd_threads_opts_init). */
 typedef struct trd_threads_opts {
     double timeout_s;     /* timeout of every wait (default 30 s) */
 } trd_threads_opts;
 void trd_threads_opts_init(trd_threads_opts *opts);
 
-/* p communicators comm[0..p-1] over one threads transport: hand comm[r] to
+/* p communicators comm[0..p-1] over one threads wire: hand comm[r] to
  * the thread playing rank r (each handle is used by one thread at a
  * time).  opts NULL: defaults.  TRD_EINVAL for p < 1 or too large. */
 trd_status trd_comm_threads_create(trd_comm **comm, int32_t p, const trd_threads_opts *opts);
@@ -226,7 +226,7 @@ typedef trd_status (*trd_rank_fn)(trd_comm *comm, void *ctx);
  */
 trd_status trd_comm_threads_run(int32_t p, const trd_threads_opts *opts, trd_rank_fn fn,
                                 void *ctx);
-/* Releases one rank's handle (threads: the shared transport goes with the
+/* Releases one rank's handle (threads: the shared wire goes with the
  * last one; MPI: every rank of the communicator frees its handle, in any
  * order with other communicators: the release of the MPI communicator
  * completes without blocking, once no message can still reach it, at the
@@ -235,6 +235,10 @@ void trd_comm_free(trd_comm *comm);
 int32_t trd_comm_rank(const trd_comm *comm);
 int32_t trd_comm_size(const trd_comm *comm);
 /* The name of its wire (trd_wire_info.name): "threads" or "mpi". */
+const char *trd_comm_wire(const trd_comm *comm);
+/* Deprecated: trd_comm_wire's older name, which said "transport" for the
+ * wire; kept, the same function, so that programs written against it
+ * still compile and link. */
 const char *trd_comm_transport(const trd_comm *comm);
 
 /* The wires - the real point-to-point backends a communicator runs over -
@@ -266,13 +270,13 @@ const trd_wire_info *trd_wire_at(size_t i);
 /* The wire called `name`; TRD_EINVAL naming it and listing the wires when
  * there is none (*out is then NULL). */
 trd_status trd_wire_find(const char *name, const trd_wire_info **out);
-/* Wall-clock seconds on this rank's transport clock. */
+/* Wall-clock seconds on this rank's wire clock. */
 double trd_comm_now(const trd_comm *comm);
 /* All ranks meet (with the communicator's deadline). */
 trd_status trd_comm_barrier(trd_comm *comm);
 /* Every rank passes in[0..n) and gets in out[0..n) the largest in[i] of
  * all ranks (collective, every rank with the same n; out may be in): an
- * agreement of the transport's own, with the communicator's deadline per
+ * agreement of the wire's own, with the communicator's deadline per
  * TRD_WIRE_AGREE_MAX values (16), for what a program gathers around its
  * reductions (timings, checks) without a collective of MPI's that has no
  * deadline.  TRD_EINVAL for a NULL argument or n < 0. */
@@ -510,14 +514,17 @@ typedef struct trd_pair_profile {
  * (also on failure, which leaves them NULL). */
 trd_status trd_comm_profile_pairs(trd_comm *comm, const trd_op *op, trd_pair_profile *out);
 void trd_pair_profile_free(trd_pair_profile *profile);
-/* What a profile was measured on.  A profile describes one transport and
+/* What a profile was measured on.  A profile describes one wire and
  * one operator on one element type: applied to another it predicts
  * another machine (`treduce run --profile` refuses such a mismatch, and
  * warns when only the rank count differs: the parallelism is measured for
  * p ranks).  Names are C strings of fewer than TRD_PROFILE_NAME_MAX bytes. */
 #define TRD_PROFILE_NAME_MAX 32
 typedef struct trd_profile_meta {
-    char transport[TRD_PROFILE_NAME_MAX]; /* trd_comm_transport: "threads", "mpi" */
+    union {
+        char wire[TRD_PROFILE_NAME_MAX];      /* trd_comm_wire: "threads", "mpi" */
+        char transport[TRD_PROFILE_NAME_MAX]; /* deprecated: wire's older name */
+    };
     int32_t p;                            /* ranks it was measured on */
     char op[TRD_PROFILE_NAME_MAX];        /* the operator: "sum", "matrix", ... */
     char type[TRD_PROFILE_NAME_MAX];      /* the element type: "double", ... */

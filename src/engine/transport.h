@@ -31,7 +31,7 @@ typedef struct trd_layout {
      * so when a's SENDs and b's RECVs on a channel are as many, and b never
      * receives from TRD_ANY_RANK, the k-th SEND can only meet the k-th
      * RECV whatever the order of events: a transport may pair them without
-     * searching (an MPI transport could use it as a tag). */
+     * searching (an MPI wire could use it as a tag). */
     const int32_t *partner;
     /* NULL (every step moves or combines the whole buffer), or for every
      * id the share of the buffer the step covers: blocks / B (treduce.h,

@@ -52,7 +52,7 @@ trd_status trd_comm_threads_create(trd_comm **comm, int32_t p, const trd_threads
         o = *opts;
     trd_wire *wires = p > 0 && p <= TRD_THREADS_MAX ? malloc((size_t)p * sizeof *wires) : NULL;
     if (p > 0 && p <= TRD_THREADS_MAX && !wires)
-        return trd_fail(TRD_ENOMEM, "threads transport: out of memory");
+        return trd_fail(TRD_ENOMEM, "threads wire: out of memory");
     for (int32_t r = 0; wires && r < p; r++)
         comm[r] = NULL;
     trd_status st = trd_wire_threads_create(wires, p, &o);
@@ -60,7 +60,7 @@ trd_status trd_comm_threads_create(trd_comm **comm, int32_t p, const trd_threads
     for (int32_t r = 0; st == TRD_OK && r < p; r++) {
         comm[r] = trd_comm_new(wires[r], o.timeout_s);
         if (!comm[r])
-            st = trd_fail(TRD_ENOMEM, "threads transport: out of memory");
+            st = trd_fail(TRD_ENOMEM, "threads wire: out of memory");
     }
     if (st != TRD_OK) /* undo: the world goes with its last wire */
         for (int32_t r = 0; r < made; r++) {
@@ -109,7 +109,8 @@ void trd_comm_free(trd_comm *c)
 
 int32_t trd_comm_rank(const trd_comm *c) { return c ? c->wire.rank : -1; }
 int32_t trd_comm_size(const trd_comm *c) { return c ? c->wire.size : 0; }
-const char *trd_comm_transport(const trd_comm *c) { return c ? c->wire.name : NULL; }
+const char *trd_comm_wire(const trd_comm *c) { return c ? c->wire.name : NULL; }
+const char *trd_comm_transport(const trd_comm *c) { return trd_comm_wire(c); }
 double trd_comm_now(const trd_comm *c) { return c->wire.now(c->wire.ctx); }
 
 /* The policy as the engine sees it: every decision goes through the wire. */

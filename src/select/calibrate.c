@@ -1,5 +1,5 @@
 /* calibrate.c: the size-aware cost model of docs/RUNTIME.md measured on the
- * running transport: one-way times of messages (between ranks 0 and 1,
+ * running wire: one-way times of messages (between ranks 0 and 1,
  * both leaving a barrier), with and without a combine on arrival (the
  * receive-and-combine saving), the time a rank spends per message of a
  * burst (the rest of the latency is in flight: LogP's L against its o),

@@ -2,7 +2,7 @@
  * "Profiles"), what `treduce calibrate --out` writes and `treduce run
  * --profile` reads:
  *
- *   {"treduce_profile": 1, "transport": "threads", "p": 2, "op": "sum",
+ *   {"treduce_profile": 2, "wire": "threads", "p": 2, "op": "sum",
  *    "type": "double", "elem_size": 8, "latency_s": 6.3e-5, ...,
  *    "stream_bandwidth_Bps": [9.1e9, 1.3e10]}
  *
@@ -10,7 +10,10 @@
  * value of its type and range, the first problem named with its key (or
  * line, for malformed JSON).  Keys that only restate another value
  * (bandwidth_GBps) must agree with it, so that editing the wrong one is an
- * error rather than silently ignored. */
+ * error rather than silently ignored.  The wire was once called the
+ * transport: "transport" is read as "wire"'s older name, in the files
+ * written before the rename and in `treduce calibrate`'s report, which
+ * keeps both. */
 #include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
@@ -31,10 +34,10 @@
  * be checked (bandwidth_GBps) or skipped (shm_probe_us: the timing that
  * chose shm_max_bytes, in `treduce calibrate`'s own report). */
 static const char *const known_keys[] = {
-    "treduce_profile", "transport", "p", "op", "type", "elem_size", "latency_s", "flight_s",
-    "seconds_per_byte", "bandwidth_GBps", "combine_fixed_s", "combine_seconds_per_element",
-    "parallelism", "recv_combine_saving", "stream_bandwidth_Bps", "shm_max_bytes",
-    "shm_probe_us", NULL};
+    "treduce_profile", "wire", "transport", "p", "op", "type", "elem_size", "latency_s",
+    "flight_s", "seconds_per_byte", "bandwidth_GBps", "combine_fixed_s",
+    "combine_seconds_per_element", "parallelism", "recv_combine_saving",
+    "stream_bandwidth_Bps", "shm_max_bytes", "shm_probe_us", NULL};
 
 /* A failure naming the file and the key. */
 static trd_status TRD_PRINTF(3, 4) bad_key(const char *path, const char *key, const char *fmt, ...)
@@ -57,7 +60,7 @@ static trd_status check_keys(json_t *root, const char *path)
             i++;
         if (!known_keys[i])
             return trd_fail(TRD_EINVAL, "profile %s: unknown key \"%s\" (a profile holds "
-                            "treduce_profile, transport, p, op, type, elem_size, latency_s, "
+                            "treduce_profile, wire, p, op, type, elem_size, latency_s, "
                             "flight_s, seconds_per_byte, bandwidth_GBps, combine_fixed_s, "
                             "combine_seconds_per_element, parallelism, "
                             "recv_combine_saving, stream_bandwidth_Bps, shm_max_bytes)",
@@ -113,6 +116,23 @@ static trd_status read_name(json_t *root, const char *path, const char *key, cha
     return TRD_OK;
 }
 
+/* The wire under "wire", or under its older name "transport" (read alone
+ * when "wire" is absent; when both are there they must agree). */
+static trd_status read_wire(json_t *root, const char *path, char *out)
+{
+    bool has_old = json_object_get(root, "transport") != NULL;
+    if (has_old && !json_object_get(root, "wire"))
+        return read_name(root, path, "transport", out);
+    char old[TRD_PROFILE_NAME_MAX];
+    trd_status st = read_name(root, path, "wire", out);
+    if (st == TRD_OK && has_old)
+        st = read_name(root, path, "transport", old);
+    if (st == TRD_OK && has_old && strcmp(old, out) != 0)
+        st = bad_key(path, "transport", "= \"%s\" disagrees with \"wire\" = \"%s\": it is "
+                     "wire's older name, so drop it or make it agree", old, out);
+    return st;
+}
+
 static trd_status read_meta(json_t *root, const char *path, trd_profile_meta *m,
                             json_int_t *version)
 {
@@ -122,7 +142,7 @@ static trd_status read_meta(json_t *root, const char *path, trd_profile_meta *m,
         st = bad_key(path, "treduce_profile", "is %lld: this treduce reads versions %d to %d",
                      (long long)*version, FORMAT_OLDEST, FORMAT_VERSION);
     if (st == TRD_OK)
-        st = read_name(root, path, "transport", m->transport);
+        st = read_wire(root, path, m->wire);
     if (st == TRD_OK)
         st = read_count(root, path, "p", true, 1, INT32_MAX, &p);
     if (st == TRD_OK)
@@ -266,8 +286,8 @@ static trd_status check_save(const trd_profile *pr, const trd_profile_meta *m)
         return trd_fail(TRD_EINVAL, "trd_profile_save: stream_bw of %d streams: need 0 to %d, "
                         "finite, > 0, non-decreasing, the k-th at most k times the first",
                         (int)pr->streams, TRD_STREAMS_MAX);
-    if (!valid_name(m->transport) || !valid_name(m->op) || !valid_name(m->type) || m->p < 1)
-        return trd_fail(TRD_EINVAL, "trd_profile_save: the metadata needs a transport, an "
+    if (!valid_name(m->wire) || !valid_name(m->op) || !valid_name(m->type) || m->p < 1)
+        return trd_fail(TRD_EINVAL, "trd_profile_save: the metadata needs a wire, an "
                         "operator and a type (1 to %d characters) and p >= 1",
                         TRD_PROFILE_NAME_MAX - 1);
     return TRD_OK;
@@ -281,7 +301,7 @@ trd_status trd_profile_save(const char *path, const trd_profile *pr, const trd_p
     if (st != TRD_OK)
         return st;
     json_t *o = json_pack("{s:i, s:s, s:i, s:s, s:s, s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, "
-                          "s:f, s:I}", "treduce_profile", FORMAT_VERSION, "transport", m->transport,
+                          "s:f, s:I}", "treduce_profile", FORMAT_VERSION, "wire", m->wire,
                           "p", (int)m->p, "op", m->op, "type", m->type, "elem_size",
                           (json_int_t)m->elem_size, "latency_s", pr->latency, "flight_s",
                           pr->flight, "seconds_per_byte", pr->per_byte, "bandwidth_GBps",

@@ -1,5 +1,5 @@
 /* profile_pairs.c: the heterogeneous cost model (docs/MODEL.md: matrix
- * d[i][j], vector c[i]) measured on the running transport, one ordered
+ * d[i][j], vector c[i]) measured on the running wire, one ordered
  * pair of ranks at a time: `treduce calibrate --matrix`.
  *
  * Pairs go one after the other, a barrier between two, so that no two

@@ -165,7 +165,7 @@ static trd_status grow_claims(rank_ctx *r)
     int32_t cap = r->cap ? 2 * r->cap : 8;
     claim *grown = realloc(r->claims, (size_t)cap * sizeof *grown);
     if (!grown)
-        return trd_fail(TRD_ENOMEM, "threads transport: out of memory");
+        return trd_fail(TRD_ENOMEM, "threads wire: out of memory");
     r->claims = grown;
     r->cap = cap;
     return TRD_OK;
@@ -218,7 +218,7 @@ static trd_status t_isend_claimed(void *ctx, int32_t handle, int32_t id)
 {
     rank_ctx *r = ctx;
     if (handle < 0 || handle >= r->nclaims || !r->claims[handle].open)
-        return trd_fail(TRD_EINVAL, "threads transport: rank %ld: no claim %ld", (long)r->rank,
+        return trd_fail(TRD_EINVAL, "threads wire: rank %ld: no claim %ld", (long)r->rank,
                         (long)handle);
     claim *c = &r->claims[handle];
     mailbox *box = &r->world->box[c->peer];
@@ -356,7 +356,7 @@ static trd_status t_wait(void *ctx, double timeout_s, int32_t *id, int32_t *from
         return trd_threads_failure(w);
     }
     if (st == TRD_OK && !trd_fifo_pop(&box->done, &c))
-        st = trd_fail(TRD_ETIMEDOUT, "threads transport: rank %ld got no message before its "
+        st = trd_fail(TRD_ETIMEDOUT, "threads wire: rank %ld got no message before its "
                       "deadline (%zu receives posted, %zu sends to it unmatched): a peer is "
                       "dead or stuck", (long)r->rank, box->recvs.len, box->sends.len);
     if (st != TRD_OK)
@@ -425,7 +425,7 @@ void trd_threads_opts_init(trd_threads_opts *opts)
 static trd_status check_opts(int32_t p, const trd_threads_opts *o)
 {
     if (p < 1 || p > TRD_THREADS_MAX)
-        return trd_fail(TRD_EINVAL, "p = %ld ranks is out of range for the threads transport: "
+        return trd_fail(TRD_EINVAL, "p = %ld ranks is out of range for the threads wire: "
                         "need 1 <= p <= %d", (long)p, TRD_THREADS_MAX);
     if (!(o->timeout_s > 0) || o->timeout_s > 1e6)
         return trd_fail(TRD_EINVAL, "timeout = %g s is invalid: need 0 < timeout <= 1e6",
@@ -447,7 +447,7 @@ static trd_status new_world(trd_world **out, int32_t p, const trd_threads_opts *
 {
     trd_world *w = lines_alloc(1, sizeof *w);
     if (!w)
-        return trd_fail(TRD_ENOMEM, "threads transport: out of memory");
+        return trd_fail(TRD_ENOMEM, "threads wire: out of memory");
     *w = (trd_world){.size = p, .refs = p, .opts = *opts};
     w->box = lines_alloc((size_t)p, sizeof *w->box);
     w->now = lines_alloc((size_t)p, sizeof *w->now);
@@ -456,7 +456,7 @@ static trd_status new_world(trd_world **out, int32_t p, const trd_threads_opts *
     if (!w->box || !w->now) {
         w->size = w->box ? p : 0;
         free_world(w);
-        return trd_fail(TRD_ENOMEM, "threads transport: cannot create %ld mailboxes", (long)p);
+        return trd_fail(TRD_ENOMEM, "threads wire: cannot create %ld mailboxes", (long)p);
     }
     trd_threads_ranks_add(p);
     *out = w;
@@ -495,7 +495,7 @@ trd_status trd_wire_threads_create(trd_wire *wires, int32_t p, const trd_threads
                 free(wires[q].ctx);
             }
             free_world(w);
-            return trd_fail(TRD_ENOMEM, "threads transport: out of memory");
+            return trd_fail(TRD_ENOMEM, "threads wire: out of memory");
         }
         *ctx = (rank_ctx){.world = w, .rank = r, .out = out};
         wires[r] = wire_of(ctx);

@@ -49,7 +49,7 @@ void trd_threads_fail(trd_world *w, int32_t rank, trd_status code, const char *m
 
 trd_status trd_threads_failure(const trd_world *w)
 {
-    return trd_fail(w->fail_code, "threads transport: rank %ld failed: %s", (long)w->fail_rank,
+    return trd_fail(w->fail_code, "threads wire: rank %ld failed: %s", (long)w->fail_rank,
                     w->fail_msg);
 }
 
@@ -69,7 +69,7 @@ trd_status trd_threads_check_call(int32_t from, const pending *send, int32_t to,
     char a[256], b[256];
     trd_call_sig_text(send->call, a, sizeof a);
     trd_call_sig_text(recv->call, b, sizeof b);
-    return trd_fail(TRD_EIO, "threads transport: mismatched collective calls: rank %ld sent "
+    return trd_fail(TRD_EIO, "threads wire: mismatched collective calls: rank %ld sent "
                     "rank %ld a message (tag %ld) of %s, but rank %ld is in %s", (long)from,
                     (long)to, (long)send->tag, a, (long)to, b);
 }
@@ -81,7 +81,7 @@ static trd_status other_call(int32_t rank, const trd_call_sig *mine, int32_t pee
 {
     char text[256];
     trd_call_sig_text(mine, text, sizeof text);
-    return trd_fail(TRD_EIO, "threads transport: mismatched collective calls: rank %ld is in "
+    return trd_fail(TRD_EIO, "threads wire: mismatched collective calls: rank %ld is in "
                     "%s; rank %ld %s", (long)rank, text, (long)peer,
                     ahead ? "has gone on to a later call without sending it the message it "
                             "waits for"

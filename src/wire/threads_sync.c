@@ -45,7 +45,7 @@ static trd_status barrier_wait_all(trd_world *w, int32_t rank, double deadline)
         return TRD_OK;
     if (trd_threads_failed(w))
         return trd_threads_failure(w);
-    return trd_threads_fail_with(w, rank, trd_fail(TRD_ETIMEDOUT, "threads transport: rank %ld "
+    return trd_threads_fail_with(w, rank, trd_fail(TRD_ETIMEDOUT, "threads wire: rank %ld "
                                  "waited at a barrier past its deadline: %ld of %ld ranks "
                                  "arrived", (long)rank,
                                  (long)atomic_load_explicit(&w->arrived, memory_order_relaxed),
@@ -83,7 +83,7 @@ static trd_status contribute(trd_world *w, int32_t rank, uint32_t gen, const dou
         return TRD_OK;
     }
     if (w->agree_n[g] != n)
-        return trd_fail(TRD_EIO, "threads transport: mismatched agreements: rank %ld agrees on "
+        return trd_fail(TRD_EIO, "threads wire: mismatched agreements: rank %ld agrees on "
                         "%ld values, the ranks before it on %ld", (long)rank, (long)n,
                         (long)w->agree_n[g]);
     for (int32_t i = 0; i < n; i++)
@@ -96,7 +96,7 @@ trd_status trd_threads_agree(void *ctx, double *v, int32_t n, double deadline)
     rank_ctx *r = ctx;
     trd_world *w = r->world;
     if (n < 0 || n > TRD_WIRE_AGREE_MAX || (!v && n > 0))
-        return trd_fail(TRD_EINVAL, "threads transport: agree on %ld values: need 0 to %d",
+        return trd_fail(TRD_EINVAL, "threads wire: agree on %ld values: need 0 to %d",
                         (long)n, TRD_WIRE_AGREE_MAX);
     /* The generation this barrier releases: it cannot advance before this
      * rank arrives. */

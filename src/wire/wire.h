@@ -1,5 +1,6 @@
-/* wire.h: what the runtime needs from a real transport (Gloo's split: the
- * algorithms never touch a socket; they talk to a wire).
+/* wire.h: what the runtime needs from a wire, a real point-to-point
+ * backend (Gloo's split: the algorithms never touch a socket; they talk
+ * to a wire).
  *
  * A wire connects the `size` ranks of one communicator and moves bytes
  * between them: non-blocking sends and receives named by the engine's step

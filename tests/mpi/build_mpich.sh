@@ -25,7 +25,7 @@ cmake --build "$build" -j "$(nproc)" --target test_wire_mpi test_runtime_matrix_
   "${layer_targets[@]}"
 cd "$build" && ctest -R "mpi_wire|mpi_runtime_matrix_np[23]|example_reduce_mpi|mpi_layer" --output-on-failure
 # the tool itself over MPICH: 2 processes (MPICH busy-polls: no more on 2 cores)
-out=$(timeout 60 "$mpiexec" -np 2 ./treduce run --transport mpi --algo fibonacci \
+out=$(timeout 60 "$mpiexec" -np 2 ./treduce run --wire mpi --algo fibonacci \
   --count 1001 --op matrix --iters 2 --format json)
 grep -q '"verified": true' <<<"$out"
-echo "MPICH: treduce run --transport mpi verified"
+echo "MPICH: treduce run --wire mpi verified"

@@ -9,7 +9,7 @@
 #     call, a barrier and the next call within the deadline + 1 s, with an
 #     error wherever it needs the dead rank (each survivor reports its own
 #     checks: the launcher's exit status says nothing here);
-#   - the CLI (`treduce run --transport mpi --dead-rank 2`): rank 0 prints
+#   - the CLI (`treduce run --wire mpi --dead-rank 2`): rank 0 prints
 #     its error within the deadline + 1 s of the kill (its result gather
 #     has the deadline too: no MPI collective), and the job ends.
 set -uo pipefail
@@ -39,7 +39,7 @@ stamp() { while IFS= read -r line; do printf '%s %s\n' "$EPOCHREALTIME" "$line";
 for algo in binomial ring; do
   mode=(); [ "$algo" = ring ] && mode=(--allreduce)
   start=$EPOCHREALTIME
-  "$here/run_mpi.sh" "$launcher" 4 "$tool" run --transport mpi --algo "$algo" "${mode[@]}" \
+  "$here/run_mpi.sh" "$launcher" 4 "$tool" run --wire mpi --algo "$algo" "${mode[@]}" \
     --count 100000 --iters 50 --dead-rank 2 --timeout 1 --d 1 --c 1 2>&1 | stamp >"$out/cli"
   end=$EPOCHREALTIME
   killed=$(awk '/rank 2 kills itself/ {print $1; exit}' "$out/cli")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# cli_run_mpi.sh LAUNCHER TREDUCE [PART]: `treduce run --transport mpi` end
+# cli_run_mpi.sh LAUNCHER TREDUCE [PART]: `treduce run --wire mpi` end
 # to end, each run started by run_mpi.sh (mpirun --oversubscribe, 60 s
 # limit).  PART: algos (every algorithm on 4 processes), cases (all the
 # rest), or all (the default); spread (every algorithm on 4 and a few on
@@ -105,11 +105,11 @@ other_cases() {
   else
     want='.shm_max_bytes == 2147483647 and .shm_probe_us == null'
   fi
-  "${launch[@]}" 2 "$tool" calibrate --transport mpi --format json >"$out/cal.json" 2>"$out/err" &&
+  "${launch[@]}" 2 "$tool" calibrate --wire mpi --format json >"$out/cal.json" 2>"$out/err" &&
     jcheck "$want" "$out/cal.json" || bad "calibrate: $(tail -3 "$out/err")"
-  "${launch[@]}" 3 "$tool" calibrate --transport mpi --format json >"$out/cal.json" 2>"$out/err" &&
+  "${launch[@]}" 3 "$tool" calibrate --wire mpi --format json >"$out/cal.json" 2>"$out/err" &&
     jcheck '.shm_probe_us == null' "$out/cal.json" || bad "calibrate np 3: $(tail -3 "$out/err")"
-  TRD_MPI_SHM_MAX=0 "${launch[@]}" 2 "$tool" calibrate --transport mpi --format json \
+  TRD_MPI_SHM_MAX=0 "${launch[@]}" 2 "$tool" calibrate --wire mpi --format json \
     >"$out/cal.json" 2>"$out/err" && jcheck '.shm_max_bytes == 0 and .shm_probe_us == null' \
     "$out/cal.json" || bad "calibrate, rings off: $(tail -3 "$out/err")"
   "$tool" calibrate -p 2 --format json >"$out/cal.json" && jcheck '.shm_max_bytes == 0' "$out/cal.json"
@@ -117,10 +117,10 @@ other_cases() {
   # MiB): the wire goes without them, MPI only, and never dies of SIGBUS
   small_shm() { unshare -m bash -c 'mount -t tmpfs -o size=16m tmpfs /dev/shm && "$@"' _ "$@"; }
   if unshare -m true 2>/dev/null; then
-    small_shm "${launch[@]}" 8 "$tool" calibrate --transport mpi --format json \
+    small_shm "${launch[@]}" 8 "$tool" calibrate --wire mpi --format json \
       >"$out/cal.json" 2>"$out/err" &&
       jcheck '.shm_max_bytes == 0' "$out/cal.json" || bad "small /dev/shm: $(tail -3 "$out/err")"
-    small_shm "${launch[@]}" 8 "$tool" run --transport mpi --algo binomial --count 1001 \
+    small_shm "${launch[@]}" 8 "$tool" run --wire mpi --algo binomial --count 1001 \
       --op matrix --format json >"$out/run.json" 2>"$out/err" &&
       jcheck '.verified == true' "$out/run.json" || bad "small /dev/shm run: $(tail -3 "$out/err")"
   else
@@ -128,19 +128,19 @@ other_cases() {
   fi
   # a ring limit that is a byte count only in part: refused on every rank
   expect 2 "TRD_MPI_SHM_MAX=12x is not a byte count" -- env TRD_MPI_SHM_MAX=12x "${launch[@]}" 2 \
-    "$tool" run --transport mpi --algo binomial --count 10
+    "$tool" run --wire mpi --algo binomial --count 10
 
   # bad input: exit 2, the message once (rank 0), no hang
-  expect 2 "band.*double|double.*band" -- "${launch[@]}" 3 "$tool" run --transport mpi \
+  expect 2 "band.*double|double.*band" -- "${launch[@]}" 3 "$tool" run --wire mpi \
     --algo binomial --count 10 --op band
-  expect 2 "non-commutative" -- "${launch[@]}" 3 "$tool" run --transport mpi \
+  expect 2 "non-commutative" -- "${launch[@]}" 3 "$tool" run --wire mpi \
     --algo tree-dyn --count 10 --op matrix
   "$tool" costs generate -n 3 --out "$out/costs3.txt"
-  expect 2 "commutative operators only" -- "${launch[@]}" 3 "$tool" run --transport mpi \
+  expect 2 "commutative operators only" -- "${launch[@]}" 3 "$tool" run --wire mpi \
     --algo hetero-greedy --count 10 --op matrix --costs "$out/costs3.txt"
-  expect 2 "n = 3 ranks.*n = 4|n = 4.*n = 3" -- "${launch[@]}" 4 "$tool" run --transport mpi \
+  expect 2 "n = 3 ranks.*n = 4|n = 4.*n = 3" -- "${launch[@]}" 4 "$tool" run --wire mpi \
     --algo hetero-greedy --count 10 --costs "$out/costs3.txt"
-  expect 2 "root = 7" -- "${launch[@]}" 3 "$tool" run --transport mpi --algo binomial \
+  expect 2 "root = 7" -- "${launch[@]}" 3 "$tool" run --wire mpi --algo binomial \
     --count 10 --root 7
   text=$(mpi 3 --algo binomial --count 10 --op band 2>&1)
   n=$(grep -c "band" <<<"$text")

@@ -24,12 +24,12 @@ for np in "${nps[@]}"; do
 done
 
 # bad input: exit 2, said once (rank 0)
-text=$("${launch[@]}" 5 "$tool" run --transport mpi --algo star --allreduce --count 10 2>&1)
+text=$("${launch[@]}" 5 "$tool" run --wire mpi --algo star --allreduce --count 10 2>&1)
 status=$?
 n=$(grep -c "n! ranks" <<<"$text")
 if [ "$status" -eq 2 ] && [ "$n" -eq 1 ]; then ok; else
   bad "star on 5 processes: exit $status, the message $n times: $text"; fi
-expect 2 "commutative" -- "${launch[@]}" 6 "$tool" run --transport mpi --algo star \
+expect 2 "commutative" -- "${launch[@]}" 6 "$tool" run --wire mpi --algo star \
   --allreduce --count 10 --op matrix
 
 echo "cli_star_mpi: $pass passed, $fail failed"

@@ -6,7 +6,7 @@
 #   "${launch[@]}" NP PROGRAM ARGS...  one run through run_mpi.sh (mpirun
 #                              --oversubscribe, 60 s limit; an array, so that
 #                              cli_lib.sh's expect can run it);
-#   mpi NP ARGS...             `treduce run --transport mpi ARGS` on NP;
+#   mpi NP ARGS...             `treduce run --wire mpi ARGS` on NP;
 #   run_ok NP ARGS...          a verified run with the contract's JSON keys
 #                              (allreduce true exactly when ARGS ask for it);
 #   quick                      true under TRD_TEST_QUICK=1 (make
@@ -32,7 +32,7 @@ if [ -z "$launcher" ] || ! command -v "$launcher" >/dev/null 2>&1; then
 fi
 launch=("$here/run_mpi.sh" "$launcher")
 quick() { [ "${TRD_TEST_QUICK:-0}" = 1 ]; }
-mpi() { local np=$1; shift; "${launch[@]}" "$np" "$tool" run --transport mpi "$@"; }
+mpi() { local np=$1; shift; "${launch[@]}" "$np" "$tool" run --wire mpi "$@"; }
 
 run_ok() {
   local np=$1; shift
@@ -42,7 +42,7 @@ run_ok() {
     bad "np=$np $*: exit $?: $(tail -3 "$out/err")"
     return
   fi
-  jcheck ".verified == true and .transport == \"mpi\" and .p == $np and
+  jcheck ".verified == true and .wire == \"mpi\" and .transport == \"mpi\" and .p == $np and
           .allreduce == $all and
           (.median_us | type) == \"number\" and (.min_us | type) == \"number\" and
           (.predicted_us | type) == \"number\" and has(\"bytes\") and has(\"iters\") and

@@ -9,7 +9,7 @@
 #   - up/show/down of tests/data/testbed/four-hosts.json (4 hosts and a
 #     router, links of 100 and 40 Mbit/s) and of the SimGrid sample;
 #   - a verified reduce and allreduce across the hosts (treduce run
-#     --transport mpi, the non-commutative matrix checker) whose bytes went
+#     --wire mpi, the non-commutative matrix checker) whose bytes went
 #     through the shaped links;
 #   - calibrate --matrix: every pair's bandwidth within 20 % of the rate of
 #     its route's bottleneck, and its cost file and platform read back;
@@ -114,19 +114,19 @@ sent() {
   echo "$total"
 }
 before=$(sent)
-run "$tb" -- "$tool" run --transport mpi --algo binomial --count 20000 --op matrix --iters 2 \
+run "$tb" -- "$tool" run --wire mpi --algo binomial --count 20000 --op matrix --iters 2 \
   --format json >"$out/reduce.json" 2>"$out/err" || bad "reduce: $(tail -3 "$out/err")"
-jcheck '.verified == true and .p == 4 and .transport == "mpi"' "$out/reduce.json"
+jcheck '.verified == true and .p == 4 and .wire == "mpi" and .transport == "mpi"' "$out/reduce.json"
 moved=$(( $(sent) - before ))
 # 2 iterations of 3 messages of 320 kB at least went over the links (not shared memory)
 [ "$moved" -ge 1920000 ] && ok || bad "only $moved bytes crossed the shaped links"
-run "$tb" --np 5 -- "$tool" run --transport mpi --algo rabenseifner --allreduce --count 20001 \
+run "$tb" --np 5 -- "$tool" run --wire mpi --algo rabenseifner --allreduce --count 20001 \
   --op matrix --iters 2 --format json >"$out/allreduce.json" 2>"$out/err" ||
   bad "allreduce: $(tail -3 "$out/err")"
 jcheck '.verified == true and .p == 5 and .allreduce == true' "$out/allreduce.json"
 
 # --- calibrate --matrix ----------------------------------------------------------------
-run "$tb" -- "$tool" calibrate --matrix --transport mpi --count 65536 --costs-out "$out/c.txt" \
+run "$tb" -- "$tool" calibrate --matrix --wire mpi --count 65536 --costs-out "$out/c.txt" \
   --platform-out "$out/p.json" --format json >"$out/m.json" 2>"$out/err" ||
   bad "calibrate: $(tail -3 "$out/err")"
 jq -s '.[0] as $s | .[1] as $m | [range($m.p) as $i | range($m.p) as $j | select($i != $j)
@@ -143,19 +143,20 @@ expect 0 '4 nodes' -- "$tool" platform show -p "$out/p.json"
 expect 0 "testbed $f6 up" -- "$tool" testbed up -p "$data/steady/fig6-reduce.json" --name "$f6" \
   --unit-bytes 125000 --time-unit 0.025
 series=("$tool" steady --problem reduce -p "$data/steady/fig6-reduce.json" --target P0)
-run "$f6" --all-nodes -- "${series[@]}" --run 40 --transport mpi --format json \
+run "$f6" --all-nodes -- "${series[@]}" --run 40 --wire mpi --format json \
   >"$out/series.json" 2>"$out/err" || bad "series: $(tail -3 "$out/err")"
-jcheck '.run.verified == true and .run.transport == "mpi" and .run.bytes_per_op == 125008
+jcheck '.run.verified == true and .run.wire == "mpi" and .run.transport == "mpi"
+        and .run.bytes_per_op == 125008
         and (.run.tp_ops_per_second - 40 | fabs) < 1e-9 and .run.ratio_to_tp > 0' \
   "$out/series.json"
 EXPECT_TIMEOUT=120 expect 2 'one rank per platform node: 2 ranks for 3 nodes' -- \
-  "$tool" testbed run --name "$f6" --np 2 "${mpirun_opt[@]}" -- "${series[@]}" --run 4 --transport mpi
+  "$tool" testbed run --name "$f6" --np 2 "${mpirun_opt[@]}" -- "${series[@]}" --run 4 --wire mpi
 expect 0 '' -- "$tool" testbed down --name "$f6"
 nothing "$f6"
 
 # --- a killed run ---------------------------------------------------------------------
 expect 0 "testbed $kl up" -- "$tool" testbed up -p "$data/testbed/four-hosts.json" --name "$kl"
-"$tool" testbed run --name "$kl" "${mpirun_opt[@]}" -- "$tool" run --transport mpi \
+"$tool" testbed run --name "$kl" "${mpirun_opt[@]}" -- "$tool" run --wire mpi \
   --algo binomial --count 1000000 --op matrix --iters 1000 >/dev/null 2>&1 &
 job=$!
 pids=""
