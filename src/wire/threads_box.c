@@ -22,7 +22,7 @@ static void *grown(void *items, size_t *cap, size_t size)
 
 static trd_status out_of_memory(void)
 {
-    return trd_fail(TRD_ENOMEM, "threads transport: out of memory");
+    return trd_fail(TRD_ENOMEM, "threads wire: out of memory");
 }
 
 static trd_status queue_push(queue *q, pending p)
@@ -106,7 +106,7 @@ static trd_status check_pair(int32_t from, int32_t to, const pending *send, cons
     trd_status st = trd_threads_check_call(from, send, to, recv);
     bool fits = send->bytes <= recv->bytes && (!recv->consume || send->bytes == recv->bytes);
     if (st == TRD_OK && !fits)
-        st = trd_fail(TRD_EIO, "threads transport: rank %ld sent %zu bytes to rank %ld, which "
+        st = trd_fail(TRD_EIO, "threads wire: rank %ld sent %zu bytes to rank %ld, which "
                       "expected %s%zu", (long)from, send->bytes, (long)to,
                       recv->consume ? "exactly " : "at most ", recv->bytes);
     return st;
