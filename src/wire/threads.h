@@ -1,6 +1,6 @@
 /* threads.h: the threads wire (src/wire/threads.c). */
-#ifndef TRD_TRANSPORT_THREADS_H
-#define TRD_TRANSPORT_THREADS_H
+#ifndef TRD_WIRE_THREADS_H
+#define TRD_WIRE_THREADS_H
 
 #include "wire/wire.h"
 

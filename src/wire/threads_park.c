@@ -1,9 +1,9 @@
 /* threads_park.c: how a rank of the threads wire waits for another: for
  * an event on a word (trd_park_*) and for a lock (trd_lock_*).
  *
- * A small message's whole call takes well under a microsecond through the
- * memory the ranks share, while a wake-up through the kernel (futex,
- * condition variable) takes several; so a waiting rank first polls the
+ * A small message's whole call through the memory the ranks share takes
+ * a fraction of what a wake-up through the kernel (futex, condition
+ * variable) takes; so a waiting rank first polls the
  * word it waits on, without any system call, as the MPI wire's rings do
  * (mpi.c, trd_mpi_back_off).  That is right only while the rank it waits
  * for has a core of its own: with more ranks than cores the spin would
@@ -18,8 +18,8 @@
  * once, a spin of tens of microseconds catches every small message; on a
  * loaded machine the rank waited for is often not running, a long spin
  * only delays the sleep, and a rank woken from a futex runs sooner than
- * one that spun or yielded (the scheduler favours a woken task): on the
- * loaded 2-core VM a 50 us spin doubled the 8-byte reduce's median
+ * one that spun or yielded (the scheduler favours a woken task): there a
+ * spin of SPIN_MAX_NS on every wait made small reduces markedly slower
  * (docs/BENCHMARKS.md, "Threads wire").  So each word keeps its own spin
  * budget: doubled when a spin caught its event, halved when it had to
  * sleep. */
@@ -40,7 +40,17 @@
 #define CROWDED_POLLS 16   /* polls before yielding where ranks outnumber cores */
 #define LOCK_POLLS 4096    /* a held lock's waiter with a core of its own polls this often */
 
+/* Process-wide, on purpose: the ranks of every live world of the process
+ * compete for its cores, so whether a wait may spin depends on all of
+ * them, not on its own world's size (a program may hold several worlds
+ * at once, each of trd_comm_threads_create's calls making one, and run
+ * them side by side).  Counted by trd_threads_ranks_add as worlds are
+ * made and freed; relaxed: a heuristic, which a world made a moment ago
+ * may miss without harm. */
 static _Atomic int64_t live_ranks;
+/* The cores this process may run on, read once (a system call) when the
+ * first world is made and kept for the process's life: a later change of
+ * its affinity is not followed. */
 static _Atomic long cores;
 
 static long affinity_cores(void)
@@ -82,7 +92,7 @@ bool trd_spin_until(bool (*done)(const void *), const void *arg, double seconds)
     for (unsigned i = 0;; i++) {
         if (done(arg))
             return true;
-        if (i % 64 == 0) { /* the clock is read seldom: ~20 ns a read */
+        if (i % 64 == 0) { /* the clock is read seldom: a read costs many polls */
             double now = trd_threads_now();
             end = end > 0 ? end : now + seconds;
             if (now >= end)
@@ -108,14 +118,14 @@ static void adapt(trd_park *pk, uint32_t budget, bool caught)
 }
 
 /* A wait slept and its event came `slept` seconds into the sleep (as its
- * bumper stamped it: the wake-up itself, on the 2-core VM up to ~90 us
- * from an idle core, is not the wait's): had the spin lasted that long
- * too it would have caught the event without the wake-up.  Halving alone
- * (adapt) let the budget sink to SPIN_MIN_NS under waits a little longer
- * than that, and every wait then slept: `treduce calibrate -p 2` timed
- * its messages at 20-90 us instead of 0.2-1 in 6 of 40 runs, against 1
- * of 40 with this.  So the budget grows to twice the whole wait, when
- * that fits under SPIN_MAX_NS. */
+ * bumper stamped it: the wake-up itself, which from an idle core can take
+ * far longer than the message, is not the wait's): had the spin lasted
+ * that long too it would have caught the event without the wake-up.
+ * Halving alone (adapt) let the budget sink to SPIN_MIN_NS under waits a
+ * little longer than that, and every wait then slept: `treduce calibrate
+ * -p 2` then timed its messages at the wake-up's cost, tens of times the
+ * message's, in several runs of forty.  So the budget grows to twice the
+ * whole wait, when that fits under SPIN_MAX_NS. */
 static void stretch(trd_park *pk, double slept)
 {
     uint32_t budget = atomic_load_explicit(&pk->spin_ns, memory_order_relaxed);
@@ -161,12 +171,12 @@ bool trd_park_spin(trd_park *pk, uint32_t seen)
 }
 
 /* Drepper's futex mutex ("Futexes are tricky", mutex 2), with a spin
- * first: a holder keeps the lock for well under a microsecond, while a
- * sleep and its wake-up are two system calls of about one each - on the
- * 2-core VM the pthread mutex's sleeps were 95 % of the system calls of
- * an 8-byte allreduce of 2 ranks (both post into each other's box at
- * once).  With more ranks than cores the holder may have lost its core:
- * then only a few polls, and sleep. */
+ * first: a holder keeps the lock for a few hundred instructions, while a
+ * sleep and its wake-up are two system calls - with the pthread mutex,
+ * which sleeps at once, those sleeps were most of the system calls of a
+ * small allreduce of 2 ranks (both post into each other's box at once).
+ * With more ranks than cores the holder may have lost its core: then
+ * only a few polls, and sleep. */
 void trd_lock_take(trd_lock *l)
 {
     uint32_t c = 0;

@@ -1,8 +1,67 @@
 /* threads_world.h: the shared state of the threads wire, between its
  * matching (threads.c), its barriers, agreements and dynamic decisions
- * (threads_sync.c) and its failures (threads_fail.c). */
-#ifndef TRD_TRANSPORT_THREADS_WORLD_H
-#define TRD_TRANSPORT_THREADS_WORLD_H
+ * (threads_sync.c) and its failures (threads_fail.c).
+ *
+ * What is shared.  One trd_world per trd_wire_threads_create, shared by
+ * its p ranks (one thread each): the world's fields (size, opts, box and
+ * now are set at creation and only read after), every mailbox (its rank
+ * waits and copies there; every peer that sends to it, claims from it or
+ * withdraws from it writes it too), every eager ring (one sender, one
+ * consumer at a time), and now[r] (written by rank r, read by all).  A
+ * rank_ctx is its rank's thread's alone.  The process's only shared
+ * state is threads_park.c's count of live ranks and of cores (it says
+ * why).
+ *
+ * Locks.  Two, both trd_lock: box[q].mu, one per mailbox, guards every
+ * non-atomic field of box q (its queues, matched pairs, completions,
+ * rings array, copying, claimed, wake); w->mu guards refs, the
+ * agreements' values, the shared policy and the failure's fields while
+ * they are written.  Lock order: there is none to keep, because a thread
+ * holds at most one of them at a time - every path lets a box's lock go
+ * before it takes another box's or the world's (copy_next before it
+ * completes the sender's end, t_isend_claimed before it completes its
+ * own, a failure only once it holds nothing: trd_threads_fail's rule).
+ * Under a lock nothing waits for another rank: the park words
+ * (box->events, w->release) are polled and slept on with no lock held,
+ * a consuming receive's operator runs outside the box's lock, and the
+ * only foreign code run under one is the dynamic policy's idle/reset
+ * under w->mu, which takes no lock of the wire.
+ *
+ * Invariants.
+ *  - A sender's messages to one receiver match in sending order, eager
+ *    or not: whoever takes box[q].mu to post or match there first drains
+ *    q's rings into the box (trd_box_drain).
+ *  - No wake-up is lost: every event of a box (a match, a completion,
+ *    an eager post, a failure) moves box->events.seq on after the change
+ *    it announces is visible; a waiter reads seq under the box's lock
+ *    before it looks for its event and sleeps only while seq is unchanged
+ *    (threads_park.c counts sleepers before it reads seq again).  A wake
+ *    that must wake a sleeper is deferred past the unlock (box->wake,
+ *    box_unlock): box->wake is false whenever box->mu is free.
+ *  - A send completes once its bytes are in the receiver's buffer (the
+ *    receiver copied or consumed them, or the sender wrote them into a
+ *    claimed receive), or, eager, once posted (its bytes are in its
+ *    record).  Until then its buffer is read only by its receiver, which
+ *    marks the box copying from it (box->copying) for that one copy.
+ *  - A claimed receive is out of its box and counted in box->claimed
+ *    until its claimer completes it or gives it back; the claimer alone
+ *    writes its buffer meanwhile.
+ *  - The failure is set once, under w->mu, its fields before the flag
+ *    (release); the flag never clears, and its fields are then read
+ *    without the lock.  A match, copy or claim starts only under its
+ *    box's lock, after a look at the flag; a failed call's withdrawal
+ *    (trd_threads_wire_abort) sets the flag first, then takes each box's
+ *    lock in turn, so there it drops the records and waits only for a
+ *    copy or claim begun before: copying and claimed then only fall,
+ *    each within one memcpy or combine, and the wait is bounded.
+ *  - Barrier: `arrived` counts the ranks of the current generation; the
+ *    last one resets it before it advances `generation`.  Agreement slot
+ *    g & 1 belongs to generation g: no rank reaches generation g + 2, the
+ *    next user of that slot, before every rank has read g's values.
+ *  - refs counts the ranks not yet freed; the last free frees the world,
+ *    its mailboxes and rings, and takes its ranks off the live count. */
+#ifndef TRD_WIRE_THREADS_WORLD_H
+#define TRD_WIRE_THREADS_WORLD_H
 
 #include <stdalign.h>
 #include <stdatomic.h>
@@ -221,10 +280,10 @@ trd_status trd_box_drain(const trd_world *w, int32_t to, mailbox *box);
 
 /* Box->mu held: the box's events move on (a match, a completion); a rank
  * asleep on them is woken when the lock is let go (box_unlock).  A
- * wake-up is a system call, on the 2-core VM up to tens of microseconds:
+ * wake-up is a system call, many times a small message's whole call:
  * made under the lock, it kept the woken rank spinning on the lock and
- * then asleep on it, and `treduce calibrate -p 2` measured a latency of
- * 40-90 us in about 1 run of 10. */
+ * then asleep on it, and small messages' latency came out tens of times
+ * too long in some runs of `treduce calibrate -p 2`. */
 static inline void box_event(mailbox *box)
 {
     box->wake |= trd_park_advance(&box->events);
