@@ -177,8 +177,7 @@ static trd_status grow_claims(rank_ctx *r)
  * receiver's box counts the claim until it is completed or given back
  * (threads_fail.c).  A message small enough to be eager is not claimed:
  * a claim takes the peer's lock twice, where an eager send writes only
- * its ring (a small tree allreduce is faster eager: docs/BENCHMARKS.md,
- * "Threads wire"). */
+ * its ring. */
 static trd_status t_claim_recv(void *ctx, int32_t peer, int32_t tag, size_t bytes, void **dst,
                                int32_t *handle)
 {

@@ -19,8 +19,8 @@
  * loaded machine the rank waited for is often not running, a long spin
  * only delays the sleep, and a rank woken from a futex runs sooner than
  * one that spun or yielded (the scheduler favours a woken task): there a
- * spin of SPIN_MAX_NS on every wait made small reduces markedly slower
- * (docs/BENCHMARKS.md, "Threads wire").  So each word keeps its own spin
+ * spin of SPIN_MAX_NS on every wait made small reduces markedly slower.
+ * So each word keeps its own spin
  * budget: doubled when a spin caught its event, halved when it had to
  * sleep. */
 #define _GNU_SOURCE
