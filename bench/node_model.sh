@@ -1,7 +1,7 @@
 #!/bin/bash
-# node_model.sh: the node model's figures of docs/BENCHMARKS.md ("Node
-# model"): for each wire and rank count, one `treduce bench` over the
-# grid 8 B, 64 KiB, 1 MiB, 16 MiB x reduce, allreduce, then per run the
+# node_model.sh: the figures of docs/BENCHMARKS.md ("Model accuracy and
+# the node model"): for each wire and rank count, one `treduce bench` over
+# the grid 8 B, 64 KiB, 1 MiB, 16 MiB x reduce, allreduce, then per run the
 # median prediction error |predicted - measured| / measured and the model's
 # first choice over the best measured algorithm (median, worst, points
 # within 1.1x), and the calibrated bandwidth curve with its time.

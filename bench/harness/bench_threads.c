@@ -22,8 +22,8 @@
 
 
 /* acc[i] += b[i] by blocks of 16 unrolled whole, which gcc -O2
- * vectorises: the plain loop stays scalar at -O2 and took 5-8 % longer
- * over 64 MiB, so it was not the bound (docs/BENCHMARKS.md, "Threads:
+ * vectorises: the plain loop stays scalar at -O2 and is slower over
+ * 64 MiB, so it would not be the bound (docs/BENCHMARKS.md, "Threads:
  * 64 MiB allreduce").  Written here
  * rather than taken from the library, so that the baseline does not share
  * a flaw of the kernel it judges. */

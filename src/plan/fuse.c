@@ -13,8 +13,8 @@
  * order) is left alone: the step after it would otherwise wait for the
  * combine too.  Where the wire can (threads), the receiver combines
  * straight from the sender's buffer and reads the message once instead of
- * writing it to scratch and reading it back (docs/RUNTIME.md, "Memory
- * traffic of large buffers"); elsewhere the executor lands it in `src`
+ * writing it to scratch and reading it back (docs/RUNTIME_INTERNALS.md,
+ * "Memory traffic of large buffers"); elsewhere the executor lands it in `src`
  * and combines on completion: one step either way, charged as a transfer
  * (less the wire's measured recv_combine_saving) then a combine by the
  * simulator.  A COMBINE whose accumulator an earlier

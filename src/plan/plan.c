@@ -352,9 +352,9 @@ double trd_lower_bound(const trd_params *params)
 const char *trd_plan_algo(const trd_plan *plan) { return plan->algo->name; }
 /* Of a transfer's flight, the part its copy outlasts counts too: a
  * receiver that waited a whole segment's copy has lost its core and must
- * be woken (8 ranks on 2 cores: a pipeline's per-segment hops cost more
- * than its latency, docs/RUNTIME.md), while a small message's flight is
- * the receiver idly waiting. */
+ * be woken (where ranks outnumber cores a pipeline's per-segment hops cost
+ * more than its latency, docs/RUNTIME_INTERNALS.md, "Prediction"), while
+ * a small message's flight is the receiver idly waiting. */
 double trd_transfer_work(const trd_params *p, double share)
 {
     double copy = (p->d - p->latency) * share;
@@ -371,9 +371,9 @@ double trd_combine_work(const trd_params *p, double share)
  * Except a message combined on arrival: its SEND counts its whole copy,
  * where the simulator charges what recv_combine_saving leaves of it.
  * Charging that instead made `auto` pick a pipeline more often where
- * ranks outnumber cores, 2-8x the best at 64 KiB-16 MiB on the 2-core VM
- * (docs/BENCHMARKS.md, "Model accuracy"): the whole copy stands in for
- * the wake-ups of a pipeline's segments, which the model lacks. */
+ * ranks outnumber cores, several times slower than the best at 64 KiB to
+ * 16 MiB: the whole copy stands in for the wake-ups of a pipeline's
+ * segments, which the model lacks. */
 static double step_work(const trd_params *p, int32_t r, const trd_step *s, int32_t blocks)
 {
     double share = (double)(s->blocks > 1 ? s->blocks : 1) / (double)blocks;

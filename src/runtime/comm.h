@@ -60,8 +60,8 @@ typedef struct trd_comm_cache {
 
 /* The last call's arguments but its buffers, once checked: a call with
  * the same ones (and the same algorithm name) takes their key and checks
- * only its buffers.  A one-double allreduce at np 2 spent a fifth of its
- * time on the checks (docs/RUNTIME.md). */
+ * only its buffers: the checks were a sizeable part of a one-double
+ * allreduce (docs/RUNTIME_INTERNALS.md, "The call's path"). */
 typedef struct trd_comm_memo {
     bool valid;
     trd_call_args args;

@@ -135,8 +135,8 @@ static void log_done(trd_exec *x, int32_t id, unsigned work)
  * (trd_step.ship), the wire can claim and the peer has posted that
  * receive, the result also goes straight into it, piece by piece while it
  * is in cache, so neither rank copies it later (a two-rank allreduce then
- * moves 4n bytes instead of 5n, docs/RUNTIME.md, "Memory traffic of large
- * buffers"); the SEND then completes both ends (send).  Otherwise the SEND
+ * moves 4n bytes instead of 5n, docs/RUNTIME_INTERNALS.md, "Memory traffic
+ * of large buffers"); the SEND then completes both ends (send).  Otherwise the SEND
  * carries it. */
 static trd_status combine(trd_exec *x, int32_t i, trd_side side, unsigned char *out,
                           const unsigned char *acc, unsigned char *in, int64_t count)

@@ -394,9 +394,9 @@ static void combine_into(const trd_op *op, trd_side side, char *out, const char 
 
 /* Bytes per piece of a combine written to two places (trd_op_combine_piece):
  * small enough that its loads and its streamed stores alternate quickly,
- * which the memory keeps busy with both (64 MiB allreduce on 2 threads:
- * 1.0-1.2x the bound with 4 KiB, 1.5-1.6x with 32 KiB, docs/RUNTIME.md,
- * "Memory traffic of large buffers"). */
+ * which the memory keeps busy with both; pieces of 32 KiB made a 64 MiB
+ * allreduce on 2 threads markedly slower, of 1 KiB no faster
+ * (docs/RUNTIME_INTERNALS.md, "Memory traffic of large buffers"). */
 #define PIECE_BYTES ((size_t)4 * 1024)
 
 int64_t trd_op_piece(const trd_op *op, trd_side side)

@@ -48,8 +48,8 @@ double trd_calibrate_median(double *v, int n)
  * into (count elements).  Apart, as a collective's are: the other rank
  * only ever reads `send`, so the bytes this rank writes are never in the
  * other's cache (reusing one buffer both ways made every written line an
- * invalidation of the other core's copy: a plain 1 MiB receive over
- * threads took 200-350 us, against 35-50 us apart). */
+ * invalidation of the other core's copy, and a plain 1 MiB receive over
+ * threads several times slower than with the buffers apart). */
 typedef struct leg_bufs {
     unsigned char *send, *land, *acc;
     const trd_op *op;
@@ -329,8 +329,8 @@ static trd_status spin_times(trd_comm *c, double *alone, double *together)
 /* Work that needs a core and no memory: the ranks' sharing of the memory
  * bus is the stream curve's (calibrate_streams.c), which the prediction
  * charges apart (contention.c).  Measured with combines of the sum of
- * doubles, k held both: 1 to 1.5 at p = 4 and 8 on the 2-core VM, and
- * 64 KiB and 1 MiB calls came out predicted 1.3-1.8x too slow there. */
+ * doubles, k held both, the bus was charged twice, and 64 KiB and 1 MiB
+ * calls came out predicted too slow where ranks outnumber cores. */
 trd_status trd_calibrate_parallelism(trd_comm *c, double *k)
 {
     int32_t p = c->wire.size;

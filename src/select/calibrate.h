@@ -20,11 +20,11 @@ trd_status trd_calibrate_recv_combine(trd_comm *c, const trd_op *op, int64_t cou
  * a message then often waits for its receiver to get a core, and that
  * is the platform's.  Where every rank has a core, the lower quartile: a
  * slower leg is the host's doing (a rank's thread sharing a core a
- * moment, or woken from an idle one: on the 2-core VM 30-300 us against
- * 0.2-0.8), and after a phase of long waits the wire's spins had shrunk
- * (threads_park.c) so that most legs of `treduce calibrate -p 2` slept in
- * 11-14 of 200 runs: their median made the latency 50x too long, their
- * quartile in 1 of 200 (docs/RUNTIME.md, "Calibration and prediction"). */
+ * moment, or woken from an idle one: a hundred times the message), and
+ * after a phase of long waits the wire's spins may have shrunk
+ * (threads_park.c) so that most legs of a calibration sleep: their median
+ * then makes the latency many times too long, which their quartile does
+ * far more seldom (docs/RUNTIME_INTERNALS.md, "Calibration"). */
 double trd_calibrate_leg(const double legs[2], double parallelism, int32_t p);
 /* trd_params.recv_combine_saving from a receive-and-combine's time (as
  * trd_calibrate_recv_combine) and, for the same message, the latency, the

@@ -60,10 +60,9 @@ static trd_status stream_count(trd_comm *c, int32_t *kmax)
 
 /* Whether this rank streams in round r of k streams: ranks r .. r + k - 1
  * (mod p).  Not always ranks 0 .. k - 1: with more ranks than cores the
- * scheduler may keep two ranks on one core for many rounds.  Ranks 0 and
- * 1 alone measured B(2) = B(1) in 5 of 6 calibrations at p = 4 on the
- * 2-core VM, whose two cores stream twice what one does (docs/RUNTIME.md,
- * "The node's memory"); moving sets, 1.3 to 2 times B(1) in 6 of 6. */
+ * scheduler may keep two ranks on one core for many rounds, and ranks 0
+ * and 1 alone then measure B(2) = B(1) on a machine whose two cores stream
+ * twice what one does (docs/RUNTIME_INTERNALS.md, "The node's memory"). */
 static bool in_round(const trd_comm *c, int32_t k, int32_t r)
 {
     int32_t p = c->wire.size, me = c->wire.rank;

@@ -130,13 +130,13 @@ trd_status trd_profile_apply(const trd_profile *p, int64_t count, size_t elem, t
     return TRD_OK;
 }
 
-/* Why measured once per operator and kept: a full profile costs ~0.1 s
- * on 2 ranks, and auto resolves again whenever a call's arguments differ
- * from the last call's (trd_comm_memo).  Without it, auto ranked under
- * trd_coll_opts_init's unitless 1, 1, 0, where latency is free: a 32-byte
- * allreduce at np 2 then ran rabenseifner's two rounds, 1.55x Open MPI's
- * time; under the profile, recursive-doubling's one round, 1.07x
- * (docs/BENCHMARKS.md, "bench/pair"). */
+/* Why measured once per operator and kept: a full profile costs the
+ * order of a tenth of a second, and auto resolves again whenever a call's
+ * arguments differ from the last call's (trd_comm_memo).  Without it,
+ * auto ranked under trd_coll_opts_init's unitless 1, 1, 0, where latency
+ * is free: a 32-byte allreduce at np 2 then ran rabenseifner's two
+ * rounds, well behind Open MPI, where under the profile it runs
+ * recursive-doubling's one round (docs/BENCHMARKS.md, "bench/pair"). */
 trd_status trd_comm_measured_model(trd_comm *c, const trd_op *op, int64_t count,
                                    trd_coll_opts *opts)
 {

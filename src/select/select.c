@@ -38,8 +38,7 @@ static trd_status ranking(trd_comm *c, int64_t count, const trd_op *op, int32_t 
  * whose programs repeat those of a better-ranked one, until opts->tune
  * runnable ones are kept: at p = 4 several planners build one binomial
  * tree, and timing it several times left the tuner no other tree to fall
- * back on when that one ran at half speed here (docs/RUNTIME.md, "Tuned
- * auto"). */
+ * back on when that one ran slow (docs/RUNTIME_INTERNALS.md, "Tuning"). */
 static size_t distinct_plans(trd_comm *c, const trd_call_args *args, const trd_coll_opts *opts,
                              trd_candidate *all, size_t n)
 {

@@ -2,7 +2,7 @@
  *
  * The model ranks every algorithm (trd_comm_explain), but on a machine it
  * does not describe - more ranks than cores, caches, a scheduler waking
- * ranks late - its first choice can lose to its second or third by 2x
+ * ranks late - its first choice can lose to its second or third
  * (docs/RUNTIME.md, "Tuned auto").  So, as STAR-MPI does for MPI
  * collectives (Faraj, Yuan and Lowenthal, "STAR-MPI: self tuned adaptive
  * routines for MPI collective operations", ICS 2006), the first calls

@@ -27,9 +27,10 @@ void trd_lp_clear(trd_lp *lp);
 
 /* Adds the row `... sense rhs` and returns its index in *row. */
 trd_status trd_lp_add_row(trd_lp *lp, char sense, long rhs, int32_t *row);
-/* The most columns an LP may have: QSopt_ex took 3.2 s for 15,094 and
- * 56 s for 49,859 (docs/BENCHMARKS.md "bench/steady"); far beyond, a solve
- * runs for hours with no sign of life, so it is refused up front. */
+/* The most columns an LP may have: QSopt_ex takes seconds for 15,094 and
+ * about a minute for 49,859 (docs/BENCHMARKS.md "bench/steady"); far
+ * beyond, a solve runs for hours with no sign of life, so it is refused
+ * up front. */
 #define TRD_LP_MAX_COLUMNS 60000
 
 /* Starts a new column (variable >= 0) with objective coefficient obj;

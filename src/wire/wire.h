@@ -92,10 +92,9 @@ struct trd_wire {
      * with a message naming this rank and what it waits for; with
      * TRD_EIO when a peer is known to be lost; with a peer's failure (its
      * code) when a peer failed.  After a failure the wire is failed (see
-     * the top).  A timeout, not a deadline: a wait
-     * that ends at once then reads no clock (it was a tenth of a small
-     * message's call, docs/RUNTIME.md, "Transports"), and the wire may
-     * start counting a few polls late. */
+     * the top).  A timeout, not a deadline: a wait that ends at once then
+     * reads no clock (a read is a noticeable part of a small message's
+     * call), and the wire may start counting a few polls late. */
     trd_status (*wait)(void *ctx, double timeout_s, int32_t *id, int32_t *from);
     /* Wall-clock seconds (monotonic; the same origin on every rank is NOT
      * required). */

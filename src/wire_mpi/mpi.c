@@ -1,6 +1,6 @@
 /* mpi.c: the wire of wire.h over MPI point-to-point, its data path
- * (docs/RUNTIME.md, "Transports (wires)": every rank runs its own program
- * of the one engine).  The wire's own messages - the
+ * (docs/RUNTIME_INTERNALS.md, "The MPI wire": every rank runs its own
+ * program of the one engine).  The wire's own messages - the
  * coordinator, barriers and agreements - are in mpi_control.c; the rings of
  * one node and the choice of the path of long messages in mpi_node.c;
  * creation and release in mpi_create.c; failures, the peers' notices and
@@ -117,12 +117,11 @@ double trd_mpi_now(void *ctx)
 }
 
 /* The empty polls a wait spends spinning: none on a node with more ranks
- * than cores when it waits for the rings alone.  A ring poll costs ~20 ns,
- * so 200 of them only kept the core from the rank that had to write the
- * message: an allreduce of one double at np 8 took 3.4-4.8x MPI's time
- * with them, 1.03-1.06x without; through MPI the same allreduce needs the
- * spins (1.06-1.20x with, 2.3-2.5x without: docs/RUNTIME.md,
- * "Transports"). */
+ * than cores when it waits for the rings alone.  A ring poll is a load of
+ * one cache line, so the spins only kept the core from the rank that had
+ * to write the message, and made a one-double allreduce at np 8 several
+ * times slower; through MPI the same allreduce needs the spins, which
+ * progress MPI's requests (docs/RUNTIME_INTERNALS.md, "The MPI wire"). */
 static long spin_polls(const mpi_wire *w)
 {
     int recvs = 0, sends = 0;
@@ -132,7 +131,7 @@ static long spin_polls(const mpi_wire *w)
     return recvs + sends > 0 ? 0 : SPIN_POLLS;
 }
 
-/* Called after each poll: the first SPIN_POLLS empty polls (~10 us) just
+/* Called after each poll: the first SPIN_POLLS empty polls just
  * poll again, since a small message is often about to arrive and a yield
  * costs a system call and a trip through the scheduler; then a poll that
  * found nothing yields the CPU (other ranks may share it), and on a node
@@ -141,7 +140,7 @@ static long spin_polls(const mpi_wire *w)
  * the same distinction).  With a core per rank a sleep would only delay
  * the wake-up (a 50 us sleep ends up to 100 us late), so a rank waiting
  * for a long transfer or combine keeps yielding.  Spinning first helped
- * even 8 ranks on 2 cores (docs/RUNTIME.md, "Transports") - while MPI has
+ * even 8 ranks on 2 cores (docs/RUNTIME_INTERNALS.md, "The MPI wire") - while MPI has
  * requests to progress; see spin_polls for the rings. */
 void trd_mpi_back_off(mpi_wire *w, bool progress)
 {

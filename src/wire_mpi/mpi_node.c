@@ -259,9 +259,9 @@ trd_status trd_wire_mpi_set_shm_max(trd_wire *w, size_t max)
 }
 
 /* The long-message probe: PROBE_ROUNDS reduces of PROBE_COUNT doubles
- * each way, alternated, the first PROBE_WARM dropped (~1.5 ms at np 2).
- * 64 KiB lies in the middle of the sizes at stake (docs/RUNTIME.md,
- * "Transports"). */
+ * each way, alternated, the first PROBE_WARM dropped (milliseconds).
+ * 64 KiB lies in the middle of the sizes at stake
+ * (docs/RUNTIME_INTERNALS.md, "Shared-memory rings"). */
 #define PROBE_COUNT 8192
 #define PROBE_ROUNDS 40
 #define PROBE_WARM 10
@@ -339,10 +339,9 @@ static bool kept_rings(const mpi_wire *w)
 /* Messages longer than the default limit, where every rank has a core:
  * through the rings (two copies, the receiver's overlapping the sender's)
  * or through MPI (one copy by the receiver).  Which is faster depends on
- * how the two cores share their caches: 0.5-0.8x MPI's time through the
- * rings in most runs on this project's VM, 1.1-1.75x in others
- * (docs/RUNTIME.md, "Transports").  So both are measured and the faster
- * kept. */
+ * how the two cores share their caches, which can differ from one launch
+ * to the next on the same machine (docs/RUNTIME_INTERNALS.md,
+ * "Shared-memory rings").  So both are measured and the faster kept. */
 /* The probe, and the limit it keeps. */
 static trd_status measure_path(mpi_wire *w)
 {

@@ -74,14 +74,13 @@ trd_status trd_wire_mpi_create(trd_wire **out, const void *mpi_comm);
 trd_status trd_wire_mpi_set_timeout(trd_wire *w, double seconds);
 
 /* Default largest message through the rings (bytes; TRD_MPI_SHM_MAX sets
- * it), measured (docs/RUNTIME.md, "Transports").  When every rank has a
- * core: 16 KiB (a 16 KiB reduce at np 2 takes 0.75x MPI's time through
- * the rings, 1.06x through MPI; longer messages win in some runs,
- * 0.5-0.8x, and lose in others, 1.5-1.7x, where every copy between the
- * two cores is slow and the rings' two copies lose to MPI's one:
- * trd_wire_mpi_shm_choice).  On a node with more ranks than cores, every
- * message (at np 4 and 8 the messages above 16 KiB went from a geometric
- * mean of 0.82 and 0.73x MPI's time to 0.60 and 0.69x). */
+ * it), measured (docs/RUNTIME_INTERNALS.md, "Shared-memory rings").  When
+ * every rank has a core: 16 KiB (up to there the rings beat MPI at np 2;
+ * longer messages win in some runs and lose in others, where every copy
+ * between the two cores is slow and the rings' two copies lose to MPI's
+ * one: trd_wire_mpi_shm_choice).  On a node with more ranks than cores,
+ * every message: there the longer messages too were faster through the
+ * rings, where MPI's copies pay a system call each. */
 #define TRD_MPI_SHM_MAX_DEFAULT 16384
 #define TRD_MPI_SHM_MAX_CROWDED INT_MAX
 

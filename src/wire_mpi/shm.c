@@ -286,8 +286,7 @@ static bool room(trd_shm *s, unsigned char *r, int32_t peer, uint64_t m)
  * `consumed` is read again only when the ring looks full by the last value
  * read (which can only lag): reading it on every send fetched the line the
  * receiver had just written, a cache miss before each small message went
- * out (np 2 allreduce of 32 B: 1.06x Open MPI's time before, 1.02x after,
- * docs/RUNTIME.md, "Transports"). */
+ * out, which showed in a 32-byte allreduce at np 2. */
 static bool try_write(trd_shm *s, send_op *op)
 {
     unsigned char *r = ring(s, s->me, op->peer);

@@ -2,9 +2,9 @@
  * that share a node (src/wire_mpi/shm.c), under the MPI wire.
  *
  * A message through MPI's point-to-point API costs its matching, a request
- * and the progress engine: ~0.2 us for one double between two ranks of
- * this machine, against ~0.06 us through a cache line the two ranks share
- * (docs/RUNTIME.md, "Transports").  So the MPI wire (mpi.c) hands the
+ * and the progress engine: several times what it costs through a cache
+ * line the two ranks share (docs/RUNTIME_INTERNALS.md, "Shared-memory
+ * rings").  So the MPI wire (mpi.c) hands the
  * messages up to a limit (TRD_MPI_SHM_MAX) to these rings when every rank
  * of its communicator is on one node, and everything larger to MPI.
  *
@@ -40,7 +40,8 @@
  * whole message of that size while its receiver is still combining the
  * previous one (the overlap canon-antoniu's trees count on: with 8 slots a
  * 512 KiB transfer stalled after 128 KiB until the combine ended, and
- * greedy lost to binomial at c = d; docs/RUNTIME.md, "Transports"). */
+ * greedy lost to binomial at c = d; docs/RUNTIME_INTERNALS.md,
+ * "Shared-memory rings"). */
 #define TRD_SHM_SLOTS 32
 /* Bytes per slot (a message's fragment), at most. */
 #define TRD_SHM_FRAGMENT 16384
@@ -67,7 +68,8 @@ trd_status trd_shm_open(trd_shm **out, char name[64], bool create, int32_t me, i
 void trd_shm_unlink(const char *name);
 /* Writes a zero into every page of the rings this rank reads or writes, so
  * that no call pays their page faults: without it, the first messages
- * through each slot take 5 - 30 us, enough to mislead the tuner (tune.c),
+ * through each slot take many times the later ones, enough to mislead the
+ * tuner (tune.c),
  * and with it a new segment costs milliseconds (mpi_node.c leaves it to
  * the first messages where the rings are made inside a call).  Safe:
  * every rank does it before any rank sends. */
