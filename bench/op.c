@@ -4,7 +4,7 @@
  * offsets from a 64-byte line.  Before each call the accumulator is
  * overwritten, as a received message would have been.  Prints the medians
  * (µs) and trd / the fastest placement.  The spread over placements is
- * what made a two-rank MPI reduce of 2 MiB 15 % slower than Open MPI's
+ * what once made a two-rank MPI reduce of 2 MiB slower than Open MPI's
  * (docs/BENCHMARKS.md, "bench/op"): the library's kernel must not depend
  * on it. */
 #include <stdint.h>

@@ -81,7 +81,7 @@ expect 0 'mean .*std' -- "$tool" simulate --algo fibonacci -n 8 --runs 100
 expect 0 'usage: treduce simulate' -- "$tool" simulate --help
 expect 0 'usage: treduce markov' -- "$tool" markov --help
 
-# --- markov: closed form of Sec. 5 (ERRATA.md) -------------------------------
+# --- markov: closed form of Sec. 5 (docs/SIMULATION.md) ----------------------
 timeout 60 "$tool" markov -n 64 --format json >"$out/markov64.json" || bad "markov -n 64"
 jcheck '.n == 64
         and (.mean - (2 * ([range(1; 32)] | map(1 / .) | add) + 2 / 64) | fabs) < 1e-9

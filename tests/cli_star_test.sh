@@ -37,8 +37,8 @@ expect 0 'Theorem 3 n\(n-1\)/2 = 6' -- "$tool" star -n 4 --runs 10
 expect 0 'usage: treduce star' -- "$tool" star --help
 
 # --- Table 2 -----------------------------------------------------------------
-# The replay of S_8 takes ~40 s of CPU under ASan, and longer when the MPI
-# tests run beside it: generous limits, twice (JSON, then text).
+# The replay of S_8 takes tens of seconds of CPU under ASan, and longer
+# when the MPI tests run beside it: generous limits, twice (JSON, then text).
 timeout 240 "$tool" star --table --format json >"$out/table.json" || bad "star --table failed"
 jcheck 'length == 8 and (map(.n) == [3,4,5,6,7,8,9,10])
         and all(.[]; .star_steps == .ours_printed and .star_steps == .n * (.n - 1) / 2

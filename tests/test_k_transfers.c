@@ -9,12 +9,12 @@
  *     the limit) and equals it once K >= floor(n/2) (one-port allows at most
  *     floor(n/2) concurrent transfers, so the limit is void);
  *   - its makespan equals that of the binary-heap Algorithm 2 of
- *     tests/oracle/greedy_heap.c (ERRATA.md reading of lines 8 and 14).
+ *     tests/oracle/greedy_heap.c (docs/MODEL.md's reading of lines 8 and 14).
  *     The trees are not required to be equal: the library's two-FIFO queue
  *     does not break ties of Algorithm 2 by smallest position (line 10 can
  *     re-insert machines out of position order at equal s, e.g. n = 13,
  *     K = 2, d = c = 1 gives rank 12 parent 2 where the (s, position) heap
- *     gives 0); ties do not change the makespan (ERRATA.md).  Where the
+ *     gives 0); ties do not change the makespan (docs/MODEL.md).  Where the
  *     trees coincide, every send start must equal the oracle's t_max - t_i.
  * The (d, c) values are dyadic so every time is exact in binary. */
 #include "testutil.h"

@@ -3,9 +3,9 @@
  * include/treduce/platform.h and docs/PLATFORMS.md:
  *   - work is bounded: a 2,000,001-digit speed, SimGrid bandwidth or
  *     denominator is refused naming its length within a second of CPU
- *     (it took 104 s when digits were appended one by one); 40,000 nodes
- *     and links in JSON or SimGrid load within a few seconds (lookups by
- *     name were linear scans: minutes);
+ *     (quadratic when digits were appended one by one); 40,000 nodes and
+ *     links in JSON or SimGrid load within a few seconds (lookups by name
+ *     were linear scans: minutes);
  *   - a computing node without "speed" loads (scatters and gossips compute
  *     nothing), prints back without one, and a reduce on it is refused;
  *   - encodings: a UTF-16 or UTF-32 file (byte-order mark) or one with NUL

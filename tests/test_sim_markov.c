@@ -1,6 +1,6 @@
 /* test_sim_markov.c: trd_markov_tree_dyn (Tree-dyn, exponential transfers,
  * no computation; benoit-canon-marchal Sec. 5) against
- *   - the paper's closed form for even n (ERRATA.md):
+ *   - the paper's closed form for even n (Sec. 5; docs/SIMULATION.md):
  *     E = mean_d (2 H(n/2 - 1) + 2/n),
  *     Var = mean_d^2 (2 sum_{i=1}^{n/2-1} 1/i^2 + 4/n^2), n = 2..200,
  *     for mean_d = 1, 2 (E doubles, Var x4) and 0.5;

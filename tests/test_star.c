@@ -8,7 +8,7 @@
  *     the sequential sum and all n! contributions, none twice, single-port
  *     along the round's link, n(n-1)/2 steps (Theorem 3) for "star";
  *   - the verifier catches broken schedules: the other reading of Fig. 2
- *     step 4 (ERRATA.md), a missing round, a transfer along a wrong link,
+ *     step 4 (docs/STAR.md), a missing round, a transfer along a wrong link,
  *     two messages to one node in a round;
  *   - Theorem 3 and Table 2 for n = 3..10 (the generators' counts, the
  *     closed forms and the table as printed, its n = 8 typo included);
@@ -142,7 +142,7 @@ static void test_verifier_catches(void **state)
         trd_star_report r = replay_of(&s);
         TU_CHECK(!r.duplicates && !r.port_violations && !r.incomplete && !r.wrong_sums,
                  "S_%d: the schedule itself fails", n);
-        /* Fig. 2 step 4 read as "send the accumulated sum" (ERRATA.md) */
+        /* Fig. 2 step 4 read as "send the accumulated sum" (docs/STAR.md) */
         for (size_t i = 0; i < s.rounds; i++)
             if (s.round[i].send == TRD_STAR_SEND_OUTGOING)
                 s.round[i].send = TRD_STAR_SEND_RESULT;

@@ -5,7 +5,8 @@
  *   - Fig. 6 (series of reduces, 3 processors, node 0 twice as fast):
  *     TP = 1; and with P0 as a target that is not a participant (v0 on P1,
  *     v1 on P2): still 1, as P0 receives one message per reduce;
- *   - ERRATA's counterexample (S -> A cost 1, A <-> B cost 1/10): 1/2, not 5;
+ *   - the paper read literally (S -> A cost 1, A <-> B cost 1/10): 1/2, not 5
+ *     (docs/STEADY.md, "Corrections, applied");
  *   - closed forms: a star scatter gives 1 / sum of the costs; a gossip on
  *     a complete graph of cost 1 among p nodes gives 1/(p-1); a reduce on
  *     two nodes gives min(1/c, s0 + min(s1, 1/c)); scaling every size by 2
@@ -71,8 +72,9 @@ static void target_not_participant(void **state)
     trd_platform_free(pf);
 }
 
-/* ERRATA: read literally, target A sends m_A to B and gets it back. */
-static void errata_round_trip(void **state)
+/* Read literally, target A sends m_A to B and gets it back (docs/STEADY.md,
+ * "Corrections, applied"). */
+static void literal_round_trip(void **state)
 {
     (void)state;
     trd_platform *pf = sd_new();
@@ -376,7 +378,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(fig2_scatter),      cmocka_unit_test(fig6_reduce),
         cmocka_unit_test(target_not_participant),
-        cmocka_unit_test(errata_round_trip), cmocka_unit_test(star_scatter),
+        cmocka_unit_test(literal_round_trip), cmocka_unit_test(star_scatter),
         cmocka_unit_test(complete_gossip),   cmocka_unit_test(two_node_reduce),
         cmocka_unit_test(sizes_scale),       cmocka_unit_test(per_result_size),
         cmocka_unit_test(fixed_period),      cmocka_unit_test(checker_rejects),

@@ -3,7 +3,8 @@
  * routers, asymmetric links and cycles), against oracles that do not use
  * the LP:
  *   - every result passes every check of check.c (one-port, conservation,
- *     ERRATA, integer counts, trees replayed on tokens, matchings), and
+ *     the paper's corrections, integer counts, trees replayed on tokens,
+ *     matchings), and
  *     there are at most as many trees as nonzero entries (Theorem 1);
  *   - monotony: a cheaper link (cost halved) never lowers TP, for the
  *     three problems;

@@ -8,7 +8,7 @@
 
 #include "cli.h"
 
-#define N_MAX_LIMIT 100000 /* O(N^2 log N) work: N = 10^4 takes about 8 s */
+#define N_MAX_LIMIT 100000 /* O(N^2 log N) work: over 100 times N = 10^4's (docs/BENCHMARKS.md) */
 
 static void help(void)
 {

@@ -13,8 +13,9 @@
 #include "cli.h"
 #include "treduce/star.h"
 
-/* The largest n whose plans are simulated: S_7 is 5040 ranks, about 0.1 s
- * a random-cost run on one core; there the default is RUNS_N7 runs. */
+/* The largest n whose plans are simulated: S_7 is 5040 ranks, whose
+ * random-cost runs take a noticeable time each; there the default is
+ * RUNS_N7 runs. */
 #define SIM_N_MAX 7
 #define RUNS_DEFAULT 1000
 #define RUNS_N7 100

@@ -21,7 +21,7 @@ extern "C" {
  * Collective over *mpi_comm.  When all its ranks share a node, messages of
  * at most 16 KiB go through shared-memory rings instead, and every message
  * where ranks outnumber cores.  Where every rank has a core, a 64 KiB
- * reduce is timed both ways at creation (~1.5 ms at np 2) and the rings take
+ * reduce is timed both ways at creation (milliseconds) and the rings take
  * every message when they are faster (trd_comm_shm_probe).  The
  * environment variable TRD_MPI_SHM_MAX, read on rank 0, sets the limit in
  * bytes instead (0: no rings; not a byte count: TRD_EINVAL on every rank;

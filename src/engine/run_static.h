@@ -6,8 +6,8 @@
  * virtual.c) calls it with its own post and wait_any, which the compiler
  * then inlines into the loop.  The loop is written once; the simulator
  * saves the crossing of the vtable on every step (an indirect call, its
- * arguments through memory, the registers saved on each side), a fifth of
- * a small simulation's time (docs/BENCHMARKS.md, "bench/sim"). */
+ * arguments through memory, the registers saved on each side), a sizeable
+ * part of a small simulation's time (docs/BENCHMARKS.md, "bench/sim"). */
 #ifndef TRD_ENGINE_RUN_STATIC_H
 #define TRD_ENGINE_RUN_STATIC_H
 

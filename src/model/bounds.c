@@ -3,7 +3,7 @@
  * Lemma 5 bounds every schedule from below.  The upper bounds are those the
  * papers prove for one algorithm each (the registry names which): Prop. 6
  * for the optimum (greedy) and the binomial layouts (Theorem 18 proof),
- * Prop. 8 / Corollary 11 corrected as in ERRATA.md for the K-limited
+ * Prop. 8 / Corollary 11 corrected (docs/MODEL.md) for the K-limited
  * greedy algorithms, Theorem 19 (twice Lemma 5) for the Fibonacci strategy,
  * Prop. 16 for the truncated Fibonacci layout, and the exact lengths of the
  * chain and the flat tree. */
@@ -58,7 +58,9 @@ double trd_bound_prop6(const trd_params *p)
     return trd_ceil_log2(p->n) * (p->d + p->c);
 }
 
-/* ERRATA: (floor(log2 K) + 1 + ceil((n - 2^(floor(log2 K)+1)) / K)) (d+c)
+/* Prop. 8 as printed is false for K not a power of two; corrected
+ * (docs/MODEL.md, "Reading of the paper and choices made"):
+ * (floor(log2 K) + 1 + ceil((n - 2^(floor(log2 K)+1)) / K)) (d+c)
  * for K <= floor(n/2).  A larger K cannot make the optimum longer, so it is
  * evaluated at min(K, floor(n/2)). */
 double trd_bound_prop8_corrected(const trd_params *p)

@@ -19,7 +19,7 @@ double trd_bound_lemma5(const trd_params *p);
 /* An upper bound on one algorithm's makespan; see each definition. */
 typedef double (*trd_bound_fn)(const trd_params *p);
 double trd_bound_prop6(const trd_params *p);          /* ceil(log2 n)(d+c) */
-double trd_bound_prop8_corrected(const trd_params *p);/* K-limited, ERRATA */
+double trd_bound_prop8_corrected(const trd_params *p);/* K-limited, docs/MODEL.md */
 double trd_bound_theorem19(const trd_params *p);      /* 2 x Lemma 5 */
 double trd_bound_prop16(const trd_params *p);         /* Fibonacci tree */
 double trd_bound_chain(const trd_params *p);          /* (n-1)(d+c) */

@@ -1,6 +1,7 @@
 /* homogeneous.c: the evaluator of the one-port overlap model (canon-antoniu
- * Sec. 3.1 and Prop. 2-3, with ERRATA's reading: inputs are taken earliest
- * first), for homogeneous costs and, through a cost view, for the
+ * Sec. 3.1 and Prop. 2-3, read as docs/MODEL.md does: inputs are taken
+ * earliest first, the proof's order, not the "j-th largest" the statement
+ * prints), for homogeneous costs and, through a cost view, for the
  * heterogeneous d[i][j], c[i] of benoit Sec. 3.1.
  *
  * A node v with inputs received in the order 1..m (ready at r_j) receives

@@ -5,7 +5,7 @@
  * It is Algorithm 1 with the argmin of line 7 restricted to the first K
  * visited machines, so it runs trd_greedy_tree with that limit (Theorem 9:
  * optimal).  Makespan <= (floor(log2 K) + 1 + ceil((n - 2^(floor(log2 K)+1))
- * / K)) (d + c), Corollary 11 in its corrected form (ERRATA.md). */
+ * / K)) (d + c), Corollary 11 in its corrected form (docs/MODEL.md). */
 #include "plan/algorithms.h"
 
 trd_status trd_build_greedy_k_reducers(const trd_params *params, trd_tree *tree)

@@ -4,10 +4,10 @@
  *
  * In reversed time, t_i is the completion of the transfer that brings an
  * element to new machine i; it waits for the transfer K places earlier to
- * complete (line 8, read as in ERRATA.md: the first K transfers are
+ * complete (line 8, read as docs/MODEL.md does: the first K transfers are
  * unconstrained), so reversed transfers are non-decreasing and never more
- * than K overlap.  The forward start of i's transfer is t_max - t_i (ERRATA:
- * line 14's "+c" is wrong unless c = d); those starts are given to the
+ * than K overlap.  The forward start of i's transfer is t_max - t_i (line
+ * 14's "+c" shifts every transfer by c, right only when c = d); those starts are given to the
  * evaluator as release times.  Theorem 7: optimal.  O(n) with the two-FIFO
  * queue (s_M and t_i both only grow).  Makespan <= (floor(log2 K) + 1 +
  * ceil((n - 2^(floor(log2 K)+1)) / K)) (d + c), Prop. 8 corrected. */
@@ -30,7 +30,7 @@ static void reversed_schedule(int32_t n, double d, double c, int64_t k,
     trd_gq_push_fresh(&q, 0);
     for (int32_t i = 1; i < n; i++) {
         int32_t m = trd_gq_pop_min(&q);                 /* line 7 */
-        double earlier = i - k >= 1 ? t[i - k] : 0.0;   /* line 8, ERRATA */
+        double earlier = i - k >= 1 ? t[i - k] : 0.0;   /* line 8, as read above */
         t[i] = max2(s[m] + c, earlier) + d;
         s[i] = t[i];                                    /* line 9 */
         s[m] = max2(s[m] + c, t[i] - c);                /* line 10 */
@@ -59,7 +59,7 @@ trd_status trd_build_greedy_k_transfers(const trd_params *params, trd_tree *tree
     for (int32_t i = 1; i < n; i++)
         tmax = max2(tmax, t[i]);
     for (int32_t i = 1; i < n; i++)
-        t[i] = tmax - t[i]; /* lines 13-15, ERRATA: forward start */
+        t[i] = tmax - t[i]; /* lines 13-15: the forward start (no "+c") */
 done:
     free(s);
     free(ring);

@@ -7,7 +7,8 @@
  * each sorted, and the minimum is the smaller of their heads: a heap is not
  * needed (tests/oracle keeps one to check this).
  *
- * Tie rule (ERRATA: ties change the tree): among equal s values the
+ * Tie rule (ties do not change the makespan but change the tree, and so
+ * the strategies' lengths: docs/MODEL.md): among equal s values the
  * machine with the smallest position wins.  In Algorithms 1 and 3 both FIFOs
  * are sorted by (s, position), so comparing heads with that rule equals a
  * heap ordered by (s, position): the trees are identical (tests check it).

@@ -9,7 +9,7 @@
  *      buffer; it receives Delta_j (j its first symbol) from copy j and
  *      keeps that in its outgoing buffer;
  *   3-4. for d = n-1 down to 2, every node sends along link d the partial
- *      sum it received along link n (ERRATA.md: "the local sum" of step 4
+ *      sum it received along link n (docs/STAR.md: "the local sum" of step 4
  *      is the received one, not its accumulated sum, which would deliver
  *      contributions twice for n >= 3) and adds what it receives;
  *   5. the node adds its outgoing buffer to its result.

@@ -12,7 +12,7 @@
  * phi = 1/(i lambda) gives the mean and phi = 1/(i lambda)^2 the variance
  * (the holding times are independent exponentials).  For even n this is
  * E = (2 H(n/2-1) + 2/n)/lambda, Var = (2 sum_{i<n/2} 1/i^2 + 4/n^2)/lambda^2
- * (ERRATA.md). */
+ * (the result of Sec. 5; docs/SIMULATION.md, "treduce markov"). */
 #include <math.h>
 
 #include "core/error.h"

@@ -4,7 +4,8 @@
  * its solution.  A gossip is the scatters of every participant sharing the
  * one-port rows (Sec. 3.5); a reduce adds computations (reduce.c).
  *
- * ERRATA applied here, through each type's leaf and sink: the source of a
+ * The corrections of the paper (docs/STEADY.md, "Corrections, applied")
+ * are applied here, through each type's leaf and sink: the source of a
  * scatter (and of a gossip message) is exempt from conservation and never
  * receives its own messages; a destination never sends its own type, and
  * the reduce target never re-sends v[0,N]; the owner of v[i,i] has an
@@ -173,7 +174,8 @@ static trd_status tp_column(trd_sd_build *b)
 }
 
 /* Whether send(link, type) may be nonzero: both ends can hold the type,
- * the receiver is not its leaf and the sender not its sink (ERRATA). */
+ * the receiver is not its leaf and the sender not its sink (docs/STEADY.md,
+ * "Corrections, applied"). */
 static bool can_send(const trd_sd_build *b, int32_t link, int32_t t)
 {
     const trd_plink *l = &b->pf->links[link];

@@ -9,7 +9,8 @@
  *   cpu[i]     sum of cons(i, T) * task_size / speed_i                   <= 1   (7, 9)
  *   cons[i,t]  received + computed - sent - consumed - [i = sink(t)] TP   = 0   (5, 10, 11)
  * with no conservation row where i holds an unlimited supply of t
- * (i = leaf(t): the scatter source, ERRATA; v[i,i] on its owner, ERRATA).
+ * (i = leaf(t): the scatter source; v[i,i] on its owner: docs/STEADY.md,
+ * "Corrections, applied").
  * Only variables that can be nonzero exist (see trd_sd_can_send). */
 #ifndef TRD_STEADY_BUILD_H
 #define TRD_STEADY_BUILD_H

@@ -1,9 +1,10 @@
 /* check.c: an independent check of a steady-state result, written from
- * the problems' definitions (Legrand, Marchal and Robert 2004, Sec. 2-4
- * and ERRATA) rather than from the LP builder: it recomputes every port
- * and processor load and every conservation balance from the solution's
- * rates, replays every tree on tokens, and adds up the matchings.  Each
- * function returns TRD_EBACKEND naming the first violated constraint.
+ * the problems' definitions (Legrand, Marchal and Robert 2004, Sec. 2-4,
+ * and docs/STEADY.md, "Corrections, applied") rather than from the LP
+ * builder: it recomputes every port and processor load and every
+ * conservation balance from the solution's rates, replays every tree on
+ * tokens, and adds up the matchings.  Each function returns TRD_EBACKEND
+ * naming the first violated constraint.
  *
  *  - one-port (2)-(3): per node, sum of send * size * c over out-links <= 1,
  *    over in-links <= 1; computation (7), (9): sum of cons * task / speed
@@ -11,7 +12,7 @@
  *  - conservation (5), (10): per node i and type t, received + computed =
  *    sent + consumed (+ TP where i is t's destination, (6), (11)), except
  *    where i has an unlimited supply of t (the source's messages, v[i,i]
- *    on its owner; ERRATA); a destination never sends its own type;
+ *    on its owner: the corrections); a destination never sends its own type;
  *  - counts per period = rate * period, integers;
  *  - trees and matchings: check_trees.c. */
 #include <stdlib.h>
@@ -43,7 +44,7 @@ static bool count_ok(const mpq_t rate, const mpz_t count, const mpz_t period, mp
            mpz_cmp(mpq_numref(tmp), count) == 0;
 }
 
-/* One send: on a real link, ERRATA respected; loads and balances. */
+/* One send: on a real link, the corrections respected; loads and balances. */
 static trd_status check_send(const trd_steady *st, const trd_platform *pf, const trd_sd_send *s,
                              mpq_t *load, mpq_t *bal, mpq_t tmp)
 {
@@ -53,8 +54,8 @@ static trd_status check_send(const trd_steady *st, const trd_platform *pf, const
         return FAIL("send on link %d does not match the platform", (int)s->link);
     const trd_sd_type *ty = &st->types[s->type];
     if (s->from == sink_of(st, ty))
-        return FAIL("'%s' sends on its own message type %d (ERRATA)", pf->nodes[s->from].name,
-                    (int)s->type);
+        return FAIL("'%s' sends on its own message type %d (a destination never does)",
+                    pf->nodes[s->from].name, (int)s->type);
     if (!count_ok(s->rate, s->count, st->period, tmp))
         return FAIL("send %s -> %s: rate not > 0 or count != rate * period",
                     pf->nodes[s->from].name, pf->nodes[s->to].name);

@@ -3,7 +3,8 @@
  * sends a distinct unit-size message m_{k,l} to every other participant l;
  * TP messages of every pair arrive per time unit.  The scatters of all
  * participants sharing the one-port rows: one type per ordered pair, with
- * leaf k (exempt from conservation, ERRATA) and sink l (never sends it on). */
+ * leaf k (exempt from conservation) and sink l (never sends it on), as
+ * docs/STEADY.md, "Corrections, applied", says. */
 #include "steady/steady_internal.h"
 
 trd_status trd_sd_gossip_types(trd_steady *st)

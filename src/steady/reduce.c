@@ -4,8 +4,9 @@
  * intervals combine: task T_{k,l,m} computes v[k,m] = v[k,l] ⊕ v[l+1,m].
  *
  * Message types: every partial result v[k,m], 0 <= k <= m <= N, of size
- * size(v[k,m]).  v[k,k] is supplied without limit on its owner (ERRATA);
- * v[0,N] is delivered at the target (11), which never re-sends it (ERRATA).
+ * size(v[k,m]).  v[k,k] is supplied without limit on its owner; v[0,N]
+ * is delivered at the target (11), which never re-sends it (both
+ * corrections of the paper: docs/STEADY.md, "Corrections, applied").
  * Columns cons(P_i, T_{k,l,m}) exist only on computing nodes (routers
  * compute nothing) that can hold v[k,m] (build.h); each takes
  * w(P_i, T) = task_size / speed_i of P_i's time (9), with (7) alpha <= 1. */

@@ -125,9 +125,9 @@ void trd_sd_type_name(const trd_steady *st, const trd_platform *pf, int32_t type
 
 /* --- the LP (build.c, reduce.c) and its solution (solution.c) --- */
 trd_status trd_sd_solve_lp(trd_steady *st, const trd_platform *pf);
-/* Removes cycles of sends of one type (they carry nothing: ERRATA's
- * round trips and LP degeneracy) and zero entries; keeps TP and every
- * constraint. */
+/* Removes cycles of sends of one type (they carry nothing: the round
+ * trips docs/STEADY.md's corrections forbid, and LP degeneracy) and zero
+ * entries; keeps TP and every constraint. */
 trd_status trd_sd_cancel_cycles(trd_steady *st);
 
 /* --- period.c --- */

@@ -10,8 +10,8 @@
 #   run_ok NP ARGS...          a verified run with the contract's JSON keys
 #                              (allreduce true exactly when ARGS ask for it);
 #   quick                      true under TRD_TEST_QUICK=1 (make
-#                              test-sanitize, where one launch costs ~7 s
-#                              against ~1 s): the scripts then run their
+#                              test-sanitize, where a launch costs several
+#                              times as much): the scripts then run their
 #                              matrix on fewer process counts.
 launcher=$1
 tool=$2
@@ -22,8 +22,8 @@ source "$here/../cli_lib.sh"
 trap 'rm -rf "$out"' EXIT
 # Under AddressSanitizer, no leak checks in these scripts' ranks: at exit,
 # LSan walks Open MPI's ~3,000 allocations with the slow unwinder its
-# suppressions need, ~4 s of a ~1 s launch, and these scripts launch
-# dozens.  The C programs under MPI (mpi_wire, mpi_faults, mpi_layer, the
+# suppressions need, several times a launch's own time, and these scripts
+# launch dozens.  The C programs under MPI (mpi_wire, mpi_faults, mpi_layer, the
 # runtime matrix) check the wire's leaks, one launch each.
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 if [ -z "$launcher" ] || ! command -v "$launcher" >/dev/null 2>&1; then

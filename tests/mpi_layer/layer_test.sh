@@ -91,7 +91,7 @@ all_handled='MPI_Allreduce handled=[1-9][0-9]* passed=0$'
 all_handled_reduce='MPI_Reduce handled=[1-9][0-9]* passed=0$'
 
 part_types() {
-  if [ "$quick" = 1 ]; then # a run of ~40 s (2 processes) under ASan
+  if [ "$quick" = 1 ]; then # tens of seconds (2 processes) under ASan
     TRD_TEST_MPI_LIMIT=240 launch 2 preload TREDUCE_MPI_STATS=1 TREDUCE_MPI_ALGO=binomial \
       -- layer_types
     runs_ok "types, preload (binomial)" "$all_handled" "$all_handled_reduce"

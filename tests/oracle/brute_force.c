@@ -1,7 +1,8 @@
 /* brute_force.c: makespans without the library.
  *
- * trd_oracle_prop3_makespan is Proposition 3 of canon-antoniu read as in
- * ../shared/papers/ERRATA.md: a machine i with m_i inputs whose transfer
+ * trd_oracle_prop3_makespan is Proposition 3 of canon-antoniu read as its
+ * proof's induction needs (docs/MODEL.md: earliest first, not the "j-th
+ * largest" the statement prints): a machine i with m_i inputs whose transfer
  * times, sorted earliest first, are t_i^1 <= ... <= t_i^m, sends at
  *     t_i = max_j (t_i^j + d + (m_i - j) max(d, c) + c)
  * (0 for a leaf), and the root finishes at its own t.  It is computed by

@@ -6,7 +6,8 @@
  * Machines are 0-based positions here: position p is the paper's machine
  * p + 1, position 0 the root (the sink, machine 1).  The heap is ordered by
  * (s value, then smaller position): the library's documented tie rule.
- * Corrections of ../shared/papers/ERRATA.md applied to Algorithm 2:
+ * The readings of docs/MODEL.md ("Reading of the paper and choices made")
+ * applied to Algorithm 2:
  *   - line 8: t_{i-K} counts as 0 when i - K < 2 (1-based), i.e. when i - K
  *     is not a machine that received a transfer: the first K transfers are
  *     unconstrained;
@@ -112,7 +113,7 @@ double trd_oracle_greedy_k_transfers_heap(int32_t n, double d, double c, int64_t
     heap_push(&h, 0);
     for (int32_t i = 1; i < n; i++) {
         int32_t m = heap_pop(&h); /* line 7 */
-        /* line 8 with ERRATA: 1-based index (i+1) - K < 2 is no transfer */
+        /* line 8 as read: 1-based index (i+1) - K < 2 is no transfer */
         double earlier = (int64_t)i - K >= 1 ? t[i - K] : 0.0;
         t[i] = max2(s[m] + c, earlier) + d;
         s[i] = t[i];                       /* line 9 */
@@ -126,7 +127,7 @@ double trd_oracle_greedy_k_transfers_heap(int32_t n, double d, double c, int64_t
         tmax = max2(tmax, t[i]);
     start[0] = 0.0;
     for (int32_t i = 1; i < n; i++)
-        start[i] = tmax - t[i]; /* lines 13-15 with ERRATA */
+        start[i] = tmax - t[i]; /* lines 13-15 as read: no "+c" */
 done:
     free(s);
     free(t);

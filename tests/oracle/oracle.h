@@ -15,13 +15,14 @@ int trd_oracle_greedy_heap(int32_t n, double d, double c, int64_t reducers,
                            int32_t *parent);
 
 /* Algorithm 2 with a binary heap; fills parent[] and the forward start of
- * every transfer start[i] (start[0] unused) per ERRATA.md, and returns the
+ * every transfer start[i] (start[0] unused) as docs/MODEL.md reads it
+ * ("Reading of the paper and choices made"), and returns the
  * makespan (t_max), or a negative value when out of memory (or when n < 1
  * or K < 1).  start[0] is set to 0. */
 double trd_oracle_greedy_k_transfers_heap(int32_t n, double d, double c, int64_t K,
                                           int32_t *parent, double *start);
 
-/* Prop. 3 closed form (ERRATA reading, inputs earliest first):
+/* Prop. 3 closed form (docs/MODEL.md's reading, inputs earliest first):
  * t_i = max_j (t_i^j + d + (m_i - j) max(d, c) + c); returns the root's
  * finish time.  parent[] may be any tree rooted where parent == -1; NaN
  * when it is not one tree (no root, two roots, a cycle, a bad index). */
