@@ -21,7 +21,7 @@
 # make, cmake with no placeholder such as N, FILE or [...]) is an error: it
 # would never run.  The docs must not link a file a clone does not have
 # (../shared/..., DESIGN.md, ERRATA.md, a missing path), and no comment of
-# the sources may cite DESIGN.md.
+# the sources may cite those either.
 # usage: docs_test.sh SOURCE_DIR BUILD_DIR OUTDIR
 set -u
 src=$(cd "$1" && pwd)
@@ -206,10 +206,10 @@ for f in "${docs[@]}"; do
   done < <(grep -noE '\]\([^)]+\)|`(docs|src|tests|tools|bench|include|examples|cmake|scripts|mpi_layer)/[^` ]+`' "$f" |
     grep -v 'http' | sed -E 's/^([0-9]+):\]?/\1:/')
 done
-cites=$(grep -rn 'DESIGN\.md' "$src/src" "$src/include" "$src/tools" "$src/mpi_layer" \
-  "$src/tests" "$src/bench" "$src/examples" "$src/CMakeLists.txt" 2>/dev/null |
-  grep -v '/tests/docs_test.sh:')
-[ -z "$cites" ] && ok || bad "sources cite DESIGN.md, which a clone does not have: $cites"
+cites=$(grep -rnE 'DESIGN\.md|ERRATA\.md|\.\./shared/' "$src/src" "$src/include" "$src/tools" \
+  "$src/mpi_layer" "$src/tests" "$src/bench" "$src/examples" "$src/cmake" "$src/scripts" \
+  "$src/CMakeLists.txt" 2>/dev/null | grep -v '/tests/docs_test.sh:')
+[ -z "$cites" ] && ok || bad "sources cite a file a clone does not have: $cites"
 
 echo "docs: $nskipped blocks skipped, and why:"
 for r in "${!skipped[@]}"; do echo "  ${skipped[$r]}  $r"; done | sort -k2
