@@ -41,7 +41,7 @@ test-tsan: bootstrap
 	TSAN_OPTIONS="halt_on_error=1 suppressions=$(CURDIR)/tests/mpi_layer/tsan_mpi.supp" \
 	  TRD_TEST_MPI_LIMIT=240 tests/mpi/run_mpi.sh mpirun 3 -x TSAN_OPTIONS build-tsan/tests/mpi_layer/layer_lifecycle_linked 20
 
-# The MPI transport built and run against MPICH instead of Open MPI.
+# The MPI wire built and run against MPICH instead of Open MPI.
 test-mpich: bootstrap
 	TRD_WERROR=$(WERROR) bash tests/mpi/build_mpich.sh build-mpich
 
