@@ -328,6 +328,15 @@ trd_status trd_comm_barrier(trd_comm *comm);
  * reductions (timings, checks) without a collective of MPI's that has no
  * deadline.  TRD_EINVAL for a NULL argument or n < 0. */
 trd_status trd_comm_agree_max(trd_comm *comm, const double *in, double *out, int64_t n);
+/* Every rank passes `bytes` bytes at in and gets every rank's in out, rank
+ * r's at out + r * bytes (p * bytes in all; collective, every rank with
+ * the same bytes; out may overlap in): for what a program gathers around
+ * its reductions (names, small results), with the communicator's deadline,
+ * as it is built on trd_comm_agree_max (six bytes per value: keep it to a
+ * few kilobytes).  TRD_EINVAL for a NULL argument (NULL buffers are fine
+ * with bytes 0) or p * bytes beyond memory; a failure after it began, as
+ * trd_comm_agree_max's, fails the communicator. */
+trd_status trd_comm_allgather(trd_comm *comm, const void *in, void *out, size_t bytes);
 
 /* How a collective call runs.  Initialise with trd_coll_opts_init. */
 typedef struct trd_coll_opts {
