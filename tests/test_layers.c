@@ -133,8 +133,9 @@ static void test_reentry_refused(void **state)
     rt_run_logged_ok(P, 5, reenter_rank, "re-entry");
 }
 
-/* The wire registry: each wire by name, its communicators named after it;
- * an unknown name refused with the list. */
+/* The wire registry: each wire by name, with every field the tools read
+ * (the name of what its ranks are), its communicators named after it; an
+ * unknown name refused with the list. */
 static void test_wire_registry(void **state)
 {
     (void)state;
@@ -144,9 +145,12 @@ static void test_wire_registry(void **state)
     for (size_t i = 0; i < trd_wire_count(); i++) {
         assert_int_equal(trd_wire_find(trd_wire_at(i)->name, &w), TRD_OK);
         assert_ptr_equal(w, trd_wire_at(i));
+        TU_CHECK(w->summary && *w->summary && w->ranks && *w->ranks && w->create,
+                 "wire '%s' lacks a field the tools read", w->name);
     }
     assert_int_equal(trd_wire_find("mpi", &w), TRD_OK);
     assert_true(w->launched && w->p_max == 1);
+    assert_string_equal(w->ranks, "MPI processes");
     assert_int_equal(trd_wire_find("tcp", &w), TRD_EINVAL);
     assert_null(w);
     TU_CHECK(strstr(trd_errmsg(), "'tcp'") && strstr(trd_errmsg(), "threads, mpi"), "%s",
@@ -154,6 +158,7 @@ static void test_wire_registry(void **state)
     assert_int_equal(trd_wire_find(NULL, &w), TRD_EINVAL);
     assert_int_equal(trd_wire_find("threads", &w), TRD_OK);
     assert_false(w->launched);
+    assert_string_equal(w->ranks, "threads");
     trd_comm *comm[3];
     assert_int_equal(w->create(comm, 3, 5.0), TRD_OK);
     for (int r = 0; r < 3; r++) {

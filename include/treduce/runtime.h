@@ -287,7 +287,7 @@ const char *trd_comm_transport(const trd_comm *comm);
 
 /* The wires - the real point-to-point backends a communicator runs over -
  * in one table (src/runtime/wires.c): what a tool looks up by name instead
- * of knowing them. */
+ * of knowing them, and asks about by the fields below, never by name. */
 typedef struct trd_wire_info {
     const char *name;    /* "threads", "mpi" */
     const char *summary; /* one line, for usage texts */
@@ -300,6 +300,8 @@ typedef struct trd_wire_info {
      * runtime initialised by the caller (MPI_Init).  TRD_EUNSUPPORTED when
      * this build lacks the wire. */
     trd_status (*create)(trd_comm **comm, int32_t p, double timeout_s);
+    /* What its ranks are, plural, for reports: "threads", "MPI processes". */
+    const char *ranks;
 } trd_wire_info;
 /* How many wires the table has, and the i-th (NULL past the end). */
 size_t trd_wire_count(void);

@@ -1,7 +1,9 @@
 /* wires.c: the wire registry - every real point-to-point backend, by name,
- * with the function that makes communicators over it.  Adding a wire is a
- * src/wire/ implementation of wire.h, its communicator constructor, and one
- * row here; the CLI finds it by name (--wire / --transport). */
+ * with the function that makes communicators over it and what a tool asks
+ * about it (launched or not, most ranks, what a rank is).  Adding a wire
+ * is a src/wire/ implementation of wire.h, its communicator constructor,
+ * and one row here; the CLI finds it by name (--wire / --transport) and
+ * treats it by those fields, never by its name. */
 #include <stdio.h>
 #include <string.h>
 
@@ -24,9 +26,11 @@ static trd_status create_mpi(trd_comm **comm, int32_t p, double timeout_s)
 }
 
 static const trd_wire_info wires[] = {
-    {"threads", "one thread per rank in this process", false, TRD_THREADS_MAX, create_threads},
-    {"mpi", "one MPI process per rank (mpirun -np P); shared-memory rings on one node", true,
-     1, create_mpi},
+    {.name = "threads", .summary = "one thread per rank in this process", .launched = false,
+     .p_max = TRD_THREADS_MAX, .create = create_threads, .ranks = "threads"},
+    {.name = "mpi",
+     .summary = "one MPI process per rank (mpirun -np P); shared-memory rings on one node",
+     .launched = true, .p_max = 1, .create = create_mpi, .ranks = "MPI processes"},
 };
 #define WIRES (sizeof wires / sizeof wires[0])
 
