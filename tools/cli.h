@@ -48,6 +48,9 @@ int cli_finite_end(const char *cmd, const cli_finite *f, struct json_t *obj);
 int cli_wire(const char *cmd, const char *name, const trd_wire_info **out);
 /* For a wire that is not launched, 1 <= p <= its most; else a usage error. */
 int cli_wire_ranks(const char *cmd, const trd_wire_info *wire, int64_t p);
+/* The registry's row of comm's wire: what a command asks of a rank's wire
+ * (launched or not, what its ranks are), never its name. */
+const trd_wire_info *cli_comm_wire(const trd_comm *comm);
 /* Prints "treduce <cmd>: <message>" and a hint to --help; returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 #if defined(__GNUC__)
