@@ -118,6 +118,7 @@ static int check_args(bench_args *a)
     if (st != CLI_OK)
         return st;
     a->transport = wire->name;
+    a->wire = wire;
     if (!(a->op_cost_us >= 0) || a->op_cost_us > 1e7)
         return cli_usage_error(cmd, "invalid --op-cost %g: need 0 to 1e7 microseconds",
                                a->op_cost_us);
@@ -173,9 +174,7 @@ static int parse_args(int argc, char **argv, bench_args *a)
 /* Under a launched wire (MPI) the baseline is the MPI library's own. */
 static int bench_on_wire(bench_args *a)
 {
-    const trd_wire_info *wire;
-    trd_wire_find(a->transport, &wire); /* checked by check_args */
-    return wire->launched ? bench_mpi(a) : bench_threads(a);
+    return a->wire->launched ? bench_mpi(a) : bench_threads(a);
 }
 
 int cmd_bench(int argc, char **argv)

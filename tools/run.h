@@ -62,6 +62,8 @@ int cli_run_threads(const cli_run_args *a);
 trd_status cli_run_threads_collect(const cli_run_args *a, cli_run_result *out);
 /* The defaults of `treduce run`. */
 void cli_run_args_init(cli_run_args *a);
-int cli_run_mpi(const cli_run_args *a);
+/* The run of this process's rank of a launched wire (MPI) and, on rank 0,
+ * the report. */
+int cli_run_mpi(const cli_run_args *a, const trd_wire_info *wire);
 
 #endif

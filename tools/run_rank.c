@@ -215,9 +215,9 @@ void cli_run_rank(const cli_run_args *a, trd_comm *comm, const trd_op *op, cli_r
     for (int64_t k = 0; st == TRD_OK && k < warmup + a->iters; k++) {
         if ((st = trd_comm_barrier(comm)) != TRD_OK)
             break;
-        if (k == warmup && r == a->dead_rank && !strcmp(a->transport, "mpi")) {
+        if (k == warmup && r == a->dead_rank && cli_comm_wire(comm)->launched) {
             fprintf(stderr, "treduce run: rank %lld kills itself (--dead-rank)\n", (long long)r);
-            raise(SIGKILL); /* --dead-rank under MPI: a process killed mid-run */
+            raise(SIGKILL); /* a rank that is a process: killed mid-run (threads: the hook) */
         }
         double t0 = trd_comm_now(comm);
         st = call(a, comm, op, in, out, &res->model);

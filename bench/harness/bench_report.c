@@ -12,7 +12,7 @@
 
 const char *bench_baseline_name(const bench_args *a)
 {
-    return !strcmp(a->transport, "mpi") ? "mpi" : "bound";
+    return a->wire->launched ? "mpi" : "bound";
 }
 
 const bench_point *bench_find(const bench_table *t, size_t op, int kind, int64_t bytes,
@@ -166,7 +166,7 @@ static void print_block(const bench_args *a, const bench_table *t, size_t op, in
     snprintf(ratio, sizeof ratio, "auto/%s", base);
     printf("\n%s of %s, %lld ranks (%s) - microseconds, median over repetitions of the "
            "slowest rank\n", kind_name(kind), a->ops[op], (long long)t->p,
-           strcmp(a->transport, "mpi") ? "threads" : "MPI processes");
+           a->wire->ranks);
     printf("  %9s %10s %-20s %10s %-20s %10s %10s %10s  %-20s %10s\n", "bytes", "auto",
            "(auto's choice)", "best", "(algorithm)", base, ratio, "predicted", "model's first",
            "first/best");
