@@ -77,6 +77,12 @@ int cli_parse_options_short(const char *cmd, const char *shortopts, int argc, ch
                             const struct option *opts, void (*help)(void),
                             int (*take)(int opt, void *ctx), void *ctx);
 
+/* Rank r's input at element i for operator op: small integers, so that
+ * sums and products are exact in float and double whatever the combine
+ * order (docs/RUNTIME.md); `treduce run` and `treduce bench` reduce them
+ * (tools/cli_values.c). */
+int64_t cli_run_value(const char *op, int64_t r, int64_t i);
+
 /* Sorts v[0..n) ascending (medians of timings). */
 void cli_sort(double *v, size_t n);
 
