@@ -21,7 +21,7 @@
 #include <time.h>
 
 #include "testutil.h"
-#include "runtime/test_hooks.h" /* injected delays, a dead rank */
+#include "treduce_internal/test_hooks.h" /* injected delays, a dead rank */
 
 #define RT_MAX_P 128
 #define RT_MSG 512

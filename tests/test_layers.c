@@ -135,8 +135,9 @@ static void test_reentry_refused(void **state)
 
 /* The wire registry: the threads wire from the start, the MPI wire once
  * registered (once: again is a no-op; another row of its name refused);
- * each wire by name, its communicators named after it; an unknown name or
- * an incomplete row refused with the reason. */
+ * each wire by name, with every field the tools read (what its ranks
+ * are), its communicators named after it; an unknown name or an
+ * incomplete row refused with the reason. */
 static void test_wire_registry(void **state)
 {
     (void)state;
@@ -158,9 +159,12 @@ static void test_wire_registry(void **state)
     for (size_t i = 0; i < trd_wire_count(); i++) {
         assert_int_equal(trd_wire_find(trd_wire_at(i)->name, &w), TRD_OK);
         assert_ptr_equal(w, trd_wire_at(i));
+        TU_CHECK(w->summary && *w->summary && w->ranks && *w->ranks && w->create,
+                 "wire '%s' lacks a field the tools read", w->name);
     }
     assert_int_equal(trd_wire_find("mpi", &w), TRD_OK);
     assert_true(w->launched && w->p_max == 1);
+    assert_string_equal(w->ranks, "MPI processes");
     assert_int_equal(trd_wire_find("tcp", &w), TRD_EINVAL);
     assert_null(w);
     TU_CHECK(strstr(trd_errmsg(), "'tcp'") && strstr(trd_errmsg(), "threads, mpi"), "%s",
@@ -168,6 +172,7 @@ static void test_wire_registry(void **state)
     assert_int_equal(trd_wire_find(NULL, &w), TRD_EINVAL);
     assert_int_equal(trd_wire_find("threads", &w), TRD_OK);
     assert_false(w->launched);
+    assert_string_equal(w->ranks, "threads");
     trd_comm *comm[3];
     assert_int_equal(w->create(comm, 3, 5.0), TRD_OK);
     for (int r = 0; r < 3; r++) {

@@ -12,7 +12,7 @@
  * the point is that nothing changes, not what the value is (the value
  * itself is checked against a sequential fold to within rounding). */
 #include "testutil.h"
-#include "runtime/test_hooks.h" /* random send delays */
+#include "treduce_internal/test_hooks.h" /* random send delays */
 
 #define P 6
 #define COUNT 257

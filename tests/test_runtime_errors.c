@@ -62,7 +62,7 @@ static void test_threads_create_bad_opts(void **state)
     }
 }
 
-/* The test hooks (runtime/test_hooks.h) refuse a delay out of range,
+/* The test hooks (treduce_internal/test_hooks.h) refuse a delay out of range,
  * naming it, and a NULL argument. */
 static void test_hooks_bad_delay(void **state)
 {

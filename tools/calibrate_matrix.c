@@ -8,9 +8,11 @@
  *   - as a platform JSON (docs/PLATFORMS.md) with time unit 1 s and message
  *     unit --unit-bytes: link i -> j of cost unit x seconds per byte, node
  *     i of speed 1 / (its combine of a unit's elements).
- * Ranks are named after the testbed node they run on (TRD_TESTBED_NODE,
- * set by `treduce testbed run`), else after their MPI processor name, with
- * "#rank" where several ranks share one. */
+ * The ranks of a launched wire (processes) are named after the testbed
+ * node they run on (TRD_TESTBED_NODE, set by `treduce testbed run`), else
+ * after their MPI processor name, threads after their rank; "#rank" is
+ * added where several ranks share one.  Every rank gets every name through
+ * the communicator (trd_comm_allgather), as it gets the measurements. */
 #include "calibrate_matrix.h"
 
 #include <jansson.h>
@@ -42,46 +44,47 @@ void cli_matrix_args_init(cli_matrix_args *m)
         m->unit_bytes = 1e6;
 }
 
-/* This rank's own name (before making names unique). */
+/* This rank's own name (before making names unique): a process's host, a
+ * thread's rank.  A launched wire's runtime is MPI's
+ * (trd_wire_info.launched). */
 static void own_name(trd_comm *comm, char *buf)
 {
     const char *node = getenv("TRD_TESTBED_NODE");
     snprintf(buf, NAME_MAX_LEN, "r%d", (int)trd_comm_rank(comm));
+    if (!cli_comm_wire(comm)->launched)
+        return;
 #ifdef TRD_HAVE_MPI
     int len = 0;
     char host[MPI_MAX_PROCESSOR_NAME];
-    if (!strcmp(trd_comm_wire(comm), "mpi") && MPI_Get_processor_name(host, &len) == 0)
+    if (MPI_Get_processor_name(host, &len) == 0)
         snprintf(buf, NAME_MAX_LEN, "%.63s", host);
 #endif
-    if (node && !strcmp(trd_comm_wire(comm), "mpi"))
+    if (node)
         snprintf(buf, NAME_MAX_LEN, "%.63s", node);
 }
 
-/* Every rank's name on every rank (MPI; threads are named r0, r1, ...),
- * "#rank" added to a name that several ranks have. */
-static void gather_names(trd_comm *comm, char (*names)[NAME_MAX_LEN])
+/* Every rank's name on every rank, "#rank" added to each of the names
+ * that several ranks have (all of them: found before any is changed). */
+static trd_status gather_names(trd_comm *comm, char (*names)[NAME_MAX_LEN])
 {
     int32_t p = trd_comm_size(comm);
-    char mine[NAME_MAX_LEN];
+    char mine[NAME_MAX_LEN] = {0};
     own_name(comm, mine);
-#ifdef TRD_HAVE_MPI
-    if (!strcmp(trd_comm_wire(comm), "mpi"))
-        MPI_Allgather(mine, NAME_MAX_LEN, MPI_CHAR, names, NAME_MAX_LEN, MPI_CHAR,
-                      MPI_COMM_WORLD);
-    else
-#endif
-        for (int32_t r = 0; r < p; r++)
-            snprintf(names[r], NAME_MAX_LEN, "r%d", (int)r);
-    for (int32_t r = 0; r < p; r++) {
-        int same = 0;
+    trd_status st = trd_comm_allgather(comm, mine, names, NAME_MAX_LEN);
+    bool *shared = st == TRD_OK ? calloc((size_t)p, sizeof *shared) : NULL;
+    if (st == TRD_OK && !shared)
+        return TRD_ENOMEM;
+    for (int32_t r = 0; st == TRD_OK && r < p; r++)
         for (int32_t s = 0; s < p; s++)
-            same += !strcmp(names[r], names[s]);
-        if (same > 1) {
+            shared[r] = shared[r] || (s != r && !strcmp(names[r], names[s]));
+    for (int32_t r = 0; st == TRD_OK && r < p; r++)
+        if (shared[r]) {
             char base[NAME_MAX_LEN - 12];
             snprintf(base, sizeof base, "%s", names[r]);
             snprintf(names[r], NAME_MAX_LEN, "%s#%d", base, (int)r);
         }
-    }
+    free(shared);
+    return st;
 }
 
 /* Errors stay in the context (reported by rank 0, MPI or threads alike). */
@@ -89,12 +92,13 @@ static trd_status measure(trd_comm *comm, void *arg)
 {
     matrix_ctx *c = arg;
     c->status = trd_comm_profile_pairs(comm, c->op, &c->profile);
-    if (c->status != TRD_OK)
-        snprintf(c->error, sizeof c->error, "%s", trd_errmsg());
-    else
+    if (c->status == TRD_OK)
         c->names = calloc((size_t)trd_comm_size(comm), NAME_MAX_LEN);
     if (c->status == TRD_OK && c->names)
-        gather_names(comm, c->names);
+        c->status = gather_names(comm, c->names);
+    if (c->status != TRD_OK)
+        snprintf(c->error, sizeof c->error, "%s",
+                 c->status == TRD_ENOMEM ? "out of memory" : trd_errmsg());
     return TRD_OK;
 }
 
@@ -265,7 +269,8 @@ static void release(void *ctx)
     free(c->names);
 }
 
-int cli_calibrate_matrix(const cli_run_args *a, const cli_matrix_args *m)
+int cli_calibrate_matrix(const cli_run_args *a, const trd_wire_info *wire,
+                         const cli_matrix_args *m)
 {
     if (m->count < 1)
         return cli_usage_error(cmd, "invalid --count %lld: must be >= 1", (long long)m->count);
@@ -275,7 +280,7 @@ int cli_calibrate_matrix(const cli_run_args *a, const cli_matrix_args *m)
         return cli_lib_error(cmd, st);
     matrix_ctx ctx = {.op = op};
     int rank = 0, rc = CLI_OK;
-    st = cli_ranks_run(a->wire, (int32_t)a->p, a->timeout, measure, &ctx, sizeof ctx,
+    st = cli_ranks_run(wire, (int32_t)a->p, a->timeout, measure, &ctx, sizeof ctx,
                        release, &rank);
     size_t elem = trd_op_elem_size(op);
     trd_op_free(op);
@@ -285,7 +290,8 @@ int cli_calibrate_matrix(const cli_run_args *a, const cli_matrix_args *m)
     } else if (st != TRD_OK) {
         rc = cli_lib_error(cmd, st);
     } else if (ctx.status != TRD_OK || !ctx.names) {
-        fprintf(stderr, "treduce %s: %s\n", cmd, ctx.names ? ctx.error : "out of memory");
+        fprintf(stderr, "treduce %s: %s\n", cmd,
+                ctx.status != TRD_OK ? ctx.error : "out of memory");
         rc = CLI_FAILED;
     } else if (rank == 0) {
         rc = report(a, m, &ctx, elem);

@@ -17,8 +17,9 @@ typedef struct cli_matrix_args {
 /* Defaults: count 131072, unit from TRD_TESTBED_UNIT_BYTES (set by
  * `treduce testbed run`) or 1e6. */
 void cli_matrix_args_init(cli_matrix_args *m);
-/* The measurement on the wire of a (threads: a->p ranks; mpi: the
- * job's) and the report on rank 0: an exit status. */
-int cli_calibrate_matrix(const cli_run_args *a, const cli_matrix_args *m);
+/* The measurement on `wire`, a->wire's (a->p threads, or a launched
+ * wire's job), and the report on rank 0: an exit status. */
+int cli_calibrate_matrix(const cli_run_args *a, const trd_wire_info *wire,
+                         const cli_matrix_args *m);
 
 #endif

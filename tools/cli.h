@@ -48,6 +48,9 @@ int cli_finite_end(const char *cmd, const cli_finite *f, struct json_t *obj);
 int cli_wire(const char *cmd, const char *name, const trd_wire_info **out);
 /* For a wire that is not launched, 1 <= p <= its most; else a usage error. */
 int cli_wire_ranks(const char *cmd, const trd_wire_info *wire, int64_t p);
+/* The registry's row of comm's wire: what a command asks of a rank's wire
+ * (launched or not, what its ranks are), never its name. */
+const trd_wire_info *cli_comm_wire(const trd_comm *comm);
 /* Prints "treduce <cmd>: <message>" and a hint to --help; returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -73,6 +76,12 @@ int cli_parse_options(const char *cmd, int argc, char **argv, const struct optio
 int cli_parse_options_short(const char *cmd, const char *shortopts, int argc, char **argv,
                             const struct option *opts, void (*help)(void),
                             int (*take)(int opt, void *ctx), void *ctx);
+
+/* Rank r's input at element i for operator op: small integers, so that
+ * sums and products are exact in float and double whatever the combine
+ * order (docs/RUNTIME.md); `treduce run` and `treduce bench` reduce them
+ * (tools/cli_values.c). */
+int64_t cli_run_value(const char *op, int64_t r, int64_t i);
 
 /* Sorts v[0..n) ascending (medians of timings). */
 void cli_sort(double *v, size_t n);

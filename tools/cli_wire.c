@@ -15,3 +15,10 @@ int cli_wire_ranks(const char *cmd, const trd_wire_info *wire, int64_t p)
     return cli_usage_error(cmd, "invalid -p %lld: need 1 <= p <= %ld for %s (-p is required)",
                            (long long)p, (long)wire->p_max, wire->name);
 }
+
+const trd_wire_info *cli_comm_wire(const trd_comm *comm)
+{
+    const trd_wire_info *wire = NULL;
+    trd_wire_find(trd_comm_wire(comm), &wire); /* a communicator's wire is a row */
+    return wire;
+}

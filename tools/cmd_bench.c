@@ -67,7 +67,7 @@ static int take_option(int opt, void *ctx)
     bench_args *a = ctx;
     const char *cmd = "bench";
     switch (opt) {
-    case 'T': a->wire = optarg; return CLI_OK;
+    case 'T': a->wire_name = optarg; return CLI_OK;
     case 'p': return cli_int(cmd, "-p", optarg, &a->p) ? CLI_OK : CLI_USAGE;
     case 's': return bench_parse_sizes(optarg, a) ? CLI_OK : CLI_USAGE;
     case 'o': return bench_parse_ops(optarg, a) ? CLI_OK : CLI_USAGE;
@@ -112,12 +112,13 @@ static int check_args(bench_args *a)
 {
     const char *cmd = "bench";
     const trd_wire_info *wire;
-    int st = cli_wire(cmd, a->wire, &wire);
+    int st = cli_wire(cmd, a->wire_name, &wire);
     if (st == CLI_OK)
         st = cli_wire_ranks(cmd, wire, a->p);
     if (st != CLI_OK)
         return st;
-    a->wire = wire->name;
+    a->wire_name = wire->name;
+    a->wire = wire;
     if (!(a->op_cost_us >= 0) || a->op_cost_us > 1e7)
         return cli_usage_error(cmd, "invalid --op-cost %g: need 0 to 1e7 microseconds",
                                a->op_cost_us);
@@ -139,7 +140,7 @@ static int check_args(bench_args *a)
 static void defaults(bench_args *a, int argc, char **argv)
 {
     memset(a, 0, sizeof *a);
-    a->wire = "threads";
+    a->wire_name = "threads";
     a->out = "bench-out";
     a->p = 2;
     a->op_cost_us = 200;
@@ -173,9 +174,7 @@ static int parse_args(int argc, char **argv, bench_args *a)
 /* Under a launched wire (MPI) the baseline is the MPI library's own. */
 static int bench_on_wire(bench_args *a)
 {
-    const trd_wire_info *wire;
-    trd_wire_find(a->wire, &wire); /* checked by check_args */
-    return wire->launched ? bench_mpi(a) : bench_threads(a);
+    return a->wire->launched ? bench_mpi(a) : bench_threads(a);
 }
 
 int cmd_bench(int argc, char **argv)

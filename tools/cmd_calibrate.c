@@ -228,14 +228,14 @@ int cmd_calibrate(int argc, char **argv)
     if (!mx.matrix && (mx.costs_out || mx.platform_out))
         return cli_usage_error("calibrate", "--costs-out and --platform-out need --matrix");
     if (mx.matrix)
-        return cli_calibrate_matrix(&a, &mx);
+        return cli_calibrate_matrix(&a, wire, &mx);
     trd_op *op = NULL;
     trd_status st = cli_run_make_op(&a, &op);
     if (st != TRD_OK)
         return cli_lib_error("calibrate", st);
     calib_ctx ctx = {.op = op, .elem_size = trd_op_elem_size(op)};
     int rank = 0;
-    st = cli_ranks_run(a.wire, (int32_t)a.p, a.timeout, measure, &ctx, sizeof ctx, NULL,
+    st = cli_ranks_run(wire, (int32_t)a.p, a.timeout, measure, &ctx, sizeof ctx, NULL,
                        &rank);
     trd_op_free(op);
     if (st == TRD_EUNSUPPORTED && !trd_mpi_available()) {

@@ -274,7 +274,7 @@ int cmd_run(int argc, char **argv)
         return cli_lib_error("run", ts);
     const trd_wire_info *wire;
     trd_wire_find(a.wire, &wire); /* checked by parse_args */
-    st = wire->launched ? cli_run_mpi(&a) : cli_run_threads(&a);
+    st = wire->launched ? cli_run_mpi(&a, wire) : cli_run_threads(&a);
     trd_costs_free(a.costs);
     return st;
 }

@@ -69,7 +69,9 @@ typedef struct steady_args {
     int64_t fixed_period, simulate, run; /* simulate, run: operations, 0 = none */
     trd_steady_format format;
     int32_t *ids; /* the members' node ids (owned) */
-    bool mpi;     /* --run over MPI: every rank solves, rank 0 reports */
+    const trd_wire_info *wire; /* --wire; NULL: threads */
+    bool mpi;     /* --run over a launched wire: every rank solves, rank 0 reports */
+    trd_comm *comm; /* this process's rank then */
     int rank;
     steady_mpi_units units;
 } steady_args;
@@ -102,9 +104,8 @@ static int take_option(int opt, void *ctx)
     }
     case 'X':
     {
-        const trd_wire_info *wire;
-        int st = cli_wire(cmd, optarg, &wire);
-        a->mpi = st == CLI_OK && wire->launched; /* one rank per node: a process each */
+        int st = cli_wire(cmd, optarg, &a->wire);
+        a->mpi = st == CLI_OK && a->wire->launched; /* one rank per node: a process each */
         return st;
     }
     case 'u':
@@ -317,7 +318,7 @@ static int run_series(const steady_args *a, const trd_platform *pf, const trd_st
     if (!a->mpi)
         return steady_series_run(pf, result, a->run, json);
     steady_mpi_mute(a->rank, false); /* the run's own failures are every rank's to say */
-    return steady_series_run_mpi(pf, result, a->run, &a->units, json);
+    return steady_series_run_mpi(a->comm, pf, result, a->run, &a->units, json);
 }
 
 static trd_status write_result(const steady_args *a, const trd_platform *pf,
@@ -404,11 +405,12 @@ int cmd_steady(int argc, char **argv)
     if (st != CLI_OK)
         return st < 0 ? CLI_OK : st;
     if (a.mpi && a.run) {
-        if (!steady_mpi_begin(&a.rank))
+        if (!(a.comm = steady_mpi_begin(a.wire)))
             return CLI_FAILED;
+        a.rank = trd_comm_rank(a.comm);
         steady_mpi_mute(a.rank, true); /* every rank solves; rank 0 speaks */
         st = steady_main(&a, &spec);
-        steady_mpi_end();
+        steady_mpi_end(a.comm);
         return st;
     }
     return steady_main(&a, &spec);

@@ -1,17 +1,32 @@
 /* cmd_testbed.c: `treduce testbed up|show|run|down`: an emulated cluster of
  * network namespaces built from a platform file, and MPI jobs across it
- * (docs/TESTBED.md).  This file reads the options; testbed.h lists the
- * parts that do the work. */
-#include <errno.h>
+ * (docs/TESTBED.md).  This file reads the options, says what the testbed
+ * module (src/testbed/testbed.h, which does the work) reports, and turns
+ * its statuses into exit statuses. */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 #include "testbed.h"
 
 static const char *const cmd = "testbed";
+
+/* The module's diagnostics, as every command's: "treduce testbed: ...". */
+static void say(void *ctx, tb_say_kind kind, const char *text)
+{
+    (void)ctx;
+    fprintf(stderr, "treduce %s%s: %s\n", cmd, kind == TB_SAY_AGENT ? " agent" : "", text);
+    if (kind == TB_SAY_USAGE)
+        fprintf(stderr, "(see 'treduce %s --help')\n", cmd);
+}
+
+static const tb_report report = {say, NULL};
+
+static int exit_status(tb_status st)
+{
+    return st == TB_OK ? CLI_OK : st == TB_REFUSED ? CLI_USAGE : CLI_FAILED;
+}
 
 static void help(void)
 {
@@ -44,11 +59,11 @@ static void help(void)
            TB_NAME_MAX);
 }
 
-typedef struct tb_args {
+typedef struct testbed_args {
     const char *verb, *platform, *format;
     tb_run_args run;
     double unit_bytes, time_unit;
-} tb_args;
+} testbed_args;
 
 static int positive(const char *opt, const char *text, double *out)
 {
@@ -57,11 +72,11 @@ static int positive(const char *opt, const char *text, double *out)
     return *out > 0 ? CLI_OK : cli_usage_error(cmd, "invalid %s %s: must be > 0", opt, text);
 }
 
-static int take(int opt, tb_args *a)
+static int take(int opt, testbed_args *a)
 {
     switch (opt) {
     case 'p': a->platform = optarg; return CLI_OK;
-    case 'n': a->run.name = optarg; return tb_name_ok(cmd, optarg) ? CLI_OK : CLI_USAGE;
+    case 'n': a->run.name = optarg; return tb_name_ok(&report, optarg) ? CLI_OK : CLI_USAGE;
     case 'u': return positive("--unit-bytes", optarg, &a->unit_bytes);
     case 't': return positive("--time-unit", optarg, &a->time_unit);
     case 'N':
@@ -80,7 +95,7 @@ static int take(int opt, tb_args *a)
 }
 
 /* Options of the verb: those that do not apply to it are refused. */
-static int parse(int argc, char **argv, tb_args *a)
+static int parse(int argc, char **argv, testbed_args *a)
 {
     static const struct option opts[] = {
         {"platform", required_argument, 0, 'p'}, {"name", required_argument, 0, 'n'},
@@ -119,54 +134,38 @@ static int parse(int argc, char **argv, tb_args *a)
     return CLI_OK;
 }
 
-static int up(const tb_args *a)
+static int up(const testbed_args *a)
 {
     if (!a->platform)
         return cli_usage_error(cmd, "up needs --platform FILE");
-    if (!tb_privileged(cmd))
-        return CLI_FAILED;
-    trd_platform *pf = NULL;
-    trd_status s = trd_platform_load(a->platform, &pf);
-    if (s != TRD_OK)
-        return cli_lib_error(cmd, s);
     tb_layout t;
-    int rc = tb_layout_make(pf, a->platform, a->run.name, a->unit_bytes, a->time_unit, &t);
-    trd_platform_free(pf);
-    if (rc != CLI_OK)
-        return rc;
-    char dir[512];
-    bool exists = false;
-    tb_state_dir(t.name, dir, sizeof dir);
-    if (!cli_make_dir(cmd, "/run/treduce") || !cli_make_dir(cmd, TB_STATE_ROOT))
-        rc = CLI_FAILED;
-    else if (mkdir(dir, 0755) != 0) { /* atomic: of two ups of one name, one fails */
-        exists = errno == EEXIST;
-        rc = exists ? cli_usage_error(cmd, "testbed '%s' exists (%s): 'treduce testbed down "
-                                      "--name %s' first", t.name, dir, t.name)
-                    : (fprintf(stderr, "treduce %s: cannot create %s: %s\n", cmd, dir,
-                               strerror(errno)), CLI_FAILED);
-    } else if ((rc = tb_state_save(cmd, &t)) == CLI_OK && (rc = tb_build(cmd, &t)) == CLI_OK) {
-        t.complete = true;
-        rc = tb_state_save(cmd, &t);
-    }
-    if (rc != CLI_OK && !exists)
-        tb_remove(cmd, t.name, true); /* a failed build removed itself: this finds nothing */
-    if (rc == CLI_OK)
+    tb_status st = tb_up(&report, a->platform, a->run.name, a->unit_bytes, a->time_unit, &t);
+    if (st == TB_OK)
         printf("testbed %s up: %d hosts, %d routers, %d links ('treduce testbed show --name "
                "%s')\n", t.name, (int)t.n_hosts, (int)(t.n_nodes - t.n_hosts), (int)t.n_links,
                t.name);
     tb_layout_free(&t);
-    return rc;
+    return exit_status(st);
 }
 
-static int show(const tb_args *a)
+static int show(const testbed_args *a)
 {
     tb_layout t;
-    int rc = tb_state_load(cmd, a->run.name, &t);
-    if (rc == CLI_OK)
-        rc = tb_show(&t, a->format && !strcmp(a->format, "json"));
+    tb_status st = tb_load(&report, a->run.name, &t);
+    if (st == TB_OK)
+        tb_write(&t, a->format && !strcmp(a->format, "json"), stdout);
     tb_layout_free(&t);
-    return rc;
+    return exit_status(st);
+}
+
+/* `agent NAME JOBDIR HOST COMMAND...`: what tb_run gives mpirun as its rsh
+ * agent. */
+static int agent(int argc, char **argv)
+{
+    if (argc < 5)
+        return cli_usage_error(cmd, "agent NAME JOBDIR HOST COMMAND...: Open MPI's rsh "
+                               "agent (docs/TESTBED.md), not for direct use");
+    return exit_status(tb_agent(&report, argv[1], argv[2], argv[3], argv + 4));
 }
 
 int cmd_testbed(int argc, char **argv)
@@ -180,8 +179,8 @@ int cmd_testbed(int argc, char **argv)
         return CLI_OK;
     }
     if (!strcmp(argv[1], "agent"))
-        return tb_agent(argc - 1, argv + 1);
-    tb_args a = {.verb = argv[1], .unit_bytes = 1e6, .time_unit = 1.0};
+        return agent(argc - 1, argv + 1);
+    testbed_args a = {.verb = argv[1], .unit_bytes = 1e6, .time_unit = 1.0};
     a.run.name = "default";
     int rc = parse(argc - 1, argv + 1, &a);
     if (rc != CLI_OK)
@@ -191,6 +190,6 @@ int cmd_testbed(int argc, char **argv)
     if (!strcmp(a.verb, "show"))
         return show(&a);
     if (!strcmp(a.verb, "run"))
-        return tb_run(&a.run);
-    return tb_privileged(cmd) ? tb_remove(cmd, a.run.name, false) : CLI_FAILED;
+        return exit_status(tb_run(&report, &a.run));
+    return exit_status(tb_down(&report, a.run.name, false));
 }

@@ -17,12 +17,12 @@ static trd_status on_copy(trd_comm *comm, void *arg)
     return c->fn(comm, c->all + (size_t)trd_comm_rank(comm) * c->ctx_size);
 }
 
-trd_status cli_ranks_run(const char *wire, int32_t p, double timeout_s, trd_rank_fn fn,
+trd_status cli_ranks_run(const trd_wire_info *wire, int32_t p, double timeout_s, trd_rank_fn fn,
                          void *ctx, size_t ctx_size, void (*release)(void *ctx), int *rank)
 {
     *rank = 0;
-    if (!strcmp(wire, "mpi"))
-        return cli_ranks_mpi(timeout_s, fn, ctx, rank);
+    if (wire->launched)
+        return cli_ranks_launched(wire, timeout_s, fn, ctx, rank);
     copies c = {.fn = fn, .all = calloc(p > 0 ? (size_t)p : 1, ctx_size), .ctx_size = ctx_size};
     if (!c.all)
         return TRD_ENOMEM;
@@ -36,15 +36,17 @@ trd_status cli_ranks_run(const char *wire, int32_t p, double timeout_s, trd_rank
     return st;
 }
 
+/* A launched wire's runtime is MPI's (trd_wire_info.launched). */
 #ifdef TRD_HAVE_MPI
 #include <mpi.h>
 
-trd_status cli_ranks_mpi(double timeout_s, trd_rank_fn fn, void *ctx, int *rank)
+trd_status cli_ranks_launched(const trd_wire_info *wire, double timeout_s, trd_rank_fn fn,
+                              void *ctx, int *rank)
 {
     MPI_Init(NULL, NULL);
-    MPI_Comm_rank(MPI_COMM_WORLD, rank);
     trd_comm *comm = NULL;
-    trd_status st = trd_comm_mpi_create(&comm, NULL, timeout_s);
+    trd_status st = wire->create(&comm, 1, timeout_s);
+    *rank = st == TRD_OK ? trd_comm_rank(comm) : 0; /* a failure: every rank says it */
     if (st == TRD_OK)
         fn(comm, ctx);
     trd_comm_free(comm);
@@ -52,11 +54,10 @@ trd_status cli_ranks_mpi(double timeout_s, trd_rank_fn fn, void *ctx, int *rank)
     return st;
 }
 #else
-trd_status cli_ranks_mpi(double timeout_s, trd_rank_fn fn, void *ctx, int *rank)
+trd_status cli_ranks_launched(const trd_wire_info *wire, double timeout_s, trd_rank_fn fn,
+                              void *ctx, int *rank)
 {
-    (void)timeout_s;
-    (void)fn;
-    (void)ctx;
+    (void)wire, (void)timeout_s, (void)fn, (void)ctx;
     *rank = 0;
     return TRD_EUNSUPPORTED; /* the caller says: built without MPI */
 }

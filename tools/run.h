@@ -36,10 +36,6 @@ typedef struct cli_run_result {
                              limit they ran with (tuned auto may change it) */
 } cli_run_result;
 
-/* Rank r's input at element i for operator op: small integers, so that
- * sums and products are exact in float and double whatever the combine
- * order (docs/RUNTIME.md).  `treduce bench` reduces the same data. */
-int64_t cli_run_value(const char *op, int64_t r, int64_t i);
 /* An operator for a->op and a->type (checker operators ignore the type). */
 trd_status cli_run_make_op(const cli_run_args *a, trd_op **op);
 /* CLI_OK if --op `name` is one the tool takes; else a usage error listing
@@ -62,6 +58,8 @@ int cli_run_threads(const cli_run_args *a);
 trd_status cli_run_threads_collect(const cli_run_args *a, cli_run_result *out);
 /* The defaults of `treduce run`. */
 void cli_run_args_init(cli_run_args *a);
-int cli_run_mpi(const cli_run_args *a);
+/* The run of this process's rank of a launched wire (MPI) and, on rank 0,
+ * the report. */
+int cli_run_mpi(const cli_run_args *a, const trd_wire_info *wire);
 
 #endif

@@ -59,7 +59,7 @@ static void gather(const cli_run_args *a, trd_comm *comm, cli_run_result *res)
     free(v);
 }
 
-int cli_run_mpi(const cli_run_args *a)
+int cli_run_mpi(const cli_run_args *a, const trd_wire_info *wire)
 {
     int rank = 0, size = 1, rc = CLI_FAILED;
     MPI_Init(NULL, NULL);
@@ -70,7 +70,7 @@ int cli_run_mpi(const cli_run_args *a)
     cli_run_result res = {.times = calloc((size_t)a->iters, sizeof(double))};
     trd_status st = cli_run_make_op(a, &op);
     if (st == TRD_OK)
-        st = trd_comm_mpi_create(&comm, NULL, a->timeout);
+        st = wire->create(&comm, 1, a->timeout);
     if (st == TRD_OK && res.times)
         cli_run_rank(a, comm, op, &res);
     else {
@@ -95,9 +95,9 @@ int cli_run_mpi(const cli_run_args *a)
     return rc;
 }
 #else
-int cli_run_mpi(const cli_run_args *a)
+int cli_run_mpi(const cli_run_args *a, const trd_wire_info *wire)
 {
-    (void)a;
+    (void)a, (void)wire;
     fprintf(stderr, "treduce run: this treduce was built without MPI (install libopenmpi-dev "
                     "and rebuild)\n");
     return CLI_FAILED;

@@ -54,19 +54,6 @@ trd_status cli_run_make_op(const cli_run_args *a, trd_op **op)
     return trd_op_builtin(op, kind, type);
 }
 
-int64_t cli_run_value(const char *op, int64_t r, int64_t i)
-{
-    uint64_t h = (uint64_t)(r * 1000003 + i) * 0x9E3779B97F4A7C15ULL;
-    h ^= h >> 29;
-    if (!strcmp(op, "sum") || cli_costly_name(op))
-        return (int64_t)(h % 17) - 8;
-    if (!strcmp(op, "prod"))
-        return h % 5 == 0 ? -2 : h % 3 == 0 ? 2 : 1;
-    if (!strcmp(op, "land") || !strcmp(op, "lor"))
-        return (int64_t)(h % 4 != 0);
-    return (int64_t)(h % 2001) - 1000;
-}
-
 static void fill(const cli_run_args *a, const trd_op *op, int64_t r, void *buf)
 {
     trd_type type = TRD_DOUBLE;
@@ -215,9 +202,9 @@ void cli_run_rank(const cli_run_args *a, trd_comm *comm, const trd_op *op, cli_r
     for (int64_t k = 0; st == TRD_OK && k < warmup + a->iters; k++) {
         if ((st = trd_comm_barrier(comm)) != TRD_OK)
             break;
-        if (k == warmup && r == a->dead_rank && !strcmp(a->wire, "mpi")) {
+        if (k == warmup && r == a->dead_rank && cli_comm_wire(comm)->launched) {
             fprintf(stderr, "treduce run: rank %lld kills itself (--dead-rank)\n", (long long)r);
-            raise(SIGKILL); /* --dead-rank under MPI: a process killed mid-run */
+            raise(SIGKILL); /* a rank that is a process: killed mid-run (threads: the hook) */
         }
         double t0 = trd_comm_now(comm);
         st = call(a, comm, op, in, out, &res->model);

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runtime/test_hooks.h"
+#include "treduce_internal/test_hooks.h"
 
 typedef struct rank_job {
     const cli_run_args *args;

@@ -30,18 +30,19 @@ typedef struct steady_mpi_units {
 } steady_mpi_units;
 void steady_mpi_units_init(steady_mpi_units *u);
 
-/* MPI_Init (false: built without MPI, said on stderr) and this process's
- * rank; steady_mpi_end: MPI_Finalize. */
-bool steady_mpi_begin(int *rank);
-void steady_mpi_end(void);
+/* MPI_Init and this process's communicator over the launched wire (the
+ * job's ranks; its deadline 120 s); NULL when built without MPI or when it
+ * cannot be made (said on stderr).  steady_mpi_end frees it, MPI_Finalize. */
+trd_comm *steady_mpi_begin(const trd_wire_info *wire);
+void steady_mpi_end(trd_comm *comm);
 /* On ranks other than 0: mute (true) sends standard output and error to
  * /dev/null - every rank solves the same LP and would say the same -, and
  * false gives standard error back for the run's own messages. */
 void steady_mpi_mute(int rank, bool mute);
 /* `treduce steady --run OPS --wire mpi`: every rank has solved st;
- * rank i runs node i's program, the target checks every result, rank 0
- * reports (json non-NULL: under "run").  An exit status. */
-int steady_series_run_mpi(const trd_platform *pf, const trd_steady *st, int64_t ops,
-                          const steady_mpi_units *u, json_t *json);
+ * rank i of comm runs node i's program, the target checks every result,
+ * rank 0 reports (json non-NULL: under "run").  An exit status. */
+int steady_series_run_mpi(trd_comm *comm, const trd_platform *pf, const trd_steady *st,
+                          int64_t ops, const steady_mpi_units *u, json_t *json);
 
 #endif

@@ -1,15 +1,17 @@
 /* steady_series_mpi.c: `treduce steady --problem reduce --run OPS
  * --wire mpi`: the periodic schedule of a series of reduces (the plan
- * of include/treduce/steady_series.h) run over MPI, one rank per platform
- * node - rank i is node i, routers forwarding - as `treduce testbed run
- * --all-nodes` places them on a testbed built from the same platform.
- * Every rank solves the same LP (exact, so the same plan everywhere) and
- * runs its node's program (trd_comm_run_plan); each operation's message is
- * the testbed's unit of message size, so the LP's throughput TP
- * (operations per time unit) is TP / time_unit operations per second
- * there, printed next to the measured rate.  The target checks every
- * result against the fold in participant order (the 2x2 matrix checker),
- * as the threads run does (steady_series.c). */
+ * of include/treduce/steady_series.h) run over a launched wire (MPI), one
+ * rank per platform node - rank i is node i, routers forwarding - as
+ * `treduce testbed run --all-nodes` places them on a testbed built from
+ * the same platform.  Every rank solves the same LP (exact, so the same
+ * plan everywhere) and runs its node's program (trd_comm_run_plan); each
+ * operation's message is the testbed's unit of message size, so the LP's
+ * throughput TP (operations per time unit) is TP / time_unit operations
+ * per second there, printed next to the measured rate.  The target checks
+ * every result against the fold in participant order (the 2x2 matrix
+ * checker), as the threads run does (steady_series.c).  Rank 0 learns the
+ * outcome through the communicator's agreement, with its deadline (no
+ * collective of MPI's, which has none). */
 #include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
@@ -36,15 +38,20 @@ void steady_mpi_units_init(steady_mpi_units *u)
 #ifdef TRD_HAVE_MPI
 #include <mpi.h>
 
-bool steady_mpi_begin(int *rank)
+trd_comm *steady_mpi_begin(const trd_wire_info *wire)
 {
     MPI_Init(NULL, NULL);
-    MPI_Comm_rank(MPI_COMM_WORLD, rank);
-    return true;
+    trd_comm *comm = NULL;
+    if (wire->create(&comm, 1, 120.0) != TRD_OK) {
+        fprintf(stderr, "treduce %s: %s\n", cmd, trd_errmsg());
+        MPI_Finalize();
+    }
+    return comm;
 }
 
-void steady_mpi_end(void)
+void steady_mpi_end(trd_comm *comm)
 {
+    trd_comm_free(comm);
     MPI_Finalize();
 }
 
@@ -74,23 +81,19 @@ void steady_mpi_mute(int rank, bool mute)
 typedef struct series_outcome {
     double seconds;
     int64_t wrong; /* -1: the fold could not be computed */
-    int failed;
+    bool failed;
 } series_outcome;
 
 /* This rank's part: its node's program on its values; the target counts
  * wrong results. */
-static trd_status run_node(const trd_plan *plan, const trd_steady *st, int64_t ops,
-                           int64_t per_op, series_outcome *out)
+static trd_status run_node(trd_comm *comm, const trd_plan *plan, const trd_steady *st,
+                           int64_t ops, int64_t per_op, series_outcome *out)
 {
-    trd_comm *comm = NULL;
     trd_op *op = NULL;
-    int32_t rank = 0;
+    int32_t rank = trd_comm_rank(comm);
     trd_matrix2x2 *buf = NULL;
     trd_status s = trd_op_matrix2x2(&op);
-    if (s == TRD_OK)
-        s = trd_comm_mpi_create(&comm, NULL, 120.0);
-    if (s == TRD_OK && !(buf = steady_series_inputs(st, rank = trd_comm_rank(comm),
-                                                    ops * per_op)))
+    if (s == TRD_OK && !(buf = steady_series_inputs(st, rank, ops * per_op)))
         s = TRD_ENOMEM;
     if (s == TRD_OK)
         s = trd_comm_barrier(comm);
@@ -103,8 +106,21 @@ static trd_status run_node(const trd_plan *plan, const trd_steady *st, int64_t o
     if (s != TRD_OK)
         fprintf(stderr, "treduce %s: rank %d: %s\n", cmd, (int)rank, trd_errmsg());
     free(buf);
-    trd_comm_free(comm);
     trd_op_free(op);
+    return s;
+}
+
+/* Every rank's outcome into o: the largest time, any failure, the
+ * target's count of wrong results (the others put -2 there, below any
+ * count, -1 included).  A rank whose run failed takes part too, with its
+ * failure; if its communicator failed, the agreement fails at once there
+ * and, the failure reaching them, within the deadline on the others. */
+static trd_status agree_outcome(trd_comm *comm, bool target, series_outcome *o)
+{
+    double v[3] = {o->seconds, o->failed ? 1.0 : 0.0, target ? (double)o->wrong : -2.0};
+    trd_status s = trd_comm_agree_max(comm, v, v, 3);
+    if (s == TRD_OK)
+        *o = (series_outcome){.seconds = v[0], .failed = v[1] > 0, .wrong = (int64_t)v[2]};
     return s;
 }
 
@@ -159,12 +175,10 @@ static int report(const trd_steady *st, int64_t ops, int64_t bytes, const steady
     return rc;
 }
 
-int steady_series_run_mpi(const trd_platform *pf, const trd_steady *st, int64_t ops,
-                          const steady_mpi_units *u, json_t *json)
+int steady_series_run_mpi(trd_comm *comm, const trd_platform *pf, const trd_steady *st,
+                          int64_t ops, const steady_mpi_units *u, json_t *json)
 {
-    int rank = 0, size = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int rank = trd_comm_rank(comm), size = trd_comm_size(comm);
     if (size != trd_platform_node_count(pf)) {
         if (rank == 0)
             fprintf(stderr, "treduce %s: the series needs one rank per platform node: %d "
@@ -174,37 +188,40 @@ int steady_series_run_mpi(const trd_platform *pf, const trd_steady *st, int64_t 
     }
     int64_t per_op = u->unit_bytes >= 32 ? (int64_t)llround(u->unit_bytes / 16) : 1;
     trd_plan *plan = NULL;
-    series_outcome mine = {0}, all = {0};
+    series_outcome mine = {0}, all;
     trd_status s = trd_steady_series_plan(st, pf, ops, &plan);
     if (s != TRD_OK) {
         trd_plan_free(plan);
         return rank == 0 ? cli_lib_error(cmd, s) : CLI_USAGE; /* the same on every rank */
     }
-    mine.failed = run_node(plan, st, ops, per_op, &mine) != TRD_OK;
+    mine.failed = run_node(comm, plan, st, ops, per_op, &mine) != TRD_OK;
+    bool target = rank == trd_plan_result_rank(plan);
     trd_plan_free(plan);
-    MPI_Reduce(&mine.seconds, &all.seconds, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-    MPI_Reduce(&mine.wrong, &all.wrong, 1, MPI_INT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
-    MPI_Reduce(&mine.failed, &all.failed, 1, MPI_INT, MPI_LOR, 0, MPI_COMM_WORLD);
+    all = mine;
+    s = agree_outcome(comm, target, &all);
+    if (s != TRD_OK && !mine.failed) /* its own run went well: say why it failed after */
+        fprintf(stderr, "treduce %s: rank %d: %s\n", cmd, rank, trd_errmsg());
     if (rank != 0)
-        return mine.failed ? CLI_FAILED : CLI_OK;
-    if (all.failed || all.wrong < 0) {
-        fprintf(stderr, "treduce %s: %s\n", cmd, all.failed ? "the run failed (see the "
-                "ranks' messages)" : "out of memory for the check");
+        return mine.failed || s != TRD_OK ? CLI_FAILED : CLI_OK;
+    if (s != TRD_OK || all.failed || all.wrong < 0) {
+        fprintf(stderr, "treduce %s: %s\n", cmd, s != TRD_OK || all.failed ? "the run failed "
+                "(see the ranks' messages)" : "out of memory for the check");
         return CLI_FAILED;
     }
     return report(st, ops, per_op * (int64_t)sizeof(trd_matrix2x2), u, &all, json);
 }
 #else
-bool steady_mpi_begin(int *rank)
+trd_comm *steady_mpi_begin(const trd_wire_info *wire)
 {
-    *rank = 0;
+    (void)wire;
     fprintf(stderr, "treduce %s: this treduce was built without MPI (install libopenmpi-dev "
             "and rebuild)\n", cmd);
-    return false;
+    return NULL;
 }
 
-void steady_mpi_end(void)
+void steady_mpi_end(trd_comm *comm)
 {
+    (void)comm;
 }
 
 void steady_mpi_mute(int rank, bool mute)
@@ -212,10 +229,10 @@ void steady_mpi_mute(int rank, bool mute)
     (void)rank, (void)mute;
 }
 
-int steady_series_run_mpi(const trd_platform *pf, const trd_steady *st, int64_t ops,
-                          const steady_mpi_units *u, json_t *json)
+int steady_series_run_mpi(trd_comm *comm, const trd_platform *pf, const trd_steady *st,
+                          int64_t ops, const steady_mpi_units *u, json_t *json)
 {
-    (void)pf, (void)st, (void)ops, (void)u, (void)json;
+    (void)comm, (void)pf, (void)st, (void)ops, (void)u, (void)json;
     return CLI_FAILED;
 }
 #endif

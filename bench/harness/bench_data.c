@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "costly_op.h"
-#include "run.h"
 
 #define MAX_BYTES ((int64_t)1 << 30) /* per rank: 1 GiB is beyond any target */
 

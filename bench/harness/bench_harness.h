@@ -19,7 +19,8 @@ enum { BENCH_MAX_SIZES = 64, BENCH_MAX_OPS = 3, BENCH_MAX_ALGOS = 64 };
 
 /* What to run (the command line, parsed and checked). */
 typedef struct bench_args {
-    const char *wire, *out;
+    const char *wire_name, *out;
+    const trd_wire_info *wire; /* wire_name's row in the wire registry */
     char command[1024];        /* the command line, for the figures' notes */
     int64_t p;                 /* threads: ranks; mpi: set from MPI's size */
     int64_t iters;             /* repetitions per point; 0: adaptive */
@@ -154,7 +155,8 @@ int bench_mpi(bench_args *a);
 /* ---- bench_report.c / bench_plot.c (rank 0) ---- */
 int bench_report(const bench_args *a, const bench_table *t);
 bool bench_plots(const bench_args *a, const bench_table *t);
-/* The baseline's name in this run ("mpi" or "bound"), or NULL. */
+/* The baseline's name in this run: "mpi" on a launched wire (bench_mpi.c),
+ * "bound" on threads (bench_threads.c). */
 const char *bench_baseline_name(const bench_args *a);
 /* The point of series algo at (op, kind, bytes), or NULL. */
 const bench_point *bench_find(const bench_table *t, size_t op, int kind, int64_t bytes,

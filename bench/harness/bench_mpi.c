@@ -95,7 +95,7 @@ static trd_status run_rank(bench_args *a, bench_table *table, int rank, bench_ra
     for (size_t i = 0; i < a->nops && st == TRD_OK; i++)
         st = bench_make_op(a, a->ops[i], &ops[i]);
     if (st == TRD_OK)
-        st = trd_comm_mpi_create(&comm, NULL, a->timeout);
+        st = a->wire->create(&comm, 1, a->timeout); /* this process's rank */
     if (st == TRD_OK) {
         table->shm = cli_shm_of(comm);
         make_mpi_ops(a, &base);

@@ -15,11 +15,6 @@ static const char *kind_name(int kind)
     return kind == BENCH_ALLREDUCE ? "allreduce" : "reduce";
 }
 
-static const char *ranks_text(const bench_args *a)
-{
-    return strcmp(a->wire, "mpi") ? "threads" : "MPI processes";
-}
-
 /* "sum of doubles", "sleep-sum (200 us per call)". */
 static const char *op_text(const bench_args *a, size_t op, char *buf, size_t size)
 {
@@ -95,7 +90,7 @@ static bool time_plot(const bench_args *a, const bench_table *t, size_t op, int 
     char title[256], name[256], what[64];
     snprintf(title, sizeof title, "treduce bench: %s, %s, %lld %s (median time)",
              kind_name(kind), op_text(a, op, what, sizeof what), (long long)t->p,
-             ranks_text(a));
+             a->wire->ranks);
     snprintf(name, sizeof name, "time-%s-%s.png", kind_name(kind), a->ops[op]);
     trd_lineplot plot = {.title = title, .xlabel = "bytes per rank",
                          .ylabel = "time per call (µs)", .nseries = kept, .npoints = np,
@@ -143,7 +138,7 @@ static bool ratio_plot(const bench_args *a, const bench_table *t, size_t op)
     lp[ns++] = "1: as fast as the baseline";
     snprintf(title, sizeof title, "treduce bench: auto / %s, %s, %lld %s",
              t->baseline_lib[0] ? t->baseline_lib : "memory bound",
-             op_text(a, op, what, sizeof what), (long long)t->p, ranks_text(a));
+             op_text(a, op, what, sizeof what), (long long)t->p, a->wire->ranks);
     snprintf(name, sizeof name, "ratio-%s.png", a->ops[op]);
     trd_lineplot plot = {.title = title, .xlabel = "bytes per rank",
                          .ylabel = "time ratio (below 1: auto is faster)", .nseries = ns,

@@ -12,7 +12,7 @@
 
 const char *bench_baseline_name(const bench_args *a)
 {
-    return !strcmp(a->wire, "mpi") ? "mpi" : "bound";
+    return a->wire->launched ? "mpi" : "bound";
 }
 
 const bench_point *bench_find(const bench_table *t, size_t op, int kind, int64_t bytes,
@@ -71,7 +71,7 @@ static bool write_bench_csv(const bench_args *a, const bench_table *t)
     fprintf(f, "wire,p,kind,op,bytes,algo,median_us,min_us,predicted_us,verified\n");
     for (size_t i = 0; i < t->n; i++) {
         const bench_point *pt = &t->pt[i];
-        fprintf(f, "%s,%lld,%s,%s,%lld,%s,%.3f,%.3f,", a->wire, (long long)t->p,
+        fprintf(f, "%s,%lld,%s,%s,%lld,%s,%.3f,%.3f,", a->wire_name, (long long)t->p,
                 kind_name(pt->kind), a->ops[pt->op], (long long)pt->bytes, pt->algo,
                 1e6 * pt->median, 1e6 * pt->min);
         if (isfinite(pt->predicted))
@@ -96,7 +96,7 @@ static bool write_ratios_csv(const bench_args *a, const bench_table *t)
             !(b = bench_find(t, au->op, au->kind, au->bytes, base)))
             continue;
         double bv = bench_baseline_value(b);
-        fprintf(f, "%s,%lld,%s,%s,%lld,%s,%.3f,%s,%.3f,%.4f,%s\n", a->wire,
+        fprintf(f, "%s,%lld,%s,%s,%lld,%s,%.3f,%s,%.3f,%.4f,%s\n", a->wire_name,
                 (long long)t->p, kind_name(au->kind), a->ops[au->op], (long long)au->bytes,
                 au->chosen, 1e6 * au->median, base, 1e6 * bv, au->median / bv, au->model);
     }
@@ -166,7 +166,7 @@ static void print_block(const bench_args *a, const bench_table *t, size_t op, in
     snprintf(ratio, sizeof ratio, "auto/%s", base);
     printf("\n%s of %s, %lld ranks (%s) - microseconds, median over repetitions of the "
            "slowest rank\n", kind_name(kind), a->ops[op], (long long)t->p,
-           strcmp(a->wire, "mpi") ? "threads" : "MPI processes");
+           a->wire->ranks);
     printf("  %9s %10s %-20s %10s %-20s %10s %10s %10s  %-20s %10s\n", "bytes", "auto",
            "(auto's choice)", "best", "(algorithm)", base, ratio, "predicted", "model's first",
            "first/best");
@@ -203,7 +203,7 @@ static void print_text(const bench_args *a, const bench_table *t, bool verified)
 {
     size_t n;
     double err = prediction_error(t, &n);
-    printf("treduce bench: %s wire, %lld ranks, baseline %s\n", a->wire,
+    printf("treduce bench: %s wire, %lld ranks, baseline %s\n", a->wire_name,
            (long long)t->p, t->baseline_lib[0] ? t->baseline_lib
                             : "the memory bound (bytes to move / p streams' bandwidth)");
     if (t->shm.max >= INT_MAX)
@@ -306,7 +306,7 @@ static json_t *table_json(const bench_args *a, const bench_table *t, cli_finite 
     for (size_t op = 0; op < a->nops; op++)
         json_object_set_new(profiles, a->ops[op], profile_json(&t->profile[op], f));
     json_t *o = json_pack("{s:s, s:s, s:I, s:s, s:s, s:s, s:f, s:I, s:o, s:o, s:o, s:s}",
-                          "wire", a->wire, "transport", a->wire, "p", (json_int_t)t->p,
+                          "wire", a->wire_name, "transport", a->wire_name, "p", (json_int_t)t->p,
                           "command", a->command, "baseline", base, "baseline_lib",
                           t->baseline_lib, "op_cost_us", a->op_cost_us, "iters",
                           (json_int_t)a->iters, "profiles", profiles, "points", points,
@@ -337,7 +337,7 @@ static bool write_profiles(const bench_args *a, const bench_table *t)
         snprintf(name, sizeof name, "profile-%s.json", a->ops[op]);
         trd_profile_meta m = {.p = (int32_t)t->p, .elem_size = sizeof(double),
                               .shm_max = t->shm.max};
-        snprintf(m.wire, sizeof m.wire, "%s", a->wire);
+        snprintf(m.wire, sizeof m.wire, "%s", a->wire_name);
         snprintf(m.op, sizeof m.op, "%s", !strcmp(a->ops[op], "sum")      ? "sum"
                                           : !strcmp(a->ops[op], "costly") ? "sleep-sum"
                                                                           : "spin-sum");

@@ -242,8 +242,8 @@ const char *trd_comm_wire(const trd_comm *comm);
 const char *trd_comm_transport(const trd_comm *comm);
 
 /* The wires - the real point-to-point backends a communicator runs over -
- * in one table (src/runtime/wires.c): what a tool looks up by name, and
- * tells apart by the flags, instead of knowing them. */
+ * in one table (src/runtime/wires.c): what a tool looks up by name instead
+ * of knowing them, and asks about by the fields below, never by name. */
 typedef struct trd_wire_info {
     const char *name;    /* "threads", "mpi" */
     const char *summary; /* one line, for usage texts */
@@ -256,6 +256,8 @@ typedef struct trd_wire_info {
      * runtime initialised by the caller (MPI_Init).  TRD_EUNSUPPORTED when
      * this build lacks the wire. */
     trd_status (*create)(trd_comm **comm, int32_t p, double timeout_s);
+    /* What its ranks are, plural, for reports: "threads", "MPI processes". */
+    const char *ranks;
 } trd_wire_info;
 /* Adds a wire to the table, found by name from then on (the row must live
  * as long as the program uses it; registering the same row again does
@@ -281,6 +283,15 @@ trd_status trd_comm_barrier(trd_comm *comm);
  * reductions (timings, checks) without a collective of MPI's that has no
  * deadline.  TRD_EINVAL for a NULL argument or n < 0. */
 trd_status trd_comm_agree_max(trd_comm *comm, const double *in, double *out, int64_t n);
+/* Every rank passes `bytes` bytes at in and gets every rank's in out, rank
+ * r's at out + r * bytes (p * bytes in all; collective, every rank with
+ * the same bytes; out may overlap in): for what a program gathers around
+ * its reductions (names, small results), with the communicator's deadline,
+ * as it is built on trd_comm_agree_max (six bytes per value: keep it to a
+ * few kilobytes).  TRD_EINVAL for a NULL argument (NULL buffers are fine
+ * with bytes 0) or p * bytes beyond memory; a failure after it began, as
+ * trd_comm_agree_max's, fails the communicator. */
+trd_status trd_comm_allgather(trd_comm *comm, const void *in, void *out, size_t bytes);
 
 /* How a collective call runs.  Initialise with trd_coll_opts_init. */
 typedef struct trd_coll_opts {

@@ -17,8 +17,10 @@
  * agreement on a few values (the largest of each over all ranks), both
  * wire operations with the communicator's deadline - what calibration,
  * profiles, tuning and the CLI use instead of MPI's collectives, which
- * have no deadline. */
+ * have no deadline - and a gather of a few bytes from every rank, made of
+ * the agreement. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
@@ -129,6 +131,48 @@ trd_status trd_comm_agree_max(trd_comm *c, const double *in, double *out, int64_
         at += k;
     } while (st == TRD_OK && at < n);
     return trd_comm_fail(c, st);
+}
+
+/* A gather as an agreement on the largest values: rank r's bytes, six to a
+ * double (integers below 2^48, exact), fill slot r and every other rank
+ * puts -1 there, below any of them, so the largest of each value is its
+ * owner's. */
+enum { GATHER_PACK = 6 };
+
+trd_status trd_comm_allgather(trd_comm *c, const void *in, void *out, size_t bytes)
+{
+    if (!c || ((!in || !out) && bytes > 0))
+        return trd_fail(TRD_EINVAL, "trd_comm_allgather: %s", !c ? "NULL communicator"
+                        : "NULL buffer");
+    size_t p = (size_t)trd_comm_size(c), per = (bytes + GATHER_PACK - 1) / GATHER_PACK;
+    if (per > SIZE_MAX / sizeof(double) / p || per * p > (size_t)INT64_MAX)
+        return trd_fail(TRD_EINVAL, "trd_comm_allgather: %zu bytes from each of %zu ranks "
+                        "is beyond memory", bytes, p);
+    trd_status st = trd_comm_usable(c);
+    if (st != TRD_OK || bytes == 0)
+        return st;
+    double *v = malloc(per * p * sizeof *v);
+    if (!v) /* the others are in the call already: they learn it at once */
+        return trd_comm_fail(c, trd_fail(TRD_ENOMEM, "trd_comm_allgather: out of memory "
+                                         "for %zu values", per * p));
+    const unsigned char *mine = in;
+    for (size_t i = 0; i < per * p; i++)
+        v[i] = -1.0;
+    for (size_t k = 0, at = (size_t)trd_comm_rank(c) * per; k < per; k++) {
+        uint64_t x = 0;
+        for (size_t b = GATHER_PACK; b-- > 0;)
+            x = x << 8 | (k * GATHER_PACK + b < bytes ? mine[k * GATHER_PACK + b] : 0u);
+        v[at + k] = (double)x;
+    }
+    st = trd_comm_agree_max(c, v, v, (int64_t)(per * p));
+    unsigned char *all = out;
+    for (size_t r = 0; st == TRD_OK && r < p; r++)
+        for (size_t i = 0; i < bytes; i++) {
+            uint64_t x = (uint64_t)v[r * per + i / GATHER_PACK];
+            all[r * bytes + i] = (unsigned char)(x >> 8 * (i % GATHER_PACK));
+        }
+    free(v);
+    return st;
 }
 
 bool trd_comm_long_choice(const trd_comm *c, size_t bytes)

@@ -8,8 +8,11 @@
 
 #include <stdint.h>
 
-#include "runtime/exec.h" /* trd_exec_log */
 #include "treduce/runtime.h"
+
+/* runtime/exec.h's record of the completed steps, by name only: the hooks'
+ * module gives this header alone to its users (treduce_test_hooks). */
+typedef struct trd_exec_log trd_exec_log;
 
 typedef struct trd_test_hooks {
     double delay_max_us; /* threads wire: a random delay in [0, max) before

@@ -1,8 +1,9 @@
 /* wires.c: the wire registry - every real point-to-point backend, by name,
  * with the function that makes communicators over it: the threads wire's
  * row, and those a program registers (trd_wire_register; the MPI wire's is
- * trd_wire_mpi(), in its own library).  The CLI finds wires by name and
- * tells them apart by the rows' flags (--wire). */
+ * trd_wire_mpi(), in its own library), and what a tool asks about each
+ * (launched or not, most ranks, what a rank is).  The CLI finds a wire by
+ * name (--wire) and treats it by those fields, never by its name. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -24,7 +25,8 @@ static trd_status create_threads(trd_comm **comm, int32_t p, double timeout_s)
  * wire is its own library above the core (libtreduce_wire_mpi), which the
  * core cannot name. */
 static const trd_wire_info threads_wire = {
-    "threads", "one thread per rank in this process", false, TRD_THREADS_MAX, create_threads};
+    "threads", "one thread per rank in this process", false, TRD_THREADS_MAX, create_threads,
+    "threads"};
 
 #define WIRES_MAX 8
 static const trd_wire_info *wires[WIRES_MAX] = {&threads_wire};
@@ -39,7 +41,8 @@ const trd_wire_info *trd_wire_at(size_t i) { return i < trd_wire_count() ? wires
 
 static bool wire_row_valid(const trd_wire_info *w)
 {
-    return w && w->name && w->name[0] && w->summary && w->create && w->p_max >= 1;
+    return w && w->name && w->name[0] && w->summary && w->create && w->p_max >= 1 &&
+           w->ranks && w->ranks[0];
 }
 
 static trd_status register_locked(const trd_wire_info *wire)

@@ -79,6 +79,6 @@ static trd_status create_world(trd_comm **comm, int32_t p, double timeout_s)
 
 static const trd_wire_info mpi_wire = {
     "mpi", "one MPI process per rank (mpirun -np P); shared-memory rings on one node", true, 1,
-    create_world};
+    create_world, "MPI processes"};
 
 const trd_wire_info *trd_wire_mpi(void) { return &mpi_wire; }

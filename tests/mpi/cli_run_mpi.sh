@@ -22,6 +22,8 @@
 #     rings), long ones in fragments through the rings, a /dev/shm too
 #     small for them (MPI only, no SIGBUS), and a malformed TRD_MPI_SHM_MAX
 #     refused;
+#   - calibrate --matrix names every rank in its place; the series of
+#     reduces of a steady-state schedule, one rank per node, verified;
 #   - bad input exits 2 on every rank with one message; a killed process
 #     (--dead-rank) ends the job with a failure, never a hang.
 set -uo pipefail
@@ -113,6 +115,28 @@ other_cases() {
     >"$out/cal.json" 2>"$out/err" && jcheck '.shm_max_bytes == 0 and .shm_probe_us == null' \
     "$out/cal.json" || bad "calibrate, rings off: $(tail -3 "$out/err")"
   "$tool" calibrate -p 2 --format json >"$out/cal.json" && jcheck '.shm_max_bytes == 0' "$out/cal.json"
+  # calibrate --matrix names each process after its host, here each rank's
+  # own TRD_TESTBED_NODE (as a testbed sets it): every rank's name in its
+  # rank's place, "#rank" where two share one (the names gathered through
+  # the communicator, trd_comm_allgather)
+  named=(sh -c 'r=${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-0}}
+                TRD_TESTBED_NODE=h$(((5 - r) / 2)) exec "$0" "$@"' "$tool")
+  "${launch[@]}" 3 "${named[@]}" calibrate --matrix --transport mpi --count 1000 --format json \
+    >"$out/m.json" 2>"$out/err" &&
+    jcheck '.p == 3 and .nodes == ["h2#0", "h2#1", "h1"] and .latency_s[1][2] > 0' \
+      "$out/m.json" || bad "calibrate --matrix: $(tail -3 "$out/err")"
+  # the series of reduces of Figure 6 over MPI, one rank per node: the
+  # target's check and the slowest rank's time reach rank 0 (through the
+  # communicator's agreement); a rank short is refused on rank 0
+  series=("$tool" steady --problem reduce -p "$here/../data/steady/fig6-reduce.json" --target P0)
+  "${launch[@]}" 3 "${series[@]}" --run 30 --wire mpi --unit-bytes 1000 --time-unit 0.01 \
+    --format json >"$out/series.json" 2>"$out/err" &&
+    jcheck '.run.verified == true and .run.transport == "mpi" and .run.ops == 30
+            and .run.bytes_per_op == 1008 and .run.seconds > 0
+            and (.run.tp_ops_per_second - 100 | fabs) < 1e-9' "$out/series.json" ||
+    bad "series over MPI: $(tail -3 "$out/err")"
+  expect 2 'one rank per platform node: 2 ranks for 3 nodes' -- "${launch[@]}" 2 \
+    "${series[@]}" --run 4 --wire mpi
   # a /dev/shm too small for the rings (a private 16 MiB one; np 8 needs 34
   # MiB): the wire goes without them, MPI only, and never dies of SIGBUS
   small_shm() { unshare -m bash -c 'mount -t tmpfs -o size=16m tmpfs /dev/shm && "$@"' _ "$@"; }

@@ -1,10 +1,10 @@
-/* testbed_remove.c: `treduce testbed down`, also what a failed `up` runs:
+/* remove.c: `treduce testbed down`, also what a failed `up` runs:
  * removes everything of a testbed, found by name rather than by its state
  * (which a build killed half-way may not have finished): the processes
  * that still run in its namespaces (a killed `testbed run` leaves its
  * daemons and ranks there), the namespaces "trd-NAME.*" - which takes
  * their veth pairs, queues and routes with them - and the state folder
- * (with the jobs' temporary folders, testbed_run.c).
+ * (with the jobs' temporary folders, run.c).
  * A namespace is removed as `ip netns del` does: its bind mount detached,
  * its file unlinked. */
 #define _GNU_SOURCE /* umount2's MNT_DETACH */
@@ -19,8 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "testbed.h"
+#include "testbed_internal.h"
 
 #define NETNS_DIR "/run/netns"
 #define MAX_NS (TB_NODES_MAX + 1)
@@ -95,39 +94,36 @@ bool tb_remove_tree(const char *path)
     return nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS) == 0 || errno == ENOENT;
 }
 
-int tb_remove(const char *cmd, const char *name, bool missing_ok)
+tb_status tb_down(const tb_report *r, const char *name, bool missing_ok)
 {
     static char ns[MAX_NS][64];
     char dir[512];
     struct stat st;
+    if (!tb_name_ok(r, name)) /* a name is a path and a prefix: never another's */
+        return TB_REFUSED;
+    if (!tb_privileged(r))
+        return TB_FAILED;
     tb_state_dir(name, dir, sizeof dir);
     int n = list_namespaces(name, ns);
     bool state = stat(dir, &st) == 0;
-    if (n == 0 && !state) {
-        if (missing_ok)
-            return CLI_OK;
-        fprintf(stderr, "treduce %s: no testbed named '%s': nothing to remove\n", cmd, name);
-        return CLI_USAGE;
-    }
+    if (n == 0 && !state)
+        return missing_ok ? TB_OK
+                          : tb_say(r, TB_SAY_ERROR, TB_REFUSED, "no testbed named '%s': "
+                                   "nothing to remove", name);
     stop_members(ns, n);
-    int rc = CLI_OK;
+    tb_status rc = TB_OK;
     for (int i = 0; i < n; i++) {
         char path[128];
         snprintf(path, sizeof path, "%s/%.63s", NETNS_DIR, ns[i]);
         umount2(path, MNT_DETACH);
-        if (unlink(path) != 0 && errno != ENOENT) {
-            fprintf(stderr, "treduce %s: cannot remove namespace %s: %s\n", cmd, ns[i],
-                    strerror(errno));
-            rc = CLI_FAILED;
-        }
+        if (unlink(path) != 0 && errno != ENOENT)
+            rc = tb_say(r, TB_SAY_ERROR, TB_FAILED, "cannot remove namespace %s: %s", ns[i],
+                        strerror(errno));
     }
-    if (state && !tb_remove_tree(dir)) {
-        fprintf(stderr, "treduce %s: cannot remove %s: %s\n", cmd, dir, strerror(errno));
-        rc = CLI_FAILED;
-    }
-    if (list_namespaces(name, ns) > 0) {
-        fprintf(stderr, "treduce %s: namespaces of '%s' remain (%s...)\n", cmd, name, ns[0]);
-        rc = CLI_FAILED;
-    }
+    if (state && !tb_remove_tree(dir))
+        rc = tb_say(r, TB_SAY_ERROR, TB_FAILED, "cannot remove %s: %s", dir, strerror(errno));
+    if (list_namespaces(name, ns) > 0)
+        rc = tb_say(r, TB_SAY_ERROR, TB_FAILED, "namespaces of '%s' remain (%s...)", name,
+                    ns[0]);
     return rc;
 }

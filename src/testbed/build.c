@@ -1,10 +1,12 @@
-/* testbed_build.c: makes and removes a testbed's namespaces, links, rates
- * and routes (the layout of testbed_layout.c) with iproute2: `ip` and `tc`
- * run as child processes (posix_spawn, arguments as a vector, no shell),
- * one batch of commands per namespace on their standard input, so a
- * testbed of n nodes costs about 5n processes, not one per route.  Kernel
- * settings (forwarding, reverse-path filter) are written from a child that
- * entered the namespace.  Whatever fails, everything made is removed. */
+/* build.c: makes a testbed's namespaces, links, rates and routes (the
+ * layout of layout.c) with iproute2: `ip` and `tc` run as child processes
+ * (posix_spawn, arguments as a vector, no shell), one batch of commands
+ * per namespace on their standard input, so a testbed of n nodes costs
+ * about 5n processes, not one per route.  Kernel settings (forwarding,
+ * reverse-path filter) are written from a child that entered the
+ * namespace.  Whatever fails, everything made is removed (remove.c).
+ * Also what the other verbs need of the system: the privileges, and setns
+ * into one of a testbed's namespaces. */
 #define _GNU_SOURCE /* setns */
 #include <dirent.h>
 #include <errno.h>
@@ -20,8 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "testbed.h"
+#include "testbed_internal.h"
 
 extern char **environ;
 
@@ -77,8 +78,10 @@ static void feed(int fd, const char *text)
     signal(SIGPIPE, old);
 }
 
-/* tb_spawn; quiet: the child's standard error goes to /dev/null. */
-static int spawn(const char *cmd, char *const argv[], const char *input, bool quiet)
+/* Runs argv[0] with argv, its standard input fed from `input` (NULL:
+ * none), and waits: 0 when it exited 0, else -1, said unless quiet (the
+ * child's standard error then goes to /dev/null too). */
+static int spawn(const tb_report *r, char *const argv[], const char *input, bool quiet)
 {
     int fds[2] = {-1, -1};
     posix_spawn_file_actions_t fa;
@@ -106,31 +109,26 @@ static int spawn(const char *cmd, char *const argv[], const char *input, bool qu
     if (err == 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0)
         return 0;
     if (!quiet && err)
-        fprintf(stderr, "treduce %s: cannot run %s: %s%s\n", cmd, argv[0], strerror(err),
-                err == ENOENT ? " (install iproute2)" : "");
+        tb_say(r, TB_SAY_ERROR, TB_FAILED, "cannot run %s: %s%s", argv[0], strerror(err),
+               err == ENOENT ? " (install iproute2)" : "");
     else if (!quiet)
-        fprintf(stderr, "treduce %s: '%s %s %s ...' failed (exit status %d)\n", cmd, argv[0],
-                argv[1] ? argv[1] : "", argv[1] && argv[2] ? argv[2] : "",
-                WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+        tb_say(r, TB_SAY_ERROR, TB_FAILED, "'%s %s %s ...' failed (exit status %d)", argv[0],
+               argv[1] ? argv[1] : "", argv[1] && argv[2] ? argv[2] : "",
+               WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
     return -1;
 }
 
-int tb_spawn(const char *cmd, char *const argv[], const char *input)
-{
-    return spawn(cmd, argv, input, false);
-}
-
 /* `tool [-n ns] -batch -` with b's commands; ns NULL: this namespace. */
-static int run_batch(const char *cmd, const char *tool, const char *ns, batch *b, bool quiet)
+static int run_batch(const tb_report *r, const char *tool, const char *ns, batch *b, bool quiet)
 {
     if (b->failed) {
-        fprintf(stderr, "treduce %s: out of memory\n", cmd);
+        tb_say(r, TB_SAY_ERROR, TB_FAILED, "out of memory");
         return -1;
     }
     char *argv[] = {(char *)tool, "-n", (char *)ns, "-batch", "-", NULL};
     int rc = b->len == 0 ? 0
-             : ns        ? spawn(cmd, argv, b->text, quiet)
-                         : spawn(cmd, (char *[]){(char *)tool, "-batch", "-", NULL}, b->text,
+             : ns        ? spawn(r, argv, b->text, quiet)
+                         : spawn(r, (char *[]){(char *)tool, "-batch", "-", NULL}, b->text,
                                  quiet);
     b->len = 0;
     if (b->text)
@@ -138,7 +136,7 @@ static int run_batch(const char *cmd, const char *tool, const char *ns, batch *b
     return rc;
 }
 
-bool tb_privileged(const char *cmd)
+bool tb_privileged(const tb_report *r)
 {
     FILE *f = fopen("/proc/self/status", "r");
     char line[256];
@@ -150,20 +148,20 @@ bool tb_privileged(const char *cmd)
         fclose(f);
     bool ok = (caps >> 12 & 1) && (caps >> 21 & 1); /* CAP_NET_ADMIN, CAP_SYS_ADMIN */
     if (!ok)
-        fprintf(stderr, "treduce %s: network namespaces need root (CAP_NET_ADMIN and "
-                "CAP_SYS_ADMIN): run this as root\n", cmd);
+        tb_say(r, TB_SAY_ERROR, TB_FAILED, "network namespaces need root (CAP_NET_ADMIN and "
+               "CAP_SYS_ADMIN): run this as root");
     return ok;
 }
 
-bool tb_enter(const char *cmd, const char *ns)
+bool tb_enter(const tb_report *r, const char *ns)
 {
     char path[128];
     snprintf(path, sizeof path, "/run/netns/%s", ns);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     bool ok = fd >= 0 && setns(fd, CLONE_NEWNET) == 0;
     if (!ok)
-        fprintf(stderr, "treduce %s: cannot enter network namespace %s: %s\n", cmd, ns,
-                strerror(errno));
+        tb_say(r, TB_SAY_ERROR, TB_FAILED, "cannot enter network namespace %s: %s", ns,
+               strerror(errno));
     if (fd >= 0)
         close(fd);
     return ok;
@@ -172,7 +170,7 @@ bool tb_enter(const char *cmd, const char *ns)
 /* Writes value into /proc/sys/<key> inside namespace ns (a child enters
  * it: a sysctl under net/ belongs to the namespace of whoever opens it).
  * Keys that do not exist (no IPv6) are skipped. */
-static int set_sysctls(const char *cmd, const char *ns)
+static int set_sysctls(const tb_report *r, const char *ns)
 {
     static const char *const keys[][2] = {
         {"net/ipv4/ip_forward", "1"},
@@ -184,7 +182,7 @@ static int set_sysctls(const char *cmd, const char *ns)
     fflush(NULL);
     pid_t pid = fork();
     if (pid == 0) {
-        int bad = !tb_enter(cmd, ns);
+        int bad = !tb_enter(r, ns);
         for (size_t i = 0; !bad && i < sizeof keys / sizeof keys[0]; i++) {
             char path[128];
             snprintf(path, sizeof path, "/proc/sys/%s", keys[i][0]);
@@ -193,8 +191,8 @@ static int set_sysctls(const char *cmd, const char *ns)
                 continue;
             bad = fd < 0 || write(fd, keys[i][1], 1) != 1;
             if (bad)
-                fprintf(stderr, "treduce %s: cannot set %s in %s: %s\n", cmd, keys[i][0], ns,
-                        strerror(errno));
+                tb_say(r, TB_SAY_ERROR, TB_FAILED, "cannot set %s in %s: %s", keys[i][0], ns,
+                       strerror(errno));
             if (fd >= 0)
                 close(fd);
         }
@@ -209,15 +207,15 @@ static int set_sysctls(const char *cmd, const char *ns)
 /* The device that holds a node's own address: a dummy, or where the kernel
  * has no dummy driver an ifb (any device that is up will do: the address
  * is local to the namespace whatever carries it). */
-static const char *host_device_type(const char *cmd, const tb_layout *t)
+static const char *host_device_type(const tb_report *r, const tb_layout *t)
 {
     char ns[64];
     tb_ns_name(t, 0, ns);
     char *argv[] = {"ip", "-n", ns, "link", "add", "name", "trdprobe", "type", "dummy", NULL};
-    if (spawn(cmd, argv, NULL, true) != 0)
+    if (spawn(r, argv, NULL, true) != 0)
         return "ifb";
     char *del[] = {"ip", "-n", ns, "link", "del", "trdprobe", NULL};
-    spawn(cmd, del, NULL, true);
+    spawn(r, del, NULL, true);
     return "dummy";
 }
 
@@ -306,68 +304,68 @@ static void management(const tb_layout *t, batch *b)
 }
 
 /* One pass over every node: per-node batches of `tool`. */
-static int each_node(const char *cmd, const tb_layout *t, const char *tool, batch *b,
+static int each_node(const tb_report *r, const tb_layout *t, const char *tool, batch *b,
                      void (*fill)(const tb_layout *, int32_t, batch *))
 {
     char ns[64];
     for (int32_t i = 0; i < t->n_nodes; i++) {
         fill(t, i, b);
         tb_ns_name(t, i, ns);
-        if (run_batch(cmd, tool, ns, b, false) != 0)
+        if (run_batch(r, tool, ns, b, false) != 0)
             return -1;
     }
     return 0;
 }
 
-static int make_namespaces(const char *cmd, const tb_layout *t, batch *b)
+static int make_namespaces(const tb_report *r, const tb_layout *t, batch *b)
 {
     char ns[64];
     for (int32_t i = -1; i < t->n_nodes; i++) {
         tb_ns_name(t, i, ns);
         add(b, "netns add %s\n", ns);
     }
-    if (run_batch(cmd, "ip", NULL, b, false) != 0)
+    if (run_batch(r, "ip", NULL, b, false) != 0)
         return -1;
     for (int32_t i = -1; i < t->n_nodes; i++) {
         tb_ns_name(t, i, ns);
-        if (set_sysctls(cmd, ns) != 0)
+        if (set_sysctls(r, ns) != 0)
             return -1;
     }
     return 0;
 }
 
-static int build(const char *cmd, const tb_layout *t, batch *b)
+static int build(const tb_report *r, const tb_layout *t, batch *b)
 {
     char ns[64];
-    if (make_namespaces(cmd, t, b) != 0)
+    if (make_namespaces(r, t, b) != 0)
         return -1;
-    const char *host_type = host_device_type(cmd, t);
+    const char *host_type = host_device_type(r, t);
     for (int32_t i = 0; i < t->n_nodes; i++) {
         create_devices(t, i, host_type, b);
         tb_ns_name(t, i, ns);
-        if (run_batch(cmd, "ip", ns, b, false) != 0)
+        if (run_batch(r, "ip", ns, b, false) != 0)
             return -1;
     }
-    if (each_node(cmd, t, "ip", b, configure) != 0)
+    if (each_node(r, t, "ip", b, configure) != 0)
         return -1;
     management(t, b);
     tb_ns_name(t, -1, ns);
-    if (run_batch(cmd, "ip", ns, b, false) != 0)
+    if (run_batch(r, "ip", ns, b, false) != 0)
         return -1;
-    if (each_node(cmd, t, "ip", b, routes) != 0)
+    if (each_node(r, t, "ip", b, routes) != 0)
         return -1;
-    return each_node(cmd, t, "tc", b, shape);
+    return each_node(r, t, "tc", b, shape);
 }
 
-int tb_build(const char *cmd, const tb_layout *t)
+tb_status tb_build(const tb_report *r, const tb_layout *t)
 {
     batch b = {0};
-    int rc = build(cmd, t, &b);
+    int rc = build(r, t, &b);
     free(b.text);
     if (rc == 0)
-        return CLI_OK;
-    fprintf(stderr, "treduce %s: building testbed '%s' failed: removing what was made\n", cmd,
-            t->name);
-    tb_remove(cmd, t->name, true);
-    return CLI_FAILED;
+        return TB_OK;
+    tb_say(r, TB_SAY_ERROR, TB_FAILED, "building testbed '%s' failed: removing what was made",
+           t->name);
+    tb_down(r, t->name, true);
+    return TB_FAILED;
 }

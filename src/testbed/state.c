@@ -1,13 +1,15 @@
-/* testbed_state.c: a testbed's layout saved as JSON in its state folder
+/* state.c: a testbed's layout saved as JSON in its state folder
  * (TB_STATE_ROOT/NAME/state.json), so that `show`, `run` and `down` see
- * what `up` made even if the platform file changed since; and `show`. */
+ * what `up` made even if the platform file changed since; the files of
+ * that folder written whole; and `show`. */
 #include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-#include "cli.h"
-#include "testbed.h"
+#include "testbed_internal.h"
 
 void tb_state_dir(const char *name, char *buf, size_t size)
 {
@@ -35,20 +37,62 @@ static json_t *layout_json(const tb_layout *t)
                      "links", links, "next", next);
 }
 
-int tb_state_save(const char *cmd, const tb_layout *t)
+bool tb_make_dir(const tb_report *r, const char *dir)
+{
+    struct stat sb;
+    if (mkdir(dir, 0777) == 0 || (errno == EEXIST && stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode)))
+        return true;
+    tb_say(r, TB_SAY_ERROR, TB_FAILED, "cannot create folder %s: %s", dir,
+           errno == EEXIST ? "a file has that name" : strerror(errno));
+    return false;
+}
+
+FILE *tb_file_open(const tb_report *r, tb_file *o, const char *dir, const char *name)
+{
+    *o = (tb_file){.f = NULL};
+    int len = snprintf(o->path, sizeof o->path, "%s/%s", dir, name);
+    int tlen = snprintf(o->tmp, sizeof o->tmp, "%s/.%s.tmp-%ld", dir, name, (long)getpid());
+    if (len < 0 || (size_t)len >= sizeof o->path || tlen < 0 || (size_t)tlen >= sizeof o->tmp) {
+        tb_say(r, TB_SAY_ERROR, TB_FAILED, "cannot write %s/%s: the path is too long", dir,
+               name);
+        return NULL;
+    }
+    if (!(o->f = fopen(o->tmp, "w")))
+        tb_say(r, TB_SAY_ERROR, TB_FAILED, "cannot write %s: %s", o->path, strerror(errno));
+    return o->f;
+}
+
+bool tb_file_close(const tb_report *r, tb_file *o, bool ok)
+{
+    bool written = !ferror(o->f);
+    if ((fclose(o->f) != 0 || !written) && ok) {
+        tb_say(r, TB_SAY_ERROR, TB_FAILED, "cannot write %s: %s", o->path, strerror(errno));
+        ok = false;
+    }
+    o->f = NULL;
+    if (ok && rename(o->tmp, o->path) != 0) {
+        tb_say(r, TB_SAY_ERROR, TB_FAILED, "cannot write %s: %s", o->path, strerror(errno));
+        ok = false;
+    }
+    if (!ok)
+        unlink(o->tmp);
+    return ok;
+}
+
+tb_status tb_state_save(const tb_report *r, const tb_layout *t)
 {
     char dir[512];
-    cli_out out;
+    tb_file out;
     tb_state_dir(t->name, dir, sizeof dir);
     json_t *j = layout_json(t);
-    FILE *f = j ? cli_out_open(cmd, &out, dir, "state.json") : NULL;
+    FILE *f = j ? tb_file_open(r, &out, dir, "state.json") : NULL;
     if (!j)
-        fprintf(stderr, "treduce %s: out of memory for the state of %s\n", cmd, t->name);
+        tb_say(r, TB_SAY_ERROR, TB_FAILED, "out of memory for the state of %s", t->name);
     bool ok = f && json_dumpf(j, f, JSON_COMPACT) == 0;
     if (f && !ok)
-        fprintf(stderr, "treduce %s: cannot write %s\n", cmd, out.path);
+        tb_say(r, TB_SAY_ERROR, TB_FAILED, "cannot write %s", out.path);
     json_decref(j);
-    return f && cli_out_end(cmd, &out, ok) ? CLI_OK : CLI_FAILED;
+    return f && tb_file_close(r, &out, ok) ? TB_OK : TB_FAILED;
 }
 
 /* Reads the nodes, links and routes of j into t (checked against each
@@ -92,20 +136,21 @@ static bool read_layout(json_t *j, tb_layout *t)
     return tb_layout_index(t);
 }
 
-int tb_state_load(const char *cmd, const char *name, tb_layout *t)
+tb_status tb_load(const tb_report *r, const char *name, tb_layout *t)
 {
+    memset(t, 0, sizeof *t);
+    if (!tb_name_ok(r, name))
+        return TB_REFUSED;
     char path[600];
     tb_state_dir(name, path, sizeof path);
     size_t len = strlen(path);
     snprintf(path + len, sizeof path - len, "/state.json");
-    memset(t, 0, sizeof *t);
     json_error_t err;
     json_t *j = json_load_file(path, 0, &err);
-    if (!j) {
-        fprintf(stderr, "treduce %s: no testbed named '%s' (%s: %s); make one with 'treduce "
-                "testbed up'\n", cmd, name, path, errno == ENOENT ? "no such file" : err.text);
-        return CLI_USAGE;
-    }
+    if (!j)
+        return tb_say(r, TB_SAY_ERROR, TB_REFUSED, "no testbed named '%s' (%s: %s); make one "
+                      "with 'treduce testbed up'", name, path,
+                      errno == ENOENT ? "no such file" : err.text);
     snprintf(t->name, sizeof t->name, "%s", name);
     const char *platform = json_string_value(json_object_get(j, "platform"));
     t->platform = platform ? strdup(platform) : NULL;
@@ -116,11 +161,10 @@ int tb_state_load(const char *cmd, const char *name, tb_layout *t)
     json_decref(j);
     if (!ok) {
         tb_layout_free(t);
-        fprintf(stderr, "treduce %s: %s is not a testbed's state: remove the testbed with "
-                "'treduce testbed down --name %s'\n", cmd, path, name);
-        return CLI_FAILED;
+        return tb_say(r, TB_SAY_ERROR, TB_FAILED, "%s is not a testbed's state: remove the "
+                      "testbed with 'treduce testbed down --name %s'", path, name);
     }
-    return CLI_OK;
+    return TB_OK;
 }
 
 /* "12.5 Mbit/s", or "-" for no link. */
@@ -145,7 +189,7 @@ static json_t *route_json(const tb_layout *t, int32_t u, int32_t d)
                      tb_route_rate(t, u, d), "path", path);
 }
 
-static int show_json(const tb_layout *t)
+static void show_json(const tb_layout *t, FILE *out)
 {
     json_t *nodes = json_array(), *links = json_array(), *routes = json_array();
     char ns[64], addr[64], mgmt[64], ifa[64], ifb[64], aa[64], ab[64];
@@ -182,56 +226,56 @@ static int show_json(const tb_layout *t)
                           t->n_hosts, "routers", t->n_nodes - t->n_hosts, "management",
                           TB_MGMT_NET, "host_network", TB_HOST_NET, "nodes", nodes, "links",
                           links, "routes", routes);
-    json_dumpf(j, stdout, JSON_INDENT(2));
-    putchar('\n');
+    json_dumpf(j, out, JSON_INDENT(2));
+    fputc('\n', out);
     json_decref(j);
-    return CLI_OK;
 }
 
-static void show_routes(const tb_layout *t)
+static void show_routes(const tb_layout *t, FILE *out)
 {
     char r[64];
-    printf("routes between hosts (hops, bottleneck rate, path):\n");
+    fprintf(out, "routes between hosts (hops, bottleneck rate, path):\n");
     for (int32_t u = 0; u < t->n_nodes; u++)
         for (int32_t d = 0; d < t->n_nodes; d++) {
             if (u == d || t->nodes[u].router || t->nodes[d].router)
                 continue;
-            printf("  %s -> %s: %d, %s,", t->nodes[u].name, t->nodes[d].name,
-                   (int)tb_route_hops(t, u, d), rate_text(tb_route_rate(t, u, d), r));
-            for (int32_t at = u; printf(" %s", t->nodes[at].name) > 0 && at != d;)
+            fprintf(out, "  %s -> %s: %d, %s,", t->nodes[u].name, t->nodes[d].name,
+                    (int)tb_route_hops(t, u, d), rate_text(tb_route_rate(t, u, d), r));
+            for (int32_t at = u; fprintf(out, " %s", t->nodes[at].name) > 0 && at != d;)
                 at = t->next[at * t->n_nodes + d];
-            putchar('\n');
+            fputc('\n', out);
         }
 }
 
-int tb_show(const tb_layout *t, bool json)
+void tb_write(const tb_layout *t, bool json, FILE *out)
 {
-    if (json)
-        return show_json(t);
+    if (json) {
+        show_json(t, out);
+        return;
+    }
     char ns[64], addr[64], mgmt[64], r0[64], r1[64], aa[64];
-    printf("testbed %s%s: %d hosts, %d routers, %d links, from %s\n", t->name,
-           t->complete ? "" : " (INCOMPLETE: 'treduce testbed down' removes it)",
-           (int)t->n_hosts, (int)(t->n_nodes - t->n_hosts), (int)t->n_links, t->platform);
-    printf("  1 unit of message size = %g bytes, 1 time unit = %g s; no latency emulated\n",
-           t->unit_bytes, t->time_unit);
+    fprintf(out, "testbed %s%s: %d hosts, %d routers, %d links, from %s\n", t->name,
+            t->complete ? "" : " (INCOMPLETE: 'treduce testbed down' removes it)",
+            (int)t->n_hosts, (int)(t->n_nodes - t->n_hosts), (int)t->n_links, t->platform);
+    fprintf(out, "  1 unit of message size = %g bytes, 1 time unit = %g s; no latency "
+            "emulated\n", t->unit_bytes, t->time_unit);
     tb_ns_name(t, -1, ns);
     tb_mgmt_addr(-1, mgmt);
-    printf("  management network %s: mpirun in %s at %s\n", TB_MGMT_NET, ns, mgmt);
-    printf("nodes (index, name, kind, namespace, address, management address):\n");
+    fprintf(out, "  management network %s: mpirun in %s at %s\n", TB_MGMT_NET, ns, mgmt);
+    fprintf(out, "nodes (index, name, kind, namespace, address, management address):\n");
     for (int32_t i = 0; i < t->n_nodes; i++) {
         tb_ns_name(t, i, ns);
         tb_host_addr(i, addr);
         tb_mgmt_addr(i, mgmt);
-        printf("  %3d  %-12s %-6s  %-22s %-14s %s\n", (int)i, t->nodes[i].name,
-               t->nodes[i].router ? "router" : "host", ns, addr, mgmt);
+        fprintf(out, "  %3d  %-12s %-6s  %-22s %-14s %s\n", (int)i, t->nodes[i].name,
+                t->nodes[i].router ? "router" : "host", ns, addr, mgmt);
     }
-    printf("links (a <-> b: rate a -> b, rate b -> a, address of a's end /31):\n");
+    fprintf(out, "links (a <-> b: rate a -> b, rate b -> a, address of a's end /31):\n");
     for (int32_t k = 0; k < t->n_links; k++) {
         const tb_link *l = &t->links[k];
         tb_link_addr(t, k, l->a, aa);
-        printf("  %s <-> %s: %s, %s, %s\n", t->nodes[l->a].name, t->nodes[l->b].name,
-               rate_text(l->rate[0], r0), rate_text(l->rate[1], r1), aa);
+        fprintf(out, "  %s <-> %s: %s, %s, %s\n", t->nodes[l->a].name, t->nodes[l->b].name,
+                rate_text(l->rate[0], r0), rate_text(l->rate[1], r1), aa);
     }
-    show_routes(t);
-    return CLI_OK;
+    show_routes(t, out);
 }

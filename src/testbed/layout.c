@@ -1,4 +1,4 @@
-/* testbed_layout.c: what a testbed of a platform is made of, computed
+/* layout.c: what a testbed of a platform is made of, computed
  * before anything is built (docs/TESTBED.md):
  *   - one namespace per platform node, "trd-NAME.I" for node I, and
  *     "trd-NAME.m" for the management network where mpirun runs;
@@ -20,12 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "testbed.h"
+#include "testbed_internal.h"
 
-static const char *const cmd = "testbed";
-
-bool tb_name_ok(const char *c, const char *name)
+bool tb_name_ok(const tb_report *r, const char *name)
 {
     size_t n = strlen(name);
     bool ok = n >= 1 && n <= TB_NAME_MAX && name[0] != '-';
@@ -33,8 +30,8 @@ bool tb_name_ok(const char *c, const char *name)
         ok = (name[i] >= 'a' && name[i] <= 'z') || (name[i] >= '0' && name[i] <= '9') ||
              name[i] == '-';
     if (!ok)
-        fprintf(stderr, "treduce %s: invalid testbed name '%s': 1 to %d characters of a-z, "
-                "0-9 and '-', not starting with '-'\n", c, name, TB_NAME_MAX);
+        tb_say(r, TB_SAY_ERROR, TB_REFUSED, "invalid testbed name '%s': 1 to %d characters "
+               "of a-z, 0-9 and '-', not starting with '-'", name, TB_NAME_MAX);
     return ok;
 }
 
@@ -134,20 +131,20 @@ static double cost_value(const char *text)
 }
 
 /* The directed link `l` of pf into t's veth pairs (added as needed). */
-static int add_link(const trd_platform *pf, int32_t l, tb_layout *t)
+static tb_status add_link(const tb_report *r, const trd_platform *pf, int32_t l, tb_layout *t)
 {
     int32_t u = trd_platform_link_from(pf, l), v = trd_platform_link_to(pf, l);
     char *text = NULL;
     if (trd_platform_link_cost(pf, l, &text) != TRD_OK)
-        return cli_lib_error(cmd, TRD_EINVAL);
+        return tb_say_lib(r, TRD_EINVAL);
     double rate = round(8.0 * t->unit_bytes / (cost_value(text) * t->time_unit)); /* tc's */
     if (!(rate >= TB_RATE_MIN && rate <= TB_RATE_MAX)) {
-        fprintf(stderr, "treduce %s: link %s -> %s: cost %s gives %.6g bit/s with "
-                "--unit-bytes %g and --time-unit %g; a testbed emulates %g to %g bit/s\n",
-                cmd, t->nodes[u].name, t->nodes[v].name, text, rate, t->unit_bytes,
-                t->time_unit, TB_RATE_MIN, TB_RATE_MAX);
+        tb_say(r, TB_SAY_ERROR, TB_REFUSED, "link %s -> %s: cost %s gives %.6g bit/s with "
+               "--unit-bytes %g and --time-unit %g; a testbed emulates %g to %g bit/s",
+               t->nodes[u].name, t->nodes[v].name, text, rate, t->unit_bytes, t->time_unit,
+               TB_RATE_MIN, TB_RATE_MAX);
         free(text);
-        return CLI_USAGE;
+        return TB_REFUSED;
     }
     free(text);
     int32_t k = tb_link_between(t, u, v);
@@ -157,7 +154,7 @@ static int add_link(const trd_platform *pf, int32_t l, tb_layout *t)
         t->pair[u * t->n_nodes + v] = t->pair[v * t->n_nodes + u] = k;
     }
     t->links[k].rate[u > v] = rate;
-    return CLI_OK;
+    return TB_OK;
 }
 
 /* Routes to d: a breadth-first search backwards from d over the directed
@@ -194,57 +191,53 @@ static void routes_to(tb_layout *t, int32_t d, int32_t *hops, double *cost, int3
     }
 }
 
-static int make_routes(tb_layout *t)
+static tb_status make_routes(const tb_report *r, tb_layout *t)
 {
     int32_t n = t->n_nodes;
     int32_t *hops = malloc((size_t)n * sizeof *hops), *queue = malloc((size_t)n * sizeof *queue);
     double *cost = malloc((size_t)n * sizeof *cost);
     t->next = malloc((size_t)n * (size_t)n * sizeof *t->next);
-    int rc = hops && queue && cost && t->next ? CLI_OK : CLI_FAILED;
-    for (int32_t d = 0; rc == CLI_OK && d < n; d++)
+    bool ok = hops && queue && cost && t->next;
+    for (int32_t d = 0; ok && d < n; d++)
         routes_to(t, d, hops, cost, queue);
     free(hops);
     free(queue);
     free(cost);
-    if (rc != CLI_OK)
-        fprintf(stderr, "treduce %s: out of memory\n", cmd);
-    return rc;
+    return ok ? TB_OK : tb_say(r, TB_SAY_ERROR, TB_FAILED, "out of memory");
 }
 
 /* Every host must reach every other: MPI may connect any two ranks. */
-static int check_connected(const tb_layout *t)
+static tb_status check_connected(const tb_report *r, const tb_layout *t)
 {
     for (int32_t u = 0; u < t->n_nodes; u++)
         for (int32_t v = 0; v < t->n_nodes; v++)
-            if (!t->nodes[u].router && !t->nodes[v].router &&
-                t->next[u * t->n_nodes + v] < 0) {
-                fprintf(stderr, "treduce %s: host '%s' cannot reach host '%s' over the "
-                        "platform's links: every host of a testbed must reach every other\n",
-                        cmd, t->nodes[u].name, t->nodes[v].name);
-                return CLI_USAGE;
-            }
-    return CLI_OK;
+            if (!t->nodes[u].router && !t->nodes[v].router && t->next[u * t->n_nodes + v] < 0)
+                return tb_say(r, TB_SAY_ERROR, TB_REFUSED, "host '%s' cannot reach host '%s' "
+                              "over the platform's links: every host of a testbed must reach "
+                              "every other", t->nodes[u].name, t->nodes[v].name);
+    return TB_OK;
 }
 
-static int check_size(const trd_platform *pf, const char *path)
+static tb_status check_size(const tb_report *r, const trd_platform *pf, const char *path)
 {
     int32_t n = trd_platform_node_count(pf), hosts = 0;
     for (int32_t i = 0; i < n; i++)
         hosts += !trd_platform_node_is_router(pf, i);
     if (n > TB_NODES_MAX)
-        return cli_usage_error(cmd, "%s has %d nodes: a testbed has at most %d (one address "
-                               "per node in a /24)", path, (int)n, TB_NODES_MAX);
+        return tb_say(r, TB_SAY_USAGE, TB_REFUSED, "%s has %d nodes: a testbed has at most %d "
+                      "(one address per node in a /24)", path, (int)n, TB_NODES_MAX);
     if (hosts == 0)
-        return cli_usage_error(cmd, "%s has no computing node: nothing to run on", path);
-    return CLI_OK;
+        return tb_say(r, TB_SAY_USAGE, TB_REFUSED, "%s has no computing node: nothing to run "
+                      "on", path);
+    return TB_OK;
 }
 
-int tb_layout_make(const trd_platform *pf, const char *path, const char *name,
-                   double unit_bytes, double time_unit, tb_layout *t)
+tb_status tb_layout_make(const tb_report *r, const trd_platform *pf, const char *path,
+                         const char *name, double unit_bytes, double time_unit, tb_layout *t)
 {
     memset(t, 0, sizeof *t);
-    int rc = check_size(pf, path);
-    if (rc != CLI_OK)
+    tb_status rc = check_size(r, pf, path);
+    if (rc != TB_OK)
         return rc;
     snprintf(t->name, sizeof t->name, "%s", name);
     t->unit_bytes = unit_bytes;
@@ -254,22 +247,22 @@ int tb_layout_make(const trd_platform *pf, const char *path, const char *name,
     t->platform = realpath(path, NULL);
     t->nodes = calloc((size_t)t->n_nodes, sizeof *t->nodes);
     t->links = calloc((size_t)nl + 1, sizeof *t->links);
-    rc = t->platform && t->nodes && t->links && tb_layout_index(t) ? CLI_OK : CLI_FAILED;
-    for (int32_t i = 0; rc == CLI_OK && i < t->n_nodes; i++) {
+    rc = t->platform && t->nodes && t->links && tb_layout_index(t) ? TB_OK : TB_FAILED;
+    for (int32_t i = 0; rc == TB_OK && i < t->n_nodes; i++) {
         t->nodes[i].router = trd_platform_node_is_router(pf, i);
         t->n_hosts += !t->nodes[i].router;
         if (!(t->nodes[i].name = strdup(trd_platform_node_name(pf, i))))
-            rc = CLI_FAILED;
+            rc = TB_FAILED;
     }
-    if (rc != CLI_OK)
-        fprintf(stderr, "treduce %s: out of memory\n", cmd);
-    for (int32_t l = 0; rc == CLI_OK && l < nl; l++)
-        rc = add_link(pf, l, t);
-    if (rc == CLI_OK)
-        rc = make_routes(t);
-    if (rc == CLI_OK)
-        rc = check_connected(t);
-    if (rc != CLI_OK)
+    if (rc != TB_OK)
+        tb_say(r, TB_SAY_ERROR, rc, "out of memory");
+    for (int32_t l = 0; rc == TB_OK && l < nl; l++)
+        rc = add_link(r, pf, l, t);
+    if (rc == TB_OK)
+        rc = make_routes(r, t);
+    if (rc == TB_OK)
+        rc = check_connected(r, t);
+    if (rc != TB_OK)
         tb_layout_free(t);
     return rc;
 }

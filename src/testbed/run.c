@@ -1,5 +1,5 @@
-/* testbed_run.c: `treduce testbed run -- COMMAND...` starts an MPI job on
- * a testbed's hosts, and `treduce testbed agent` is the rsh agent it gives
+/* run.c: `treduce testbed run -- COMMAND...` starts an MPI job on a
+ * testbed's hosts, and `treduce testbed agent` is the rsh agent it gives
  * Open MPI.
  *
  * mpirun runs in the management namespace; its hostfile names each host by
@@ -18,7 +18,7 @@
  * shared /tmp the daemons of a job that just ended remove folders that
  * those of the next are creating (a daemon that dies so, after it left
  * its agent, leaves mpirun waiting for it forever). */
-#define _GNU_SOURCE /* setns (testbed_build.c), environ */
+#define _GNU_SOURCE /* environ */
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
@@ -27,29 +27,27 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "testbed.h"
-
-static const char *const cmd = "testbed";
+#include "testbed_internal.h"
 
 /* The hostfile: one line per chosen node, its management address, one
- * slot; written whole (cli_out), so that runs starting at once never read
+ * slot; written whole (tb_file), so that runs starting at once never read
  * half a file. */
-static int write_hostfile(const tb_layout *t, bool all_nodes, char *path, size_t size)
+static tb_status write_hostfile(const tb_report *r, const tb_layout *t, bool all_nodes,
+                                char *path, size_t size)
 {
     char dir[512], addr[64];
-    cli_out out;
+    tb_file out;
     tb_state_dir(t->name, dir, sizeof dir);
-    FILE *f = cli_out_open(cmd, &out, dir, all_nodes ? "hostfile-nodes" : "hostfile-hosts");
+    FILE *f = tb_file_open(r, &out, dir, all_nodes ? "hostfile-nodes" : "hostfile-hosts");
     for (int32_t i = 0; f && i < t->n_nodes; i++) {
         tb_mgmt_addr(i, addr);
         if (all_nodes || !t->nodes[i].router)
             fprintf(f, "%s slots=1\n", addr);
     }
-    if (!f || !cli_out_end(cmd, &out, true) || strlen(out.path) >= size)
-        return CLI_FAILED;
+    if (!f || !tb_file_close(r, &out, true) || strlen(out.path) >= size)
+        return TB_FAILED;
     memcpy(path, out.path, strlen(out.path) + 1);
-    return CLI_OK;
+    return TB_OK;
 }
 
 /* The variables a job can read: the testbed, and its units (the
@@ -112,7 +110,7 @@ static int mpirun_args(const tb_run_args *a, const char *hostfile,
 
 /* The folder of this job's temporary folders, STATE/jobs/PID (made);
  * those of earlier jobs whose mpirun is gone are removed first. */
-static int job_dir(const tb_layout *t, char *buf, size_t size)
+static tb_status job_dir(const tb_report *r, const tb_layout *t, char *buf, size_t size)
 {
     char jobs[600];
     tb_state_dir(t->name, jobs, sizeof jobs);
@@ -131,53 +129,51 @@ static int job_dir(const tb_layout *t, char *buf, size_t size)
     if (d)
         closedir(d);
     snprintf(buf, size, "%s/%ld", jobs, (long)getpid());
-    if ((mkdir(jobs, 0755) != 0 && errno != EEXIST) || mkdir(buf, 0755) != 0) {
-        fprintf(stderr, "treduce %s: cannot create %s: %s\n", cmd, buf, strerror(errno));
-        return CLI_FAILED;
-    }
-    return CLI_OK;
+    if ((mkdir(jobs, 0755) != 0 && errno != EEXIST) || mkdir(buf, 0755) != 0)
+        return tb_say(r, TB_SAY_ERROR, TB_FAILED, "cannot create %s: %s", buf, strerror(errno));
+    return TB_OK;
 }
 
 /* dir/sub, made, as TMPDIR. */
-static bool set_tmpdir(const char *dir, const char *sub)
+static bool set_tmpdir(const tb_report *r, const char *dir, const char *sub)
 {
     char path[1200];
     snprintf(path, sizeof path, "%s/%s", dir, sub);
     if (mkdir(path, 0755) != 0 && errno != EEXIST) {
-        fprintf(stderr, "treduce %s: cannot create %s: %s\n", cmd, path, strerror(errno));
+        tb_say(r, TB_SAY_ERROR, TB_FAILED, "cannot create %s: %s", path, strerror(errno));
         return false;
     }
     return setenv("TMPDIR", path, 1) == 0;
 }
 
-/* The rsh agent's command line: this very program. */
-static int agent_line(const tb_layout *t, const char *jobs, char *buf, size_t size)
+/* The rsh agent's command line: this very program (the tool, whose
+ * `testbed agent` calls tb_agent). */
+static tb_status agent_line(const tb_report *r, const tb_layout *t, const char *jobs, char *buf,
+                            size_t size)
 {
     char self[4096];
     ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (len <= 0) {
-        fprintf(stderr, "treduce %s: cannot find this program: %s\n", cmd, strerror(errno));
-        return CLI_FAILED;
-    }
+    if (len <= 0)
+        return tb_say(r, TB_SAY_ERROR, TB_FAILED, "cannot find this program: %s",
+                      strerror(errno));
     self[len] = '\0';
-    if (strchr(self, ' ') || strchr(self, '\t')) { /* Open MPI splits the agent at spaces */
-        fprintf(stderr, "treduce %s: this program's path '%s' has a space: Open MPI cannot "
-                "use it as its rsh agent\n", cmd, self);
-        return CLI_FAILED;
-    }
+    if (strchr(self, ' ') || strchr(self, '\t')) /* Open MPI splits the agent at spaces */
+        return tb_say(r, TB_SAY_ERROR, TB_FAILED, "this program's path '%s' has a space: Open "
+                      "MPI cannot use it as its rsh agent", self);
     snprintf(buf, size, "%s testbed agent %s %s", self, t->name, jobs);
-    return CLI_OK;
+    return TB_OK;
 }
 
-int tb_run(const tb_run_args *a)
+tb_status tb_run(const tb_report *r, const tb_run_args *a)
 {
     tb_layout t;
-    if (!tb_privileged(cmd))
-        return CLI_FAILED;
-    int rc = tb_state_load(cmd, a->name, &t);
-    if (rc != CLI_OK)
+    if (!tb_privileged(r))
+        return TB_FAILED;
+    tb_status rc = tb_load(r, a->name, &t);
+    if (rc != TB_OK)
         return rc;
-    char hostfile[sizeof ((cli_out *)0)->path], jobs[700], agent[5000], np[32], ns[64], *argv[ARGS_MAX + 1024];
+    char hostfile[sizeof ((tb_file *)0)->path], jobs[700], agent[5000], np[32], ns[64],
+        *argv[ARGS_MAX + 1024];
     int64_t slots = a->all_nodes ? t.n_nodes : t.n_hosts;
     tb_run_args args = *a;
     args.np = a->np > 0 ? a->np : slots;
@@ -185,19 +181,20 @@ int tb_run(const tb_run_args *a)
     while (a->command[ncmd])
         ncmd++;
     if (!t.complete)
-        rc = cli_usage_error(cmd, "testbed '%s' is incomplete (its 'up' failed or still "
-                             "runs): 'treduce testbed down --name %s'", t.name, t.name);
+        rc = tb_say(r, TB_SAY_USAGE, TB_REFUSED, "testbed '%s' is incomplete (its 'up' failed "
+                    "or still runs): 'treduce testbed down --name %s'", t.name, t.name);
     else if (ncmd == 0 || ncmd > 1000)
-        rc = cli_usage_error(cmd, "run needs a command after '--' (at most 1000 words)");
-    if (rc == CLI_OK)
-        rc = write_hostfile(&t, a->all_nodes, hostfile, sizeof hostfile);
-    if (rc == CLI_OK)
-        rc = job_dir(&t, jobs, sizeof jobs);
-    if (rc == CLI_OK)
-        rc = agent_line(&t, jobs, agent, sizeof agent);
-    if (rc == CLI_OK && !set_tmpdir(jobs, "m"))
-        rc = CLI_FAILED;
-    if (rc != CLI_OK) {
+        rc = tb_say(r, TB_SAY_USAGE, TB_REFUSED, "run needs a command after '--' (at most "
+                    "1000 words)");
+    if (rc == TB_OK)
+        rc = write_hostfile(r, &t, a->all_nodes, hostfile, sizeof hostfile);
+    if (rc == TB_OK)
+        rc = job_dir(r, &t, jobs, sizeof jobs);
+    if (rc == TB_OK)
+        rc = agent_line(r, &t, jobs, agent, sizeof agent);
+    if (rc == TB_OK && !set_tmpdir(r, jobs, "m"))
+        rc = TB_FAILED;
+    if (rc != TB_OK) {
         tb_layout_free(&t);
         return rc;
     }
@@ -208,12 +205,11 @@ int tb_run(const tb_run_args *a)
     tb_ns_name(&t, -1, ns);
     tb_layout_free(&t);
     fflush(NULL);
-    if (!tb_enter(cmd, ns))
-        return CLI_FAILED;
+    if (!tb_enter(r, ns))
+        return TB_FAILED;
     execvp(argv[0], argv);
-    fprintf(stderr, "treduce %s: cannot run %s: %s%s\n", cmd, argv[0], strerror(errno),
-            errno == ENOENT ? " (install openmpi-bin, or give --mpirun)" : "");
-    return CLI_FAILED;
+    return tb_say(r, TB_SAY_ERROR, TB_FAILED, "cannot run %s: %s%s", argv[0], strerror(errno),
+                  errno == ENOENT ? " (install openmpi-bin, or give --mpirun)" : "");
 }
 
 /* The node whose management address is host, or -1. */
@@ -228,47 +224,40 @@ static int32_t node_of(const tb_layout *t, const char *host)
     return -1;
 }
 
-int tb_agent(int argc, char **argv)
+tb_status tb_agent(const tb_report *r, const char *name, const char *jobdir, const char *host,
+                   char **command)
 {
-    if (argc < 5)
-        return cli_usage_error(cmd, "agent NAME JOBDIR HOST COMMAND...: Open MPI's rsh "
-                               "agent (docs/TESTBED.md), not for direct use");
     tb_layout t;
-    if (!tb_name_ok(cmd, argv[1]))
-        return CLI_USAGE;
-    int rc = tb_state_load(cmd, argv[1], &t);
-    if (rc != CLI_OK)
+    tb_status rc = tb_load(r, name, &t);
+    if (rc != TB_OK)
         return rc;
-    const char *jobs = argv[2];
-    argv++, argc--; /* now as before JOBDIR: NAME HOST COMMAND... */
-    int32_t node = node_of(&t, argv[2]);
+    int32_t node = node_of(&t, host);
     size_t len = 1;
-    for (int i = 3; i < argc; i++)
-        len += strlen(argv[i]) + 1;
+    for (char **w = command; *w; w++)
+        len += strlen(*w) + 1;
     char ns[64], *line = calloc(len, 1);
     if (node < 0 || !line) {
-        fprintf(stderr, "treduce %s agent: '%s' is no host of testbed '%s'\n", cmd, argv[2],
-                t.name);
+        tb_say(r, TB_SAY_AGENT, TB_FAILED, "'%s' is no host of testbed '%s'", host, t.name);
         tb_layout_free(&t);
         free(line);
-        return CLI_FAILED;
+        return TB_FAILED;
     }
-    for (int i = 3; i < argc; i++) { /* ssh's way: the words joined, for the remote shell */
-        strcat(line, argv[i]);
-        strcat(line, i + 1 < argc ? " " : "");
+    for (char **w = command; *w; w++) { /* ssh's way: the words joined, for the remote shell */
+        strcat(line, *w);
+        strcat(line, w[1] ? " " : "");
     }
     tb_ns_name(&t, node, ns);
     setenv("TRD_TESTBED_NODE", t.nodes[node].name, 1);
     char sub[32];
     snprintf(sub, sizeof sub, "%d", (int)node);
-    bool tmp = set_tmpdir(jobs, sub);
+    bool tmp = set_tmpdir(r, jobdir, sub);
     tb_layout_free(&t);
-    if (!tmp || !tb_enter(cmd, ns)) {
+    if (!tmp || !tb_enter(r, ns)) {
         free(line);
-        return CLI_FAILED;
+        return TB_FAILED;
     }
     execl("/bin/sh", "sh", "-c", line, (char *)NULL);
-    fprintf(stderr, "treduce %s agent: cannot run /bin/sh: %s\n", cmd, strerror(errno));
+    tb_say(r, TB_SAY_AGENT, TB_FAILED, "cannot run /bin/sh: %s", strerror(errno));
     free(line);
-    return CLI_FAILED;
+    return TB_FAILED;
 }
