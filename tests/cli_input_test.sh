@@ -89,11 +89,19 @@ jout 0 'variance' -- "$tool" markov -n 8 --mean-d 1e150 --format json
 jout 2 'mean-d = 1e\+308 is too large' -- "$tool" markov -n 8 --mean-d 1e308 --format json
 expect 2 'mean-d = 1e\+308 is too large' -- "$tool" markov -n 8 --mean-d 1e308
 jout 2 'cv = 1e\+300' -- "$tool" star -n 3 --dist gamma --cv 1e300 --runs 5 --format json
-expect 0 'makespan' -- "$tool" plan -n 4 --d 1e-320 --c 0 # subnormal: finite
-expect 2 "invalid --d '1e-400': too small" -- "$tool" plan -n 4 --d 1e-400
-expect 2 "invalid --d '1e400': out of range" -- "$tool" plan -n 4 --d 1e400
-expect 2 "invalid --d 'inf': must be finite" -- "$tool" plan -n 4 --d inf
+# one rule for every number (trd_real_parse): 0 or a normal double
+expect 0 'makespan' -- "$tool" plan -n 4 --d 2.3e-308 --c 0
+expect 2 "invalid --d '1e-320': underflows" -- "$tool" plan -n 4 --d 1e-320 --c 0 # subnormal
+expect 2 "invalid --d '1e-400': underflows" -- "$tool" plan -n 4 --d 1e-400
+expect 2 "invalid --d '1e400': overflows" -- "$tool" plan -n 4 --d 1e400
+expect 2 "invalid --d 'inf': not a decimal number" -- "$tool" plan -n 4 --d inf
 expect 2 "invalid --c '0x10': not a decimal number" -- "$tool" plan -n 4 --c 0x10
+printf 'n 2\n0 1e-320\n1 0\n1 1\n' >"$out/subnormal.costs"
+expect 2 "subnormal.costs:2: invalid transfer time '1e-320': underflows" -- \
+  "$tool" simulate --algo greedy -n 2 --costs "$out/subnormal.costs" --runs 1
+printf '{"nodes": [{"name": "a", "speed": "1e-320"}, {"name": "b", "speed": 1}], "links": %s}\n' \
+  '[{"from": "a", "to": "b", "cost": 1}]' >"$out/subnormal.json"
+expect 2 "speed '1e-320': underflows" -- "$tool" platform show --platform "$out/subnormal.json"
 
 # --- profiles: metadata, strictness, and results that overflow ------------------
 prof=$out/profile.json

@@ -157,17 +157,24 @@ static void rationals_exact(void **state)
         TU_CHECK(st == TRD_OK, "'%s': %s", cases[i].text, trd_errmsg());
         check_q(q, cases[i].num, cases[i].den, cases[i].text);
     }
-    /* beyond 64 bits, and the largest exponent */
+    /* beyond 64 bits, and the range of a normal double (trd_real_parse's),
+     * whatever the exponent says */
     mpq_t big;
     mpq_init(big);
     mpq_set_str(big, "123456789012345678901234567890/7", 10);
     mpq_canonicalize(big);
     assert_int_equal(trd_rational_parse("123456789012345678901234567890/7", "big", q), TRD_OK);
     assert_true(mpq_equal(q, big));
-    assert_int_equal(trd_rational_parse("1e-308", "tiny", q), TRD_OK);
-    mpz_ui_pow_ui(mpq_denref(big), 10, 308);
-    assert_int_equal(mpz_cmp_ui(mpq_numref(q), 1), 0);
-    assert_int_equal(mpz_cmp(mpq_denref(q), mpq_denref(big)), 0);
+    static const char *const tiny[] = {"1e-307", "1000e-310", "0.01e-305"};
+    mpz_ui_pow_ui(mpq_denref(big), 10, 307);
+    for (size_t i = 0; i < sizeof tiny / sizeof tiny[0]; i++) {
+        TU_CHECK(trd_rational_parse(tiny[i], "tiny", q) == TRD_OK, "%s: %s", tiny[i],
+                 trd_errmsg());
+        assert_int_equal(mpz_cmp_ui(mpq_numref(q), 1), 0);
+        assert_int_equal(mpz_cmp(mpq_denref(q), mpq_denref(big)), 0);
+    }
+    assert_int_equal(trd_rational_parse("0e-99999", "zero", q), TRD_OK);
+    assert_int_equal(mpq_sgn(q), 0);
     mpq_clear(big);
     mpq_clear(q);
 }
@@ -201,8 +208,13 @@ static void rationals_refused(void **state)
                  {"1 ", "unexpected"},
                  {"1,5", "unexpected"},
                  {"0x10", "unexpected"},
-                 {"1e309", "exponent"},
-                 {"1e-99999999999999999999", "exponent"}};
+                 {"1e309", "overflows"},
+                 {"2e308", "overflows"},
+                 {"1e-99999999999999999999", "underflows"},
+                 {"1e99999999999999999999", "overflows"},
+                 {"1e-320", "underflows"}, /* a subnormal double: trd_real_parse's rule */
+                 {"1e-308", "underflows"},
+                 {"0.0001e-305", "underflows"}};
     mpq_t q;
     mpq_init(q);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -215,6 +227,12 @@ static void rationals_refused(void **state)
                  trd_errmsg(), cases[i].why);
         check_q(q, 7, 1, "out after a refusal");
     }
+    /* a fraction's value, 1/10^309, is checked once divided */
+    char tiny[400] = "1/1";
+    memset(tiny + 3, '0', 309);
+    tiny[312] = '\0';
+    assert_int_equal(trd_rational_parse(tiny, "cost", q), TRD_EINVAL);
+    TU_CHECK(strstr(trd_errmsg(), "underflows"), "1/10^309: %s", trd_errmsg());
     assert_int_equal(trd_rational_parse(NULL, "cost", q), TRD_EINVAL);
     mpq_clear(q);
 }
@@ -541,6 +559,11 @@ static void simgrid_bad_input(void **state)
     simgrid_fails(zone, "bandwidth '12Xps'", "unknown unit 'Xps'");
     snprintf(zone, sizeof zone, "%s<link id=\"l\" bandwidth=\"0Bps\"/>", two);
     simgrid_fails(zone, "bandwidth '0Bps'", "must be > 0");
+    snprintf(zone, sizeof zone, "%s<link id=\"l\" bandwidth=\"1e308YBps\"/>", two);
+    simgrid_fails(zone, "bandwidth '1e308YBps'", "overflows");
+    snprintf(zone, sizeof zone, "%s<link id=\"l\" bandwidth=\"1Bps\" latency=\"1e-300ps\"/>",
+             two);
+    simgrid_fails(zone, "latency '1e-300ps'", "underflows");
     snprintf(zone, sizeof zone, "%s<link id=\"l\" bandwidth=\"1Bps\" latency=\"5parsec\"/>", two);
     simgrid_fails(zone, "latency '5parsec'", "unknown unit");
     snprintf(zone, sizeof zone, "%s<link id=\"l\" bandwidth=\"1Bps\" sharing_policy=\"WIFI\"/>",

@@ -222,12 +222,15 @@ static void malformed_cost_files(void **state)
     load_fails("n 2.0\n0 5\n5 0\n0 0\n", 1, "invalid n '2.0'");
     load_fails("n 0x2\n0 5\n5 0\n0 0\n", 1, "invalid n '0x2'");
     load_fails("n 2\n0 0x1p3\n5 0\n0 0\n", 2, "invalid transfer time '0x1p3'");
-    load_fails("n 2\n0 -1\n5 0\n0 0\n", 2, "invalid transfer time '-1'");
+    load_fails("n 2\n0 -1\n5 0\n0 0\n", 2, "invalid transfer time '-1': must not be negative");
     load_fails("n 2\n0 5\n5 abc\n0 0\n", 3, "invalid transfer time 'abc'");
     load_fails("n 2\n0 5 # ok\n# a comment line\n5 0\n0 x\n", 5, "invalid combine time 'x'");
     load_fails("n 2\n0 nan\n5 0\n0 0\n", 2, "'nan'");
     load_fails("n 2\n0 inf\n5 0\n0 0\n", 2, "'inf'");
-    load_fails("n 2\n0 1e999\n5 0\n0 0\n", 2, "'1e999'");
+    load_fails("n 2\n0 1e999\n5 0\n0 0\n", 2, "'1e999': overflows");
+    load_fails("n 2\n0 1e-320\n5 0\n0 0\n", 2, "'1e-320': underflows"); /* subnormal */
+    load_fails("n 2\n0 1e-400\n5 0\n0 0\n", 2, "'1e-400': underflows");
+    load_fails("n 2\n0 -1e-320\n5 0\n0 0\n", 2, "'-1e-320': underflows");
     load_fails("n 2\n0 5x\n5 0\n0 0\n", 2, "'5x'");
     load_fails("n 2\n0 5\n5 0\n0\n", 0, "ends before combine time");
     load_fails("n 2\n0 5\n5\n", 0, "ends before transfer time");

@@ -32,26 +32,10 @@ bool cli_int(const char *cmd, const char *what, const char *text, int64_t *out)
 
 bool cli_real(const char *cmd, const char *what, const char *text, double *out)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(text, &end);
-    const char *why = NULL;
-    if (end == text || *end != '\0')
-        why = "not a number";
-    else if (strpbrk(text, "xX")) /* strtod reads C's hexadecimal floats too */
-        why = "not a decimal number";
-    else if (!isfinite(v) && errno != ERANGE)
-        why = "must be finite";
-    else if (!isfinite(v))
-        why = "out of range (the largest double is 1.8e308)";
-    else if (errno == ERANGE && v == 0 && strpbrk(text, "123456789"))
-        why = "too small: below the smallest positive double (4.9e-324), it would read as 0";
-    if (why) { /* a subnormal such as 1e-320 is finite: ERANGE alone refuses nothing */
-        fprintf(stderr, "treduce %s: invalid %s '%s': %s\n", cmd, what, text, why);
-        return false;
-    }
-    *out = v;
-    return true;
+    if (trd_real_parse(text, what, out) == TRD_OK)
+        return true;
+    fprintf(stderr, "treduce %s: %s\n", cmd, trd_errmsg());
+    return false;
 }
 
 const char *cli_errmsg(trd_status status)

@@ -32,6 +32,18 @@ const char *trd_strerror(trd_status status);
  * string when no error happened yet.  Never NULL. */
 const char *trd_errmsg(void);
 
+/* ---- Numbers written as text: one rule for the command line, cost files
+ * and platform files. ---- */
+
+/* Reads a decimal real number: an optional sign, digits, an optional
+ * fraction and exponent ("3", "-0.25", "1e-3"), nothing before or after;
+ * hexadecimal floats, inf and nan are not numbers.  Its magnitude must be
+ * 0 or a normal double: TRD_EINVAL naming `what` and the text when it is
+ * not a decimal number, overflows (above 1.8e308) or underflows (not 0
+ * but below 2.2e-308: a subnormal keeps fewer digits than the text, or
+ * reads as 0).  *out is written only on success. */
+trd_status trd_real_parse(const char *text, const char *what, double *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -22,6 +22,10 @@ trd_status trd_decimal_prefix(const char *text, const char *what, mpq_t out, con
 typedef enum trd_sg_kind { TRD_SG_SPEED, TRD_SG_BANDWIDTH, TRD_SG_TIME } trd_sg_kind;
 trd_status trd_simgrid_quantity(const char *text, trd_sg_kind kind, const char *what, mpq_t out);
 
+/* TRD_EINVAL naming `what` and `text` when the exact value q overflows
+ * or underflows a double (trd_real_parse's rule, core/real_parse.h). */
+trd_status trd_rational_range(const mpq_t q, const char *what, const char *text);
+
 /* The exact value as "3" or "2/3" in a malloc'ed string, or NULL when out
  * of memory. */
 char *trd_rational_text(const mpq_t q);

@@ -2,17 +2,25 @@
  * feed LPs solved in exact arithmetic (src/steady/), so "0.1" must become
  * 1/10, not the double nearest to it: the text is read digit by digit into
  * a GMP rational.  Accepted: an integer "3", a decimal "0.25" or "1e-3"
- * (digits on both sides of a point, exponent within +-308 like a double),
+ * (digits on both sides of a point),
  * a fraction of two integers "2/3", each part at most 1000 digits.  No sign,
- * no spaces, no NaN or inf. */
+ * no spaces, no NaN or inf.  The value, once whole (a fraction divided, a
+ * SimGrid unit applied: trd_rational_range), must be 0 or within a normal
+ * double's range, the rule of every number treduce reads (trd_real_parse,
+ * src/core/real_parse.c). */
+#include <float.h>
 #include <stdlib.h>
 
 #include "core/error.h"
+#include "core/real_parse.h"
 #include "platform/platform_io.h"
 
-/* A larger exponent would only build huge integers for the LP; +-308 is
- * what a double can hold, so no real platform needs more. */
-#define EXPONENT_MAX 308
+/* Beyond this power of ten a number with digits other than 0 is out of a
+ * double's range whatever unit follows it (SimGrid's scale by 1e-12 to
+ * 2^80): refused before its huge integer is built. */
+#define SHIFT_MAX 400
+/* Exponents are read up to here (then refused as out of range). */
+#define EXPONENT_MAX 100000
 /* Digits of a number (integer and fraction parts, or a denominator): the
  * exact decimal value of any double has fewer than 800, so no real
  * platform needs more, and a longer one would only slow the parse (GMP
@@ -47,30 +55,27 @@ static trd_status too_long(const char *what, const char *text, size_t digits)
                     digits, DIGITS_MAX);
 }
 
-/* Reads "e12", "E-3", "e+05" at p into *exponent; p is left unchanged (and
- * *exponent 0) when no exponent with digits starts there. */
-static trd_status read_exponent(const char **p, const char *what, const char *text,
-                                long *exponent)
+/* Reads "e12", "E-3", "e+05" at p into *exponent (beyond EXPONENT_MAX:
+ * EXPONENT_MAX + 1); p is left unchanged (and *exponent 0) when no
+ * exponent with digits starts there. */
+static void read_exponent(const char **p, long *exponent)
 {
     const char *s = *p;
     *exponent = 0;
     if (*s != 'e' && *s != 'E')
-        return TRD_OK;
+        return;
     s++;
     int sign = *s == '-' ? -1 : 1;
     if (*s == '-' || *s == '+')
         s++;
     size_t len = count_digits(s);
     if (len == 0)
-        return TRD_OK; /* "5E" is 5 then the unit "E..." (SimGrid: 5Ef) */
+        return; /* "5E" is 5 then the unit "E..." (SimGrid: 5Ef) */
     long value = 0;
     for (size_t i = 0; i < len && value <= EXPONENT_MAX; i++)
         value = value * 10 + (s[i] - '0');
-    if (value > EXPONENT_MAX)
-        return refuse(what, text, "exponent out of range (at most 308 either way)");
-    *exponent = sign * value;
+    *exponent = sign * (value > EXPONENT_MAX ? EXPONENT_MAX + 1 : value);
     *p = s + len;
-    return TRD_OK;
 }
 
 trd_status trd_decimal_prefix(const char *text, const char *what, mpq_t out, const char **end)
@@ -91,19 +96,20 @@ trd_status trd_decimal_prefix(const char *text, const char *what, mpq_t out, con
         p += 1 + frac_len;
     }
     long exponent;
-    trd_status st = read_exponent(&p, what, text, &exponent);
-    if (st != TRD_OK)
-        return st;
-    /* value = digits * 10^(exponent - frac_len) */
+    read_exponent(&p, &exponent);
+    /* value = digits * 10^(exponent - frac_len), below 10^(digits + shift) */
     long shift = exponent - (long)frac_len;
+    bool zero = mpz_sgn(mpq_numref(out)) == 0;
+    if (!zero && (shift > SHIFT_MAX || (long)(int_len + frac_len) + shift < -SHIFT_MAX))
+        return trd_real_range(what, text, shift > 0, shift < 0);
     mpz_set_ui(mpq_denref(out), 1);
-    if (shift >= 0) {
+    if (!zero && shift >= 0) { /* 0 stays 0 whatever its exponent */
         mpz_t scale;
         mpz_init(scale);
         mpz_ui_pow_ui(scale, 10, (unsigned long)shift);
         mpz_mul(mpq_numref(out), mpq_numref(out), scale);
         mpz_clear(scale);
-    } else {
+    } else if (!zero) {
         mpz_ui_pow_ui(mpq_denref(out), 10, (unsigned long)-shift);
     }
     mpq_canonicalize(out);
@@ -146,9 +152,24 @@ trd_status trd_rational_parse(const char *text, const char *what, mpq_t out)
     else if (st == TRD_OK && *end != '\0')
         st = refuse(what, text, "unexpected text after the number");
     if (st == TRD_OK)
+        st = trd_rational_range(value, what, text);
+    if (st == TRD_OK)
         mpq_swap(out, value);
     mpq_clear(value);
     return st;
+}
+
+trd_status trd_rational_range(const mpq_t q, const char *what, const char *text)
+{
+    mpq_t bound, magnitude;
+    mpq_inits(bound, magnitude, NULL);
+    mpq_abs(magnitude, q);
+    mpq_set_d(bound, DBL_MAX); /* exact: a double is a dyadic rational */
+    bool over = mpq_cmp(magnitude, bound) > 0;
+    mpq_set_d(bound, DBL_MIN);
+    bool under = mpq_sgn(magnitude) != 0 && mpq_cmp(magnitude, bound) < 0;
+    mpq_clears(bound, magnitude, NULL);
+    return trd_real_range(what, text, over, under);
 }
 
 char *trd_rational_text(const mpq_t q)

@@ -92,9 +92,10 @@ trd_status trd_simgrid_quantity(const char *text, trd_sg_kind kind, const char *
     const char *unit = *end ? end : fam->fallback;
     mpq_t scale;
     mpq_init(scale);
-    if (unit_scale(fam->units, unit, scale))
+    if (unit_scale(fam->units, unit, scale)) {
         mpq_mul(out, out, scale);
-    else
+        st = trd_rational_range(out, what, text);
+    } else
         st = trd_fail(TRD_EINVAL, "invalid %s '%.64s': unknown unit '%.16s' (SimGrid's are %s)",
                       what, text, unit, fam->hint);
     mpq_clear(scale);

@@ -7,9 +7,10 @@
  *   2 1 0
  *   0.5 0.5 0.5  <- c[*]: combine time on each rank
  *
- * Every value must be a finite decimal number >= 0 and N a whole number
- * equal to the simulation's n; anything missing or left over is an error
- * naming the line.  Lines are read whole, whatever their length. */
+ * Every value must be a decimal number >= 0, 0 or a normal double
+ * (trd_real_parse: the rule of the command line and platform files), and
+ * N a whole number equal to the simulation's n; anything missing or left
+ * over is an error naming the line.  Lines are read whole, whatever their length. */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -60,23 +61,20 @@ static trd_status ended(const reader *r, const char *what)
     return trd_fail(TRD_EINVAL, "%s: ends before %s", r->path, what);
 }
 
-/* A decimal number: strtod alone also reads hexadecimal floats, inf and nan. */
-static bool decimal(const char *tok)
-{
-    return tok[strspn(tok, "0123456789.eE+-")] == '\0';
-}
-
 static trd_status read_value(reader *r, const char *what, double *out)
 {
-    char *tok = next_token(r), *end;
+    char *tok = next_token(r);
     if (!tok)
         return ended(r, what);
-    errno = 0;
-    double v = strtod(tok, &end);
-    if (*end || end == tok || !decimal(tok) || !isfinite(v) || v < 0 || errno == ERANGE)
-        return trd_fail(TRD_EINVAL, "%s:%ld: invalid %s '%.64s%s': need a finite decimal "
-                        "number >= 0", r->path, r->line, what, tok,
-                        strlen(tok) > 64 ? "..." : "");
+    double v;
+    if (trd_real_parse(tok, what, &v) != TRD_OK) {
+        char why[256]; /* trd_errmsg's buffer is the one trd_fail writes */
+        snprintf(why, sizeof why, "%s", trd_errmsg());
+        return trd_fail(TRD_EINVAL, "%s:%ld: %s", r->path, r->line, why);
+    }
+    if (v < 0)
+        return trd_fail(TRD_EINVAL, "%s:%ld: invalid %s '%.64s': must not be negative",
+                        r->path, r->line, what, tok);
     *out = v;
     return TRD_OK;
 }
