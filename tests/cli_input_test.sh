@@ -106,6 +106,14 @@ expect 2 "speed '1e-320': underflows" -- "$tool" platform show --platform "$out/
 # --- profiles: metadata, strictness, and results that overflow ------------------
 prof=$out/profile.json
 expect 0 'written' -- "$tool" calibrate -p 2 --out "$prof"
+expect 1 'cannot write profile /nonexistent/x.json: No such file or directory' -- \
+  "$tool" calibrate -p 2 --out /nonexistent/x.json
+expect 1 'cannot write /nonexistent/c.txt: No such file or directory' -- \
+  "$tool" calibrate -p 2 --matrix --costs-out /nonexistent/c.txt
+text=$("$tool" calibrate -p 2 --matrix --costs-out /nonexistent/c.txt 2>&1)
+if grep -q 'written to' <<<"$text"; then bad "a failed write says written: $text"; else ok; fi
+expect 1 'cannot write /nonexistent/p.json: No such file or directory' -- \
+  "$tool" calibrate -p 2 --matrix --platform-out /nonexistent/p.json
 jcheck '.treduce_profile == 2 and .wire == "threads" and (has("transport") | not) and .p == 2
         and .op == "sum" and .type == "double" and .elem_size == 8' "$prof"
 jq '.seconds_per_byte = 1e300 | del(.bandwidth_GBps)' "$prof" >"$out/huge.json"

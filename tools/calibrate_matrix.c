@@ -15,6 +15,7 @@
  * the communicator (trd_comm_allgather), as it gets the measurements. */
 #include "calibrate_matrix.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -246,19 +247,18 @@ static void print_text(const cli_run_args *a, const matrix_ctx *c)
 static int report(const cli_run_args *a, const cli_matrix_args *m, const matrix_ctx *c,
                   size_t elem)
 {
-    int rc = m->costs_out ? write_costs(a, m, c, elem) : CLI_OK;
-    if (rc == CLI_OK && m->platform_out)
-        rc = write_platform(a, m, c, elem);
+    int costs = m->costs_out ? write_costs(a, m, c, elem) : CLI_OK;
+    int platform = costs == CLI_OK && m->platform_out ? write_platform(a, m, c, elem) : CLI_OK;
     if (a->json)
         print_json(a, c);
     else
         print_text(a, c);
-    if (!a->json && m->costs_out)
+    if (!a->json && m->costs_out && costs == CLI_OK)
         printf("cost file for %lld elements written to %s\n", (long long)m->count,
                m->costs_out);
-    if (!a->json && m->platform_out)
+    if (!a->json && m->platform_out && costs == CLI_OK && platform == CLI_OK)
         printf("platform written to %s\n", m->platform_out);
-    return rc;
+    return costs != CLI_OK ? costs : platform;
 }
 
 /* A thread rank's copy of the context, other than rank 0's. */

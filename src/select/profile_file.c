@@ -14,6 +14,7 @@
  * transport: "transport" is read as "wire"'s older name, in the files
  * written before the rename and in `treduce calibrate`'s report, which
  * keeps both. */
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
@@ -319,9 +320,12 @@ trd_status trd_profile_save(const char *path, const trd_profile *pr, const trd_p
         json_array_append_new(curve, json_real(pr->stream_bw[k]));
     if (curve)
         json_object_set_new(o, "stream_bandwidth_Bps", curve);
+    errno = 0;
     int rc = json_dump_file(o, path, JSON_INDENT(2) | JSON_REAL_PRECISION(17));
+    int why = errno; /* fopen's, or the write's */
     json_decref(o);
     if (rc != 0)
-        return trd_fail(TRD_EIO, "cannot write profile %s", path);
+        return trd_fail(TRD_EIO, "cannot write profile %s: %s", path,
+                        why ? strerror(why) : "write error");
     return TRD_OK;
 }
