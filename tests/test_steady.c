@@ -16,7 +16,12 @@
  *   - the checker of check.c rejects broken solutions, trees and matchings
  *     (so its passing means something);
  *   - bad input: every refusal of trd_steady_solve names the bad value and
- *     leaves *out NULL; an unreachable member gives TP 0, not an error. */
+ *     leaves *out NULL; an unreachable member gives TP 0, not an error;
+ *   - a problem too large is refused in time linear in the platform (8x
+ *     the nodes well under 64x the time: the size is checked before the
+ *     members are, and duplicates are found with a flag per node). */
+#include <time.h>
+
 #include "test_steady_util.h"
 
 static void fig2_scatter(void **state)
@@ -345,6 +350,46 @@ static void bad_input(void **state)
 }
 
 /* A target nobody can reach: TP 0, reachable false, a message naming it. */
+static double seconds_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The best of 3 refusals of a gossip among every node of a platform of n
+ * nodes (TRD_ENOMEM, "too large"), in seconds. */
+static double refusal_time(int32_t n)
+{
+    trd_platform *pf = sd_new();
+    char name[32];
+    for (int32_t i = 0; i < n; i++) {
+        snprintf(name, sizeof name, "n%d", (int)i);
+        sd_node(pf, name, "1");
+    }
+    trd_steady_spec spec = sd_spec(TRD_STEADY_GOSSIP, -1, NULL, 0);
+    double best = 1e30;
+    for (int k = 0; k < 3; k++) {
+        trd_steady *st = NULL;
+        double t0 = seconds_now();
+        trd_status s = trd_steady_solve(pf, &spec, &st);
+        double t = seconds_now() - t0;
+        best = t < best ? t : best;
+        TU_CHECK(s == TRD_ENOMEM && st == NULL && strstr(trd_errmsg(), "too large"),
+                 "a gossip of %d nodes: status %d (%s)", (int)n, s, trd_errmsg());
+    }
+    trd_platform_free(pf);
+    return best;
+}
+
+static void too_large_in_linear_time(void **state)
+{
+    (void)state;
+    double small = refusal_time(10000), large = refusal_time(80000);
+    TU_CHECK(large < 16 * small + 0.005, "refusing a gossip of 80 000 nodes took %.4f s, of "
+             "10 000 %.4f s: more than linear", large, small);
+}
+
 static void unreachable(void **state)
 {
     (void)state;
@@ -383,6 +428,7 @@ int main(void)
         cmocka_unit_test(sizes_scale),       cmocka_unit_test(per_result_size),
         cmocka_unit_test(fixed_period),      cmocka_unit_test(checker_rejects),
         cmocka_unit_test(bad_input),         cmocka_unit_test(unreachable),
+        cmocka_unit_test(too_large_in_linear_time),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

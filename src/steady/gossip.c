@@ -10,7 +10,7 @@
 trd_status trd_sd_gossip_types(trd_steady *st)
 {
     int32_t p = st->n_members, t = 0;
-    trd_status s = trd_sd_types_alloc(st, p * (p - 1));
+    trd_status s = trd_sd_types_alloc(st);
     for (int32_t k = 0; s == TRD_OK && k < p; k++)
         for (int32_t l = 0; l < p; l++) {
             if (l == k)

@@ -54,7 +54,7 @@ trd_status trd_sd_reduce_types(trd_steady *st, const trd_steady_spec *spec)
 {
     int32_t p = st->n_members, t = 0;
     st->type_of = malloc((size_t)p * (size_t)p * sizeof *st->type_of);
-    trd_status s = st->type_of ? trd_sd_types_alloc(st, p * (p + 1) / 2)
+    trd_status s = st->type_of ? trd_sd_types_alloc(st)
                                : trd_fail(TRD_ENOMEM, "out of memory for %d participants", (int)p);
     mpq_t size;
     mpq_init(size);

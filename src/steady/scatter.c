@@ -8,7 +8,7 @@
 
 trd_status trd_sd_scatter_types(trd_steady *st)
 {
-    trd_status s = trd_sd_types_alloc(st, st->n_members);
+    trd_status s = trd_sd_types_alloc(st);
     for (int32_t q = 0; s == TRD_OK && q < st->n_members; q++) {
         trd_sd_type *ty = &st->types[q];
         ty->k = -1;

@@ -80,30 +80,72 @@ static trd_status check_spec(const trd_platform *pf, const trd_steady_spec *spec
     return node_ok(pf, spec->root, spec->problem == TRD_STEADY_SCATTER ? "source" : "target");
 }
 
-/* st->members from the spec, or every computing node (not the source). */
+int64_t trd_sd_type_count(trd_steady_problem problem, int64_t members)
+{
+    switch (problem) {
+    case TRD_STEADY_SCATTER: return members;
+    case TRD_STEADY_GOSSIP: return members * (members - 1);
+    default: return members * (members + 1) / 2;
+    }
+}
+
+/* The problem's (message types x nodes) table within CELLS_MAX for
+ * `members` participants: checked before anything of that size is
+ * allocated or scanned (a gossip of 400 000 nodes has 1.6e11 types). */
+static trd_status check_size(const trd_steady *st, int64_t members)
+{
+    double cells = (double)trd_sd_type_count(st->problem, members) * (double)st->n_nodes;
+    if (cells > CELLS_MAX)
+        return trd_fail(TRD_ENOMEM, "problem too large: a %s of %lld %s on %d nodes needs "
+                        "%.3g (message type, node) cells, more than %d",
+                        trd_steady_problem_name(st->problem), (long long)members,
+                        st->problem == TRD_STEADY_SCATTER ? "targets" : "participants",
+                        (int)st->n_nodes, cells, CELLS_MAX);
+    return TRD_OK;
+}
+
+/* Whether node i of pf is a member when the spec lists none. */
+static bool default_member(const trd_platform *pf, const trd_steady_spec *s, int32_t i)
+{
+    return !pf->nodes[i].router && !(s->problem == TRD_STEADY_SCATTER && i == s->root);
+}
+
+/* st->members from the spec, or every computing node (not the source);
+ * the size is checked first, and duplicates are found with one flag per
+ * node: linear in the nodes and the list. */
 static trd_status take_members(trd_steady *st, const trd_platform *pf, const trd_steady_spec *s)
 {
     const char *role = s->problem == TRD_STEADY_SCATTER ? "target" : "participant";
-    int32_t n = s->n_members ? s->n_members : pf->n_nodes;
+    int32_t n = s->n_members;
+    for (int32_t i = 0; !s->n_members && i < pf->n_nodes; i++)
+        n += default_member(pf, s, i);
+    trd_status r = check_size(st, n);
+    if (r != TRD_OK)
+        return r;
     st->members = malloc(((size_t)n + 1) * sizeof *st->members);
-    if (st->members == NULL)
+    uint8_t *listed = calloc((size_t)pf->n_nodes + 1, 1);
+    if (st->members == NULL || listed == NULL) {
+        free(listed);
         return trd_fail(TRD_ENOMEM, "out of memory for %d members", (int)n);
-    for (int32_t i = 0; i < n; i++) {
+    }
+    for (int32_t i = 0; r == TRD_OK && i < (s->n_members ? s->n_members : pf->n_nodes); i++) {
         int32_t node = s->n_members ? s->members[i] : i;
-        if (!s->n_members && (pf->nodes[i].router || (s->problem == TRD_STEADY_SCATTER &&
-                                                      i == s->root)))
+        if (!s->n_members && !default_member(pf, s, i))
             continue;
-        trd_status r = node_ok(pf, node, role);
-        for (int32_t j = 0; r == TRD_OK && j < st->n_members; j++)
-            if (st->members[j] == node)
-                r = trd_fail(TRD_EINVAL, "%s '%s' is listed twice", role, pf->nodes[node].name);
+        r = node_ok(pf, node, role);
+        if (r == TRD_OK && listed[node])
+            r = trd_fail(TRD_EINVAL, "%s '%s' is listed twice", role, pf->nodes[node].name);
         if (r == TRD_OK && s->problem == TRD_STEADY_SCATTER && node == s->root)
             r = trd_fail(TRD_EINVAL, "the source '%s' cannot be a target",
                          pf->nodes[node].name);
-        if (r != TRD_OK)
-            return r;
-        st->members[st->n_members++] = node;
+        if (r == TRD_OK) {
+            listed[node] = 1;
+            st->members[st->n_members++] = node;
+        }
     }
+    free(listed);
+    if (r != TRD_OK)
+        return r;
     int32_t need = s->problem == TRD_STEADY_SCATTER ? 1 : 2;
     if (st->n_members < need)
         return trd_fail(TRD_EINVAL, "a %s needs at least %d %s%s (got %d)",
@@ -112,20 +154,21 @@ static trd_status take_members(trd_steady *st, const trd_platform *pf, const trd
     return TRD_OK;
 }
 
-trd_status trd_sd_types_alloc(trd_steady *st, int32_t count)
+trd_status trd_sd_types_alloc(trd_steady *st)
 {
-    if ((double)count * (double)st->n_nodes > CELLS_MAX)
-        return trd_fail(TRD_ENOMEM, "problem too large: %d message types on %d nodes",
-                        (int)count, (int)st->n_nodes);
+    int64_t count = trd_sd_type_count(st->problem, st->n_members);
+    trd_status r = check_size(st, st->n_members);
+    if (r != TRD_OK)
+        return r;
     st->types = calloc((size_t)count + 1, sizeof *st->types);
     if (st->types == NULL)
-        return trd_fail(TRD_ENOMEM, "out of memory for %d message types", (int)count);
-    for (int32_t t = 0; t < count; t++) {
+        return trd_fail(TRD_ENOMEM, "out of memory for %lld message types", (long long)count);
+    for (int64_t t = 0; t < count; t++) {
         mpq_init(st->types[t].size);
         mpq_set_ui(st->types[t].size, 1, 1);
         st->types[t].leaf = st->types[t].sink = -1;
     }
-    st->n_types = count;
+    st->n_types = (int32_t)count;
     return TRD_OK;
 }
 

@@ -114,8 +114,12 @@ struct trd_steady {
 };
 
 /* --- problems: fill st->types (and type_of) from the validated spec --- */
-/* count types of size 1, no leaf, no sink (steady.c). */
-trd_status trd_sd_types_alloc(trd_steady *st, int32_t count);
+/* How many message types a problem of `members` participants (targets of
+ * a scatter) has: m, m (m - 1), m (m + 1) / 2 (steady.c). */
+int64_t trd_sd_type_count(trd_steady_problem problem, int64_t members);
+/* That many types for st->n_members, of size 1, no leaf, no sink
+ * (steady.c); TRD_ENOMEM when the problem is too large. */
+trd_status trd_sd_types_alloc(trd_steady *st);
 trd_status trd_sd_scatter_types(trd_steady *st);
 trd_status trd_sd_gossip_types(trd_steady *st);
 trd_status trd_sd_reduce_types(trd_steady *st, const trd_steady_spec *spec);
