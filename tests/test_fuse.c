@@ -14,7 +14,10 @@
  *     first later SEND of exactly the combine's blocks depending on it,
  *     the combine still their last writer, the first SEND of its channel);
  *   - ring (whose combines wait for their receive alone) has fused
- *     have fused receives at all, so the runtime's fast path is reached.
+ *     have fused receives at all, so the runtime's fast path is reached;
+ *   - long programs (thousands of segments) too: the pass sees the whole
+ *     program, not a window of it, so their first receives are fused as
+ *     their last are.
  * The runtime's results on fused plans are checked by test_runtime_matrix
  * (every algorithm, non-commutative checkers, the threads and MPI wires:
  * runtime_matrix.c) and the schedule
@@ -327,6 +330,39 @@ static void test_every_static_algorithm(void **state)
              (long long)plans, (long long)exchange_fused, (long long)exchange_produced);
 }
 
+/* Programs of thousands of steps: every receive the oracle allows is
+ * fused, the first ones too (a pass that looked only a few thousand steps
+ * ahead left them apart). */
+static void test_long_programs(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *algo;
+        int32_t p, segments;
+        bool allreduce;
+    } cases[] = {{"pipeline", 3, 2500, false},
+                 {"pipelined-fibonacci", 5, 1200, false},
+                 {"binomial", 4, 2000, true},
+                 {"ring", 3, 1000, true}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        trd_params prm;
+        trd_params_init(&prm);
+        prm.n = cases[k].p;
+        prm.segments = cases[k].segments;
+        prm.allreduce = cases[k].allreduce;
+        trd_plan *plan = NULL, *raw = NULL;
+        assert_int_equal(trd_plan_create(&plan, cases[k].algo, &prm), TRD_OK);
+        assert_int_equal(trd_plan_create_unfused(&raw, cases[k].algo, &prm), TRD_OK);
+        char what[96];
+        snprintf(what, sizeof what, "%s p=%d m=%d", cases[k].algo, (int)cases[k].p,
+                 (int)cases[k].segments);
+        int64_t produced = 0, fused = check_plan(plan, raw, what, &produced);
+        TU_CHECK(fused > 0, "%s: no receive fused", what);
+        trd_plan_free(plan);
+        trd_plan_free(raw);
+    }
+}
+
 /* An earlier step of a program at step i, or -1. */
 static int32_t random_dep(uint64_t *rng, int i)
 {
@@ -428,6 +464,7 @@ static void test_random_programs(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_every_static_algorithm),
+                                       cmocka_unit_test(test_long_programs),
                                        cmocka_unit_test(test_random_programs)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

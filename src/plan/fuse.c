@@ -51,44 +51,59 @@
 
 #include "core/error.h"
 
-/* Steps scanned after a RECV or COMBINE: the pass stays linear on long
- * programs; a consumer or a SEND beyond is simply not fused. */
-#define FUSE_WINDOW 4096
-
 /* A SEND's channel (peer, tag = first block) and its step. */
 typedef struct send_key {
     int32_t peer, block, step;
 } send_key;
 
-/* The pass's working memory for programs of up to n steps and plans of
- * `blocks` blocks, allocated once per plan: a plan of 10^6 ranks has 10^6
- * programs of ~3 steps, and allocating per program doubled the planning
- * time. */
+/* What a sweep (sweep_consumers, mark_ships) knows of one (slot, block)
+ * of the program at hand: the next step after the current one that
+ * touches it, and whether that step overwrites it unread.  Valid only
+ * under the program's epoch: a new program starts from nothing without
+ * clearing the table. */
+typedef struct access {
+    uint32_t epoch;
+    int32_t next;
+    uint8_t overwrite;
+} access;
+
+/* The pass's working memory for programs of up to n steps over `slots`
+ * slots of `blocks` blocks, allocated once per plan: a plan of 10^6 ranks
+ * has 10^6 programs of ~3 steps, and allocating per program doubled the
+ * planning time. */
 typedef struct fuse_scratch {
     trd_step *sent;               /* the program after send-from-input */
     send_key *keys;               /* mark_first_sends */
     int32_t *waited, *to, *with;  /* fuse_receives */
-    uint8_t *input, *gone, *first; /* per step */
-    uint8_t *written, *live;      /* per block */
+    int32_t *ship_to;             /* mark_ships */
+    uint8_t *input, *gone, *first, *dead; /* per step */
+    uint8_t *written;             /* per block */
+    access *table;                /* per (slot, block) */
+    size_t cells;
+    int32_t blocks;
+    uint32_t epoch;
 } fuse_scratch;
 
 static void scratch_free(fuse_scratch *z)
 {
     free(z->sent), free(z->keys), free(z->waited), free(z->to), free(z->with);
-    free(z->input), free(z->gone), free(z->first), free(z->written), free(z->live);
+    free(z->ship_to), free(z->input), free(z->gone), free(z->first), free(z->dead);
+    free(z->written), free(z->table);
 }
 
-static trd_status scratch_init(fuse_scratch *z, size_t n, int32_t blocks)
+static trd_status scratch_init(fuse_scratch *z, size_t n, int32_t slots, int32_t blocks)
 {
-    size_t b = (size_t)(blocks > 0 ? blocks : 0) + 1;
+    size_t b = (size_t)(blocks > 0 ? blocks : 0) + 1, cells = (size_t)(slots > 0 ? slots : 1) * b;
     n++;
     *z = (fuse_scratch){.sent = malloc(n * sizeof *z->sent), .keys = malloc(n * sizeof *z->keys),
                         .waited = malloc(n * sizeof *z->waited), .to = malloc(n * sizeof *z->to),
-                        .with = malloc(n * sizeof *z->with), .input = malloc(n),
-                        .gone = malloc(n), .first = malloc(n), .written = malloc(b),
-                        .live = malloc(b)};
-    if (z->sent && z->keys && z->waited && z->to && z->with && z->input && z->gone &&
-        z->first && z->written && z->live)
+                        .with = malloc(n * sizeof *z->with),
+                        .ship_to = malloc(n * sizeof *z->ship_to), .input = malloc(n),
+                        .gone = malloc(n), .first = malloc(n), .dead = malloc(n),
+                        .written = malloc(b), .table = calloc(cells, sizeof *z->table),
+                        .cells = cells, .blocks = (int32_t)b};
+    if (z->sent && z->keys && z->waited && z->to && z->with && z->ship_to && z->input &&
+        z->gone && z->first && z->dead && z->written && z->table)
         return TRD_OK;
     scratch_free(z);
     *z = (fuse_scratch){0};
@@ -96,11 +111,6 @@ static trd_status scratch_init(fuse_scratch *z, size_t n, int32_t blocks)
 }
 
 static int32_t span(const trd_step *s) { return s->blocks > 1 ? s->blocks : 1; }
-
-static bool overlaps(const trd_step *a, const trd_step *b)
-{
-    return a->block < b->block + span(b) && b->block < a->block + span(a);
-}
 
 static bool touches(const trd_step *s, int32_t slot)
 {
@@ -115,62 +125,90 @@ static bool overwrites(const trd_step *s, int32_t slot)
            s->buf == slot;
 }
 
-/* After the consumer: the blocks of r that no later step has overwritten
- * yet (live[b], *left of them) must not be read.  Whether s reads one;
- * the live blocks s overwrites are dropped. */
-static bool reads_live(const trd_step *s, const trd_step *r, int32_t slot, uint8_t *live,
-                       int32_t *left)
+/* A new program: no (slot, block) has a next access. */
+static void new_epoch(fuse_scratch *z)
 {
-    int32_t lo = s->block > r->block ? s->block : r->block;
-    int32_t hi = s->block + span(s) < r->block + span(r) ? s->block + span(s)
-                                                         : r->block + span(r);
-    bool write = overwrites(s, slot);
-    for (int32_t b = lo; b < hi; b++)
-        if (live[b - r->block]) {
-            if (!write)
-                return true;
-            live[b - r->block] = 0;
-            --*left;
-        }
-    return false;
-}
-
-static bool depends_on(const trd_step *s, size_t i)
-{
-    return s->dep[0] == (int32_t)i || s->dep[1] == (int32_t)i;
-}
-
-/* The COMBINE that alone reads what RECV i of prog[0..n) stores and waits
- * for nothing else, or -1.  Slot 0 is left alone: the runtime's lazy
- * input lives there (exec.h).  live: room for the RECV's blocks;
- * waited[i]: how many steps depend on step i. */
-static int32_t consumer_of(const trd_step *prog, size_t n, size_t i, const int32_t *waited,
-                           uint8_t *live)
-{
-    const trd_step *r = &prog[i];
-    int32_t slot = r->buf, c = -1, left = span(r);
-    if (r->kind != TRD_STEP_RECV || slot == 0 || r->peer < 0 || waited[i] != 1)
-        return -1;
-    memset(live, 1, (size_t)left);
-    size_t end = n - i - 1 > FUSE_WINDOW ? i + 1 + FUSE_WINDOW : n;
-    for (size_t j = i + 1; j < end && left > 0; j++) {
-        const trd_step *s = &prog[j];
-        if (!touches(s, slot) || !overlaps(r, s))
-            continue;
-        if (c >= 0) { /* after the consumer: the bytes must be dead */
-            if (reads_live(s, r, slot, live, &left))
-                return -1;
-            continue;
-        }
-        bool consumes = s->kind == TRD_STEP_COMBINE && s->src == slot && s->buf != slot &&
-                        s->block == r->block && span(s) == span(r) &&
-                        ((s->dep[0] == (int32_t)i && s->dep[1] < 0) ||
-                         (s->dep[1] == (int32_t)i && s->dep[0] < 0));
-        if (!consumes)
-            return -1;
-        c = (int32_t)j;
+    if (++z->epoch == 0) { /* wrapped: old stamps could pass for new ones */
+        memset(z->table, 0, z->cells * sizeof *z->table);
+        z->epoch = 1;
     }
-    return end == n || left == 0 ? c : -1;
+}
+
+static access *cell(fuse_scratch *z, int32_t slot, int32_t block)
+{
+    return &z->table[(size_t)slot * (size_t)z->blocks + (size_t)block];
+}
+
+/* The first step after the sweep's position that touches a block of
+ * [block, block + nb) of slot, or `none`. */
+static int32_t next_touch(fuse_scratch *z, int32_t slot, int32_t block, int32_t nb, int32_t none)
+{
+    int32_t first = none;
+    for (int32_t b = block; b < block + nb; b++) {
+        const access *a = cell(z, slot, b);
+        if (a->epoch == z->epoch && a->next < first)
+            first = a->next;
+    }
+    return first;
+}
+
+/* Whether every block of [block, block + nb) of slot is overwritten
+ * unread by its next access after the sweep's position, or never touched
+ * again: its value is dead. */
+static bool dead_after(fuse_scratch *z, int32_t slot, int32_t block, int32_t nb)
+{
+    for (int32_t b = block; b < block + nb; b++) {
+        const access *a = cell(z, slot, b);
+        if (a->epoch == z->epoch && !a->overwrite)
+            return false;
+    }
+    return true;
+}
+
+/* Step j (s) is now the next access to the blocks it touches of slot. */
+static void touched(fuse_scratch *z, const trd_step *s, int32_t j, int32_t slot)
+{
+    for (int32_t b = s->block; b < s->block + span(s); b++)
+        *cell(z, slot, b) = (access){.epoch = z->epoch, .next = j,
+                                     .overwrite = overwrites(s, slot)};
+}
+
+/* Whether c is the COMBINE that consumes RECV r (step i): exactly its
+ * blocks, from its slot into another, waiting for i and nothing else. */
+static bool consumes(const trd_step *c, const trd_step *r, int32_t i)
+{
+    return c->kind == TRD_STEP_COMBINE && c->src == r->buf && c->buf != r->buf &&
+           c->block == r->block && span(c) == span(r) &&
+           ((c->dep[0] == i && c->dep[1] < 0) || (c->dep[1] == i && c->dep[0] < 0));
+}
+
+/* with[i]: the COMBINE that alone reads what RECV i of prog[0..n) stores
+ * and waits for nothing else, or -1 (see the top).  Slot 0 is left alone:
+ * the runtime's lazy input lives there (exec.h); waited[i]: how many
+ * steps depend on step i.  One sweep from the end: at step k the table
+ * holds each (slot, block)'s next access after k, so a RECV's first
+ * toucher, and whether a COMBINE leaves its input dead, are look-ups over
+ * their blocks: linear in the program's blocks, where a scan forward from
+ * every RECV was quadratic in long programs (a pipeline of 65 536
+ * segments). */
+static void sweep_consumers(const trd_step *prog, size_t n, fuse_scratch *z)
+{
+    new_epoch(z);
+    for (size_t k = n; k-- > 0;) {
+        const trd_step *s = &prog[k];
+        z->with[k] = -1;
+        if (s->kind == TRD_STEP_COMBINE && s->src >= 0)
+            z->dead[k] = dead_after(z, s->src, s->block, span(s));
+        if (s->kind == TRD_STEP_RECV && s->buf != 0 && s->peer >= 0 && z->waited[k] == 1) {
+            int32_t c = next_touch(z, s->buf, s->block, span(s), (int32_t)n);
+            if (c < (int32_t)n && consumes(&prog[c], s, (int32_t)k) && z->dead[c])
+                z->with[k] = c;
+        }
+        if (s->buf >= 0)
+            touched(z, s, (int32_t)k, s->buf);
+        if (s->src >= 0 && s->src != s->buf && touches(s, s->src))
+            touched(z, s, (int32_t)k, s->src);
+    }
 }
 
 /* Whether step s writes (or clobbers) its blocks of slot 0. */
@@ -210,18 +248,17 @@ static void mark_input_sends(trd_step *prog, size_t n, int32_t blocks, fuse_scra
 static size_t fuse_receives(const trd_step *prog, size_t n, trd_step *out, fuse_scratch *z)
 {
     int32_t *waited = z->waited, *to = z->to, *with = z->with;
-    uint8_t *live = z->live, *gone = z->gone;
+    uint8_t *gone = z->gone;
     memset(waited, 0, n * sizeof *waited);
     memset(gone, 0, n);
     for (size_t j = 0; j < n; j++)
         for (int k = 0; k < 2; k++)
             if (prog[j].dep[k] >= 0 && (size_t)prog[j].dep[k] < j)
                 waited[prog[j].dep[k]]++;
-    for (size_t i = 0; i < n; i++) {
-        with[i] = gone[i] ? -1 : consumer_of(prog, n, i, waited, live);
+    sweep_consumers(prog, n, z);
+    for (size_t i = 0; i < n; i++)
         if (with[i] >= 0)
             gone[with[i]] = 1;
-    }
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         if (gone[i])
@@ -275,30 +312,42 @@ static void mark_first_sends(const trd_step *prog, size_t n, uint8_t *first, sen
         first[k[q].step] = q == 0 || k[q].peer != k[q - 1].peer || k[q].block != k[q - 1].block;
 }
 
-/* 1 + the SEND that ships what combine i of prog[0..n) writes, or 0 (see
- * the top); first: mark_first_sends. */
-static int32_t shipper_of(const trd_step *prog, size_t n, size_t i, const uint8_t *first)
+/* Whether SEND s ships exactly the blocks combine c writes. */
+static bool ships(const trd_step *s, const trd_step *c)
 {
-    const trd_step *c = &prog[i];
-    size_t end = n - i - 1 > FUSE_WINDOW ? i + 1 + FUSE_WINDOW : n;
-    for (size_t j = i + 1; j < end; j++) {
-        const trd_step *s = &prog[j];
-        bool ships = s->kind == TRD_STEP_SEND && s->buf == c->buf && s->block == c->block &&
-                     span(s) == span(c) && depends_on(s, i);
-        if (ships)
-            return first[j] ? (int32_t)j + 1 : 0;
-        if (s->kind != TRD_STEP_SEND && s->kind != TRD_STEP_SEND_INPUT && s->buf == c->buf &&
-            overlaps(s, c))
-            return 0;
-    }
-    return 0;
+    return s->kind == TRD_STEP_SEND && s->buf == c->buf && s->block == c->block &&
+           span(s) == span(c);
 }
 
+/* ship of every step of prog[0..n): for a combine, 1 + the first later
+ * SEND that ships exactly its blocks and depends on it, when no step but
+ * a SEND writes those blocks of its slot in between and that SEND is the
+ * first of its channel; else 0 (see the top).  Each step's first such
+ * SEND comes from the SENDs' deps; the first writer after a combine from
+ * a sweep from the end as in sweep_consumers, the table then holding the
+ * next step that writes each block (SENDs only read theirs). */
 static void mark_ships(trd_step *prog, size_t n, fuse_scratch *z)
 {
+    int32_t *ship_to = z->ship_to;
     mark_first_sends(prog, n, z->first, z->keys);
-    for (size_t i = 0; i < n; i++)
-        prog[i].ship = combines(&prog[i]) ? shipper_of(prog, n, i, z->first) : 0;
+    for (size_t j = 0; j < n; j++)
+        ship_to[j] = -1;
+    for (size_t j = 0; j < n; j++)
+        for (int k = 0; k < 2; k++) {
+            int32_t d = prog[j].dep[k];
+            if (d >= 0 && (size_t)d < j && ship_to[d] < 0 && ships(&prog[j], &prog[d]))
+                ship_to[d] = (int32_t)j;
+        }
+    new_epoch(z);
+    for (size_t k = n; k-- > 0;) {
+        trd_step *s = &prog[k];
+        int32_t to = ship_to[k];
+        bool first = to >= 0 && z->first[to];
+        s->ship = combines(s) && first &&
+                  to < next_touch(z, s->buf, s->block, span(s), (int32_t)n) ? to + 1 : 0;
+        if (s->kind != TRD_STEP_SEND && s->kind != TRD_STEP_SEND_INPUT && s->buf >= 0)
+            touched(z, s, (int32_t)k, s->buf);
+    }
 }
 
 /* The fused program of prog[0..n) into out: its length. */
@@ -313,11 +362,22 @@ static size_t fuse_with(const trd_step *prog, size_t n, int32_t blocks, trd_step
     return m;
 }
 
+/* 1 + the largest slot that steps[0..n) name. */
+static int32_t slots_of(const trd_step *steps, size_t n)
+{
+    int32_t most = 0;
+    for (size_t j = 0; j < n; j++) {
+        most = steps[j].buf > most ? steps[j].buf : most;
+        most = steps[j].src > most ? steps[j].src : most;
+    }
+    return most + 1;
+}
+
 trd_status trd_fuse_program(const trd_step *prog, size_t n, int32_t blocks, trd_step *out,
                             size_t *m)
 {
     fuse_scratch z;
-    trd_status st = scratch_init(&z, n, blocks);
+    trd_status st = scratch_init(&z, n, slots_of(prog, n), blocks);
     if (st != TRD_OK)
         return st;
     *m = fuse_with(prog, n, blocks, out, &z);
@@ -328,11 +388,15 @@ trd_status trd_fuse_program(const trd_step *prog, size_t n, int32_t blocks, trd_
 trd_status trd_fuse_plan(size_t nranks, size_t *step_first, trd_step **steps, int32_t blocks)
 {
     size_t longest = 0;
-    for (size_t r = 0; r < nranks; r++)
-        if (step_first[r + 1] - step_first[r] > longest)
-            longest = step_first[r + 1] - step_first[r];
+    int32_t slots = 1;
+    for (size_t r = 0; r < nranks; r++) {
+        size_t lo = step_first[r], n = step_first[r + 1] - lo;
+        int32_t k = slots_of(*steps + lo, n);
+        longest = n > longest ? n : longest;
+        slots = k > slots ? k : slots;
+    }
     fuse_scratch z;
-    trd_status st = scratch_init(&z, longest, blocks);
+    trd_status st = scratch_init(&z, longest, slots, blocks);
     if (st != TRD_OK)
         return st;
     /* In place: a fused program is never longer than its source, so rank

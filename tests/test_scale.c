@@ -1,0 +1,88 @@
+/* test_scale.c: planning, fusing, simulating and running a plan take
+ * O(steps log steps) time (docs/RUNTIME.md, "Limits").  Each phase is
+ * timed at S and at 8 S segments (the best of 5, so that a preempted run
+ * does not count), and 8 times the steps must take less than 24 times as
+ * long (quadratic work takes 64 times as long; n log n about 10), plus a
+ * few milliseconds for the timer's and the scheduler's noise on small
+ * times.  The segments are one element each: the steps are all there is. */
+#include <time.h>
+
+#include "testutil.h"
+
+#define GROWTH 8
+#define MAX_RATIO 24.0
+#define SLACK_S 0.005
+#define BEST_OF 5
+
+static double seconds_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+typedef void (*phase_fn)(const char *algo, int32_t p, int64_t segments);
+
+/* The best of BEST_OF runs of fn, in seconds. */
+static double best_time(phase_fn fn, const char *algo, int32_t p, int64_t segments)
+{
+    double best = 1e30;
+    for (int k = 0; k < BEST_OF; k++) {
+        double t0 = seconds_now();
+        fn(algo, p, segments);
+        double t = seconds_now() - t0;
+        best = t < best ? t : best;
+    }
+    return best;
+}
+
+static void check_growth(const char *what, phase_fn fn, const char *algo, int32_t p,
+                         int64_t segments)
+{
+    double small = best_time(fn, algo, p, segments);
+    double large = best_time(fn, algo, p, GROWTH * segments);
+    TU_CHECK(large < MAX_RATIO * small + SLACK_S, "%s of %s on %d ranks: %lld segments took "
+             "%.4f s, %lld took %.4f s (%.1fx): more than n log n", what, algo, (int)p,
+             (long long)segments, small, (long long)(GROWTH * segments), large,
+             large / small);
+}
+
+static trd_params params_of(int32_t p, int64_t segments, bool allreduce)
+{
+    trd_params prm;
+    trd_params_init(&prm);
+    prm.n = p;
+    prm.segments = segments;
+    prm.allreduce = allreduce;
+    return prm;
+}
+
+static bool allreduce_only(const char *algo)
+{
+    return !strcmp(algo, "ring");
+}
+
+/* Plan, with its fusion pass. */
+static void plan_once(const char *algo, int32_t p, int64_t segments)
+{
+    trd_params prm = params_of(p, segments, allreduce_only(algo));
+    trd_plan *plan = NULL;
+    TU_CHECK(trd_plan_create(&plan, algo, &prm) == TRD_OK, "%s: %s", algo, trd_errmsg());
+    trd_plan_free(plan);
+}
+
+static void planning(void **state)
+{
+    (void)state;
+    check_growth("planning", plan_once, "pipeline", 2, 512);
+    check_growth("planning", plan_once, "pipeline", 4, 256);
+    check_growth("planning", plan_once, "pipelined-fibonacci", 5, 256);
+    check_growth("planning", plan_once, "binomial", 4, 256);
+    check_growth("planning", plan_once, "ring", 3, 256);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(planning)};
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
