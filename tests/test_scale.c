@@ -81,8 +81,44 @@ static void planning(void **state)
     check_growth("planning", plan_once, "ring", 3, 256);
 }
 
+/* Simulate: the plan's makespan (constant costs, full duplex), and one run
+ * under random costs, half duplex (plan built outside the timing). */
+static void simulate_once(const char *algo, int32_t p, int64_t segments)
+{
+    trd_params prm = params_of(p, segments, allreduce_only(algo));
+    trd_plan *plan = NULL;
+    TU_CHECK(trd_plan_create(&plan, algo, &prm) == TRD_OK, "%s: %s", algo, trd_errmsg());
+    double makespan = trd_plan_makespan(plan);
+    TU_CHECK(isfinite(makespan), "%s: makespan %g", algo, makespan);
+    trd_plan_free(plan);
+}
+
+static void simulate_random(const char *algo, int32_t p, int64_t segments)
+{
+    trd_params prm = params_of(p, segments, allreduce_only(algo));
+    trd_costs *costs = NULL;
+    double makespan = NAN;
+    assert_int_equal(trd_costs_create(&costs, p, TRD_DIST_EXP, 1, 1, 1), TRD_OK);
+    TU_CHECK(trd_simulate(algo, &prm, costs, TRD_PORT_HALF, 1, 0, &makespan) == TRD_OK,
+             "%s: %s", algo, trd_errmsg());
+    TU_CHECK(isfinite(makespan), "%s: makespan %g", algo, makespan);
+    trd_costs_free(costs);
+}
+
+static void simulation(void **state)
+{
+    (void)state;
+    check_growth("simulating", simulate_once, "pipeline", 2, 1024);
+    check_growth("simulating", simulate_once, "pipeline", 6, 512);
+    check_growth("simulating", simulate_once, "pipelined-fibonacci", 8, 256);
+    check_growth("simulating", simulate_once, "binomial", 8, 256);
+    check_growth("simulating", simulate_once, "ring", 4, 256);
+    check_growth("simulating under random costs", simulate_random, "pipeline", 3, 512);
+    check_growth("simulating under random costs", simulate_random, "binomial", 8, 256);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(planning)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(planning), cmocka_unit_test(simulation)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -35,7 +35,7 @@ static void print_text(const cli_run_args *a, int64_t p, size_t bytes, double me
            100 * res->model.recv_combine_saving, 1e6 * res->model.c, res->model.parallelism,
            a->model_set ? " (given)" : a->profile_path ? " (from the profile)" : " (measured now)");
     if (isnan(res->predicted))
-        printf("  predicted  n/a (over %d segments: not simulated)\n", TRD_PREDICT_BLOCKS_MAX);
+        printf("  predicted  n/a (the simulation failed)\n");
     else
         printf("  predicted  %10.1f us\n", 1e6 * res->predicted);
     printf("  measured   %10.1f us median, %.1f us min over %lld iterations\n", 1e6 * med,

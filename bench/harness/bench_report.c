@@ -186,7 +186,7 @@ static void print_block(const bench_args *a, const bench_table *t, size_t op, in
                    au->median / bench_baseline_value(b));
         else
             printf("%10s %10s ", "-", "-");
-        if (isnan(au->predicted)) /* not simulated: over TRD_PREDICT_BLOCKS_MAX blocks */
+        if (isnan(au->predicted)) /* the simulation failed */
             printf("%10s  ", "-");
         else
             printf("%10.1f  ", 1e6 * au->predicted);

@@ -562,9 +562,8 @@ trd_status trd_profile_load(const char *path, trd_profile *profile, trd_profile_
  * opts->d, c, latency as from trd_comm_calibrate): the plan's makespan
  * (evaluator or simulator, plan.c), or for a dynamic algorithm one
  * simulation with constant costs.  Local: no communication.  A plan of
- * more than TRD_PREDICT_BLOCKS_MAX blocks is not simulated (that grows
- * quadratically with the blocks per rank): *seconds is then NaN. */
-#define TRD_PREDICT_BLOCKS_MAX 1024
+ * any size is simulated (in O(steps log steps) time); *seconds is NaN
+ * only where the simulation fails (trd_plan_makespan). */
 trd_status trd_comm_predict(trd_comm *comm, int64_t count, const trd_op *op, int32_t root,
                             bool allreduce, const trd_coll_opts *opts, double *seconds);
 

@@ -45,8 +45,7 @@ trd_status trd_greedy_tree(int32_t n, double d, double c, int64_t reducers,
 double trd_segment_start(const trd_params *params);
 double trd_segment_work(const trd_params *params);
 /* The most segments a chooser picks: beyond, a segment's fixed costs
- * dominate on any real machine, and simulating the plan for a prediction
- * grows quadratically in segments per rank (src/sim/virtual.c). */
+ * dominate on any real machine. */
 #define TRD_SEGMENTS_CHOSEN_MAX 256
 /* round(m) within 1 .. TRD_SEGMENTS_CHOSEN_MAX (NaN and m < 1 give 1). */
 int64_t trd_segments_clamp(double m);

@@ -97,8 +97,7 @@ trd_status trd_comm_predict(trd_comm *c, int64_t count, const trd_op *op, int32_
         if (st == TRD_OK)
             late = trd_contention_tree(p, *seconds, bytes, o);
     } else {
-        bool big = trd_plan_blocks(plan) > TRD_PREDICT_BLOCKS_MAX;
-        *seconds = big ? NAN : trd_plan_makespan(plan);
+        *seconds = trd_plan_makespan(plan);
         work = trd_plan_work(plan);
         late = trd_contention_plan(plan, *seconds, bytes, o);
         trd_plan_free(plan);
@@ -182,7 +181,7 @@ trd_status trd_comm_explain(trd_comm *c, int64_t count, const trd_op *op, int32_
             out[i].status = trd_comm_predict(c, count, op, root, allreduce, &o,
                                              &out[i].predicted);
         if (out[i].status == TRD_OK && isnan(out[i].predicted))
-            out[i].predicted = INFINITY; /* not simulated: considered last */
+            out[i].predicted = INFINITY; /* the simulation failed: considered last */
         if (out[i].status != TRD_OK) {
             if (out[i].status == TRD_EINVAL) /* bad arguments: not the algorithm's fault */
                 return out[i].status;

@@ -12,27 +12,40 @@
  * become ready at the same time are seen together and a plan run with
  * constant costs follows its own receive order exactly; the ranks are then
  * tried in the order they got something to start (a posted step, or freed
- * ports with sends or senders waiting).  A transfer costs
- * d(from, to) times the next draw of the transfer stream, a combine
- * c(rank) times the next draw of the combine stream:
+ * ports with sends or senders waiting), and a rank with sends of its own
+ * tries their receivers in the order of its latest unstarted send to
+ * each.  A transfer costs d(from, to) times the next draw of the transfer
+ * stream, a combine c(rank) times the next draw of the combine stream:
  * the k-th started transfer gets the k-th draw whatever the algorithm
  * (common random numbers, benoit Sec. 6).
  *
  * Posted steps live in tables indexed by the engine's step ids
- * (transport.h), linked into per-rank lists (the sends waiting for a
- * receiver, a rank's unstarted sends, its posted receives): no allocation
- * while running.  A RECV posted by rank b from any rank, or from a rank a
- * that sends b more than one message, is matched as an MPI receive is: the
- * first posted receive of b that accepts a.  When the engine names the
- * partner of a SEND (the only RECV that can match it), the RECV is only
- * flagged and the match is a look-up: the same answer, since no other
- * receive of b accepts a and the partner accepts nothing but a.  Events
- * (event_queue.h) name a step id and a kind; a transfer's event ends both
- * its steps: wait_any hands out the SEND end and holds the RECV end for
- * its next call.  Static programs run the engine's loop with post and
- * wait_any inlined into it (trd_virtual_run, engine/run_static.h); the
- * hot functions keep their rare paths (growing the tables, wake-ups,
- * random or heterogeneous costs) out of line, so the loop stays small. */
+ * (transport.h).  A SEND waits in its (sender, receiver) pair (virtual.h,
+ * trd_vpair): listed there in posting order and, once its release has
+ * come and its receive is posted, in the pair's heap of sends in the
+ * order above; a receiver keeps a heap of its pairs by their first send.
+ * So the next transfer a receiver can start is found in time logarithmic
+ * in its waiting sends, a sender whose port is busy is passed over with
+ * its whole pair, and a sender tries each of its receivers once however
+ * many sends it has waiting for each: the lists walked per send before
+ * made a pipeline of 65 536 segments quadratic.  Every search gives the
+ * transfer the walk of one queue sorted in that order gave.  A SEND
+ * released later waits in its receiver's `later` heap, asks for a wake-up
+ * when a search of its receiver finds nothing to start (as that walk then
+ * reached it), and joins its pair's heap once its time has come.  A RECV
+ * posted by rank b from any rank, or from a rank a that sends b more than
+ * one message, is matched as an MPI receive is: the first posted receive
+ * of b that accepts a.  When the engine names the partner of a SEND (the
+ * only RECV that can match it), the RECV is only flagged and the match is
+ * a look-up: the same answer, since no other receive of b accepts a and
+ * the partner accepts nothing but a; a SEND whose partner is not posted
+ * yet is parked on it.  Events (event_queue.h) name a step id and a kind;
+ * a transfer's event ends both its steps: wait_any hands out the SEND end
+ * and holds the RECV end for its next call.  Static programs run the
+ * engine's loop with post and wait_any inlined into it (trd_virtual_run,
+ * engine/run_static.h); the hot functions keep their rare paths (growing
+ * the tables, wake-ups, random or heterogeneous costs) out of line, so
+ * the loop stays small. */
 #include "sim/virtual.h"
 
 #include <stddef.h>
@@ -48,7 +61,7 @@
  * EV_FLIGHT); without, one EV_TRANSFER does both. */
 enum { EV_TRANSFER, EV_COMBINE, EV_WAKE, EV_FLIGHT };
 enum { LANE_TRANSFER = 0, LANE_COMBINE = 1 };  /* each is pushed mostly in time order */
-enum { F_POSTED = 1, F_WAKE = 2, F_FUSED = 4 }; /* flag[id], cleared at each reset */
+enum { F_POSTED = 1, F_PARKED = 2, F_FUSED = 4 }; /* flag[id], cleared at each reset */
 #define IDS_MAX (1 << 29) /* ids and ranks shifted left by 3 stay in 32 bits */
 
 /* Keeps rare paths out of the hot functions (fewer registers to save). */
@@ -63,7 +76,7 @@ enum { F_POSTED = 1, F_WAKE = 2, F_FUSED = 4 }; /* flag[id], cleared at each res
 #endif
 
 /* A rank with nothing posted, nothing in flight and no mark. */
-static const trd_vrank idle_rank = {.in_head = -1, .out_head = -1, .recv_head = -1};
+static const trd_vrank idle_rank = {.waiting = 0, .out_first = -1, .recv_head = -1};
 
 static uint32_t op_of(int32_t id, int kind)
 {
@@ -94,17 +107,22 @@ static COLD trd_status reserve(trd_virtual *v, int64_t ids)
     int32_t *tag = none ? realloc(v->tag, (size_t)cap * sizeof *tag) : NULL;
     if (tag)
         v->tag = tag;
+    trd_vsend *sd = tag ? realloc(v->sd, (size_t)cap * sizeof *sd) : NULL;
+    if (sd)
+        v->sd = sd;
     if (own)
         v->partner = v->no_partner;
-    double *started = tag && v->started ? realloc(v->started, (size_t)cap * sizeof *started)
-                                        : NULL;
+    double *started = sd && v->started ? realloc(v->started, (size_t)cap * sizeof *started)
+                                       : NULL;
     if (started)
         v->started = started;
-    if (!tag || (v->started && !started) || !trd_eq_reserve(&v->events, 2 * (uint32_t)cap + 16))
+    if (!sd || (v->started && !started) || !trd_eq_reserve(&v->events, 2 * (uint32_t)cap + 16))
         return trd_fail(TRD_ENOMEM, "simulator: out of memory for %lld steps", (long long)cap);
     memset(v->flag + v->cap, 0, (size_t)(cap - v->cap) * sizeof *v->flag);
-    for (int64_t i = v->cap; i < cap; i++)
+    for (int64_t i = v->cap; i < cap; i++) {
         v->no_partner[i] = -1;
+        v->sd[i].pair = -1;
+    }
     v->cap = (int32_t)cap;
     return TRD_OK;
 }
@@ -135,15 +153,11 @@ static void set_free(trd_virtual *v, int32_t from, int32_t to)
     v->ranks[to].busy &= (uint8_t)~v->recv_bits;
 }
 
-/* The RECV that takes send s (from `from` to `to`) now, or -1: its
- * partner, or the first posted receive of `to` that accepts `from` with
- * the same tag (the step's first block: trd_plan_blocks' matching rule); *link gets
- * its place in `to`'s list, NULL for a partner (not listed). */
-static int32_t find_recv(trd_virtual *v, int32_t s, int32_t to, int32_t from, int32_t **link)
+/* The first posted receive of `to` without a partner that accepts send s
+ * from `from` with the same tag (the step's first block: trd_plan_blocks'
+ * matching rule), or -1; *link gets its place in `to`'s list. */
+static int32_t find_listed(trd_virtual *v, int32_t s, int32_t to, int32_t from, int32_t **link)
 {
-    *link = NULL;
-    if (v->partner[s] >= 0)
-        return v->flag[v->partner[s]] & F_POSTED ? v->partner[s] : -1;
     for (int32_t *l = &v->ranks[to].recv_head; *l >= 0; l = &v->st[*l].next)
         if ((v->st[*l].peer == from || v->st[*l].peer == TRD_ANY_RANK) &&
             v->tag[*l] == v->tag[s]) {
@@ -215,8 +229,314 @@ static inline void note_start(trd_virtual *v, int32_t id, double time)
         v->started[id] = time;
 }
 
-/* Starts send s (already out of its receiver's queue) into RECV r. */
-static void start_transfer(trd_virtual *v, int32_t s, int32_t r, int32_t *rlink)
+/* Whether send a comes before send b for its receiver: the order senders
+ * became ready, ties by the plan's start time, then by posting order. */
+static inline bool before(const trd_virtual *v, int32_t a, int32_t b)
+{
+    const trd_vstep *x = &v->st[a], *y = &v->st[b];
+    if (x->ready != y->ready)
+        return x->ready < y->ready;
+    if (x->planned != y->planned)
+        return x->planned < y->planned;
+    return v->sd[a].seq < v->sd[b].seq;
+}
+
+static inline int32_t *items(const trd_virtual *v, const trd_vheap *h)
+{
+    return v->arena + h->off;
+}
+
+/* Room for `len` items in h: a larger block at the end of the arena, the
+ * old one left unused (posting a send makes room for everything the
+ * searches may then move, so that they never allocate). */
+static COLD bool heap_room(trd_virtual *v, trd_vheap *h, int32_t len)
+{
+    if (len <= h->cap)
+        return true;
+    int32_t cap = h->cap ? 2 * h->cap : 2;
+    cap = cap < len ? len : cap;
+    if (v->arena_used + (size_t)cap > v->arena_cap) {
+        size_t more = 2 * v->arena_cap + (size_t)cap + 256;
+        int32_t *arena = realloc(v->arena, more * sizeof *arena);
+        if (!arena)
+            return false;
+        v->arena = arena;
+        v->arena_cap = more;
+    }
+    if (h->len > 0)
+        memcpy(v->arena + v->arena_used, items(v, h), (size_t)h->len * sizeof *v->arena);
+    h->off = (uint32_t)v->arena_used;
+    h->cap = cap;
+    v->arena_used += (size_t)cap;
+    return true;
+}
+
+/* Sends, by `before` (room made). */
+static inline void sends_push(const trd_virtual *v, trd_vheap *h, int32_t id)
+{
+    int32_t *item = items(v, h), i = h->len++;
+    while (i > 0 && before(v, id, item[(i - 1) / 2])) {
+        item[i] = item[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    item[i] = id;
+}
+
+static inline int32_t sends_pop(const trd_virtual *v, trd_vheap *h)
+{
+    int32_t *item = items(v, h), top = item[0], last = item[--h->len], i = 0, n = h->len;
+    for (int32_t c = 1; c < n; c = 2 * i + 1) {
+        if (c + 1 < n && before(v, item[c + 1], item[c]))
+            c++;
+        if (!before(v, item[c], last))
+            break;
+        item[i] = item[c];
+        i = c;
+    }
+    if (n > 0)
+        item[i] = last;
+    return top;
+}
+
+/* A receiver's pairs, by their first ready send; each knows its place. */
+static bool pair_before(const trd_virtual *v, int32_t a, int32_t b)
+{
+    return before(v, items(v, &v->pairs[a].ready)[0], items(v, &v->pairs[b].ready)[0]);
+}
+
+static inline void pairs_set(trd_virtual *v, trd_vheap *h, int32_t i, int32_t pair)
+{
+    items(v, h)[i] = pair;
+    v->pairs[pair].at = i;
+}
+
+static NOINLINE void pairs_fix(trd_virtual *v, trd_vheap *h, int32_t i)
+{
+    int32_t pair = items(v, h)[i], n = h->len;
+    while (i > 0 && pair_before(v, pair, items(v, h)[(i - 1) / 2])) {
+        pairs_set(v, h, i, items(v, h)[(i - 1) / 2]);
+        i = (i - 1) / 2;
+    }
+    for (int32_t c = 2 * i + 1; c < n; c = 2 * i + 1) {
+        if (c + 1 < n && pair_before(v, items(v, h)[c + 1], items(v, h)[c]))
+            c++;
+        if (!pair_before(v, items(v, h)[c], pair))
+            break;
+        pairs_set(v, h, i, items(v, h)[c]);
+        i = c;
+    }
+    pairs_set(v, h, i, pair);
+}
+
+/* Takes the pair at the top of h out of it. */
+static inline void pairs_pop_top(trd_virtual *v, trd_vheap *h)
+{
+    v->pairs[items(v, h)[0]].at = -1;
+    if (--h->len > 0) {
+        pairs_set(v, h, 0, items(v, h)[h->len]);
+        if (h->len > 1)
+            pairs_fix(v, h, 0);
+    }
+}
+
+/* The pair's first ready send changed, or it has none left: its place in
+ * its receiver's pair heap follows (room made). */
+static inline void pair_moved(trd_virtual *v, int32_t pair)
+{
+    trd_vpair *pr = &v->pairs[pair];
+    trd_vheap *h = &v->queues[pr->to].pairs;
+    int32_t at = pr->at;
+    if (at < 0 && pr->ready.len > 0) {
+        pairs_set(v, h, h->len++, pair);
+        if (h->len > 1)
+            pairs_fix(v, h, h->len - 1);
+    } else if (at >= 0 && pr->ready.len == 0) {
+        pr->at = -1;
+        if (at != --h->len) {
+            pairs_set(v, h, at, items(v, h)[h->len]);
+            pairs_fix(v, h, at);
+        }
+    } else if (at >= 0 && h->len > 1) {
+        pairs_fix(v, h, at);
+    }
+}
+
+/* Send id of pair may now be taken by its receiver. */
+static inline void pair_ready(trd_virtual *v, int32_t pair, int32_t id)
+{
+    trd_vpair *pr = &v->pairs[pair];
+    sends_push(v, &pr->ready, id);
+    if (pr->at < 0 || items(v, &pr->ready)[0] == id)
+        pair_moved(v, pair);
+}
+
+/* Send id's release has come: ready for its receiver, or parked on its
+ * partner until that RECV is posted (post_recv). */
+static inline void released(trd_virtual *v, int32_t id)
+{
+    int32_t r = v->partner[id];
+    if (r >= 0 && !(v->flag[r] & F_POSTED))
+        v->flag[id] |= F_PARKED;
+    else
+        pair_ready(v, v->sd[id].pair, id);
+}
+
+/* Sends to `to` whose release has come since its last search join their
+ * pairs' heaps. */
+static inline void release_due(trd_virtual *v, int32_t to)
+{
+    trd_vqueues *q = &v->queues[to];
+    while (q->later.len > 0 && v->st[items(v, &q->later)[0]].ready <= v->now)
+        released(v, sends_pop(v, &q->later));
+    while (q->woken.len > 0 && v->st[items(v, &q->woken)[0]].ready <= v->now)
+        released(v, sends_pop(v, &q->woken));
+}
+
+/* A search of `to` found nothing to start: every send released later that
+ * asked for no wake-up yet asks for one at its release (each once, as a
+ * walk of the receiver's whole queue reached it). */
+static COLD void want_wakes(trd_virtual *v, int32_t to)
+{
+    trd_vqueues *q = &v->queues[to];
+    while (q->later.len > 0) {
+        int32_t s = sends_pop(v, &q->later);
+        trd_eq_push(&v->events, TRD_EQ_HEAP, v->st[s].ready, op_of(to, EV_WAKE));
+        sends_push(v, &q->woken, s);
+    }
+}
+
+/* --- pairs ---------------------------------------------------------------- */
+
+static bool same_pair(const void *ctx, int32_t id)
+{
+    const trd_virtual *v = ((const trd_virtual *const *)ctx)[0];
+    const int32_t *key = ((const int32_t *const *)ctx)[1];
+    return v->pairs[id].from == key[0] && v->pairs[id].to == key[1];
+}
+
+/* A pair with no send, as this run starts it. */
+static void pair_clear(trd_vpair *pr, uint32_t run)
+{
+    pr->run = run;
+    pr->at = pr->first = pr->last = pr->up = pr->down = -1;
+    pr->ready.len = 0;
+}
+
+/* The pair (from, to), made on its first send.  -1 when out of memory. */
+static COLD int32_t pair_make(trd_virtual *v, int32_t from, int32_t to)
+{
+    int32_t key[2] = {from, to};
+    const void *ctx[2] = {v, key};
+    uint64_t h = trd_hash_pair(from, to);
+    int32_t id = trd_index_find(&v->pair_index, h, same_pair, ctx);
+    if (id >= 0)
+        return id;
+    if (v->npairs == v->pairs_cap) {
+        int32_t cap = v->pairs_cap ? 2 * v->pairs_cap : 64;
+        trd_vpair *more = realloc(v->pairs, (size_t)cap * sizeof *more);
+        if (!more)
+            return -1;
+        v->pairs = more;
+        v->pairs_cap = cap;
+    }
+    if (trd_index_add(&v->pair_index, h, v->npairs, "simulator pairs") != TRD_OK)
+        return -1;
+    id = v->npairs++;
+    v->pairs[id] = (trd_vpair){.from = from, .to = to};
+    pair_clear(&v->pairs[id], v->run);
+    return id;
+}
+
+/* The pair of send id (from its rank to `to`), its state this run's: a
+ * send remembers its pair from run to run (a static plan's never
+ * changes). */
+static inline int32_t pair_of(trd_virtual *v, int32_t id, int32_t from, int32_t to)
+{
+    int32_t pair = v->sd[id].pair;
+    if (pair < 0 || pair >= v->npairs || v->pairs[pair].from != from || v->pairs[pair].to != to)
+        pair = v->sd[id].pair = pair_make(v, from, to);
+    if (pair >= 0 && v->pairs[pair].run != v->run)
+        pair_clear(&v->pairs[pair], v->run);
+    return pair;
+}
+
+/* The seq of the pair's last unstarted send: its rank in from's list. */
+static uint32_t last_seq(const trd_virtual *v, int32_t pair)
+{
+    return v->sd[v->pairs[pair].last].seq;
+}
+
+static inline void unlist_pair(trd_virtual *v, int32_t pair)
+{
+    trd_vpair *pr = &v->pairs[pair];
+    if (pr->up >= 0)
+        v->pairs[pr->up].down = pr->down;
+    else
+        v->ranks[pr->from].out_first = pr->down;
+    if (pr->down >= 0)
+        v->pairs[pr->down].up = pr->up;
+    pr->up = pr->down = -1;
+}
+
+/* Pair lists first in its sender's list (it has the newest send). */
+static inline void list_pair_first(trd_virtual *v, int32_t pair)
+{
+    trd_vpair *pr = &v->pairs[pair];
+    int32_t *head = &v->ranks[pr->from].out_first;
+    if (*head == pair)
+        return;
+    if (pr->up >= 0 || pr->down >= 0)
+        unlist_pair(v, pair);
+    pr->down = *head;
+    if (*head >= 0)
+        v->pairs[*head].up = pair;
+    *head = pair;
+}
+
+/* Send s (the pair's last) is gone: the pair moves down its sender's
+ * list past those with a later last send. */
+static NOINLINE void pair_sinks(trd_virtual *v, int32_t pair)
+{
+    trd_vpair *pr = &v->pairs[pair];
+    uint32_t seq = last_seq(v, pair);
+    while (pr->down >= 0 && last_seq(v, pr->down) > seq) {
+        int32_t down = pr->down, up = pr->up;
+        trd_vpair *d = &v->pairs[down];
+        pr->down = d->down; /* swap pair and down */
+        if (d->down >= 0)
+            v->pairs[d->down].up = pair;
+        d->up = up;
+        d->down = pair;
+        pr->up = down;
+        if (up >= 0)
+            v->pairs[up].down = down;
+        else
+            v->ranks[pr->from].out_first = down;
+    }
+}
+
+/* Send s leaves its pair's list of unstarted sends (it starts). */
+static inline void unlist_send(trd_virtual *v, int32_t s)
+{
+    trd_vsend *d = &v->sd[s];
+    trd_vpair *pr = &v->pairs[d->pair];
+    bool was_last = pr->last == s;
+    if (d->prev >= 0)
+        v->sd[d->prev].next = d->next;
+    else
+        pr->first = d->next;
+    if (d->next >= 0)
+        v->sd[d->next].prev = d->prev;
+    else
+        pr->last = d->prev;
+    if (pr->first < 0)
+        unlist_pair(v, d->pair);
+    else if (was_last)
+        pair_sinks(v, d->pair);
+}
+
+/* Starts send s (taken out of its pair's heap) into RECV r. */
+static inline void start_transfer(trd_virtual *v, int32_t s, int32_t r, int32_t *rlink)
 {
     trd_vstep *p = &v->st[s];
     int32_t from = p->rank, to = p->peer;
@@ -227,21 +547,50 @@ static void start_transfer(trd_virtual *v, int32_t s, int32_t r, int32_t *rlink)
         trd_eq_push(&v->events, LANE_TRANSFER, v->now + v->mean_d, op_of(s, EV_TRANSFER));
     else
         push_transfer_end(v, s, transfer_cost(v, s, from, to, v->flag[r] & F_FUSED));
-    int32_t *link = &v->ranks[from].out_head;
-    while (*link != s)
-        link = &v->st[*link].next_out;
-    *link = p->next_out;
+    unlist_send(v, s);
+    v->ranks[to].waiting--;
     p->next_out = r; /* out of every list now: remembers its RECV */
     if (rlink) /* a partner keeps its flag: only its one SEND would look */
         *rlink = v->st[r].next;
 }
 
-/* A wake-up for `to` when send s becomes ready, unless one is queued. */
-static COLD void want_wake(trd_virtual *v, int32_t s, int32_t to)
+/* The first send that `to` can take now, taken out of its pair's heap,
+ * and its RECV (*r; *rlink its place in `to`'s list of receives without
+ * a partner, or NULL), or -1: the merge of the pairs' heaps in order,
+ * passing over every pair whose sender's port is busy, and over each
+ * send without a partner that no posted receive accepts (set aside, then
+ * put back: nothing changes but the send taken). */
+static inline int32_t take_first(trd_virtual *v, int32_t to, int32_t *r, int32_t **rlink)
 {
-    if (!(v->flag[s] & F_WAKE))
-        trd_eq_push(&v->events, TRD_EQ_HEAP, v->st[s].ready, op_of(to, EV_WAKE));
-    v->flag[s] |= F_WAKE;
+    trd_vheap *h = &v->queues[to].pairs;
+    int32_t found = -1;
+    v->naside = 0;
+    while (h->len > 0 && found < 0) {
+        int32_t pair = items(v, h)[0];
+        trd_vpair *pr = &v->pairs[pair];
+        int32_t s = items(v, &pr->ready)[0];
+        *rlink = NULL;
+        if (!can_send(v, pr->from)) {
+            v->aside[v->naside++] = ~pair; /* the whole pair */
+            pairs_pop_top(v, h);
+            continue;
+        }
+        *r = v->partner[s] >= 0 ? v->partner[s] : find_listed(v, s, to, pr->from, rlink);
+        sends_pop(v, &pr->ready);
+        pair_moved(v, pair);
+        if (*r >= 0)
+            found = s;
+        else
+            v->aside[v->naside++] = s; /* no receive accepts it yet */
+    }
+    for (int32_t k = v->naside; k-- > 0;) { /* back, in reverse: the heap as it was */
+        int32_t a = v->aside[k];
+        if (a < 0)
+            pair_moved(v, ~a);
+        else
+            pair_ready(v, v->sd[a].pair, a);
+    }
+    return found;
 }
 
 /* Starts every transfer into `to` that the ports and releases allow, in
@@ -249,23 +598,20 @@ static COLD void want_wake(trd_virtual *v, int32_t s, int32_t to)
 static NOINLINE bool try_receiver(trd_virtual *v, int32_t to)
 {
     bool started = false;
-    int32_t *link = &v->ranks[to].in_head;
-    while (*link >= 0 && can_recv(v, to)) {
-        int32_t s = *link, r, *rlink;
-        trd_vstep *p = &v->st[s];
-        if (p->ready > v->now) {
-            want_wake(v, s, to);
-        } else if (can_send(v, p->rank) && (r = find_recv(v, s, to, p->rank, &rlink)) >= 0) {
-            *link = p->next;
-            start_transfer(v, s, r, rlink);
-            if (v->port != TRD_PORT_MULTI)
-                return true;
-            started = true;
-            link = &v->ranks[to].in_head; /* lists changed; rescan */
-            continue;
-        }
-        link = &p->next;
+    if (v->ranks[to].waiting == 0 || !can_recv(v, to))
+        return false;
+    release_due(v, to);
+    for (;;) {
+        int32_t r, *rlink, s = take_first(v, to, &r, &rlink);
+        if (s < 0)
+            break;
+        start_transfer(v, s, r, rlink);
+        if (v->port != TRD_PORT_MULTI)
+            return true;
+        started = true;
     }
+    if (v->queues[to].later.len > 0)
+        want_wakes(v, to);
     return started;
 }
 
@@ -284,32 +630,86 @@ static void mark(trd_virtual *v, int32_t rank)
  * waiting (both lists end in -1): any other is marked when it posts. */
 static void mark_if_pending(trd_virtual *v, int32_t rank)
 {
-    if ((v->ranks[rank].in_head & v->ranks[rank].out_head) >= 0)
+    if (v->ranks[rank].waiting > 0 || v->ranks[rank].out_first >= 0)
         mark(v, rank);
 }
 
-/* Queues send `id` for its receiver, sorted by readiness, and lists it
- * among its rank's unstarted sends. */
+/* Room for everything a search of `to` may move once send id of pair
+ * waits there too (the searches never allocate): the pair's heap, the
+ * receiver's heaps and the searches' list of skipped pairs and sends. */
+static COLD bool make_room(trd_virtual *v, int32_t pair, int32_t to)
+{
+    trd_vqueues *q = &v->queues[to];
+    int32_t waiting = v->ranks[to].waiting + 1;
+    bool ok = heap_room(v, &v->pairs[pair].ready, waiting) && heap_room(v, &q->pairs, waiting) &&
+              heap_room(v, &q->later, waiting) && heap_room(v, &q->woken, waiting);
+    if (ok && v->aside_cap < 2 * waiting) {
+        int32_t *aside = realloc(v->aside, 2 * (size_t)waiting * sizeof *aside);
+        ok = aside != NULL;
+        v->aside = ok ? aside : v->aside;
+        v->aside_cap = ok ? 2 * waiting : v->aside_cap;
+    }
+    return ok;
+}
+
+static inline bool has_room(const trd_virtual *v, int32_t pair, int32_t to)
+{
+    const trd_vqueues *q = &v->queues[to];
+    int32_t waiting = v->ranks[to].waiting + 1;
+    return v->pairs[pair].ready.cap >= waiting && q->pairs.cap >= waiting &&
+           q->later.cap >= waiting && q->woken.cap >= waiting && v->aside_cap >= 2 * waiting;
+}
+
+static COLD trd_status no_room(void)
+{
+    return trd_fail(TRD_ENOMEM, "simulator: out of memory for the waiting sends");
+}
+
+/* Send `id` waits for its receiver: listed last in its pair, whose sender
+ * tries that receiver first now, and in the pair's heap once released
+ * (in `to`'s later heap until then). */
 ALWAYS_INLINE trd_status post_send(trd_virtual *v, int32_t rank, int32_t id,
                                    const trd_step *s)
 {
-    trd_vstep *p = &v->st[id], *st = v->st;
-    double ready = s->release > v->now ? s->release : v->now, planned = s->start;
-    int32_t to = s->peer, *link = &v->ranks[to].in_head;
+    trd_vstep *p = &v->st[id];
+    double ready = s->release > v->now ? s->release : v->now;
+    int32_t to = s->peer, pair = pair_of(v, id, rank, to);
+    if (pair < 0 || (!has_room(v, pair, to) && !make_room(v, pair, to)))
+        return no_room();
+    trd_vpair *pr = &v->pairs[pair];
+    trd_vsend *d = &v->sd[id];
+    if (v->ranks[to].waiting == 0) { /* its heaps are empty (a failed run may have left them) */
+        trd_vqueues *q = &v->queues[to];
+        q->pairs.len = q->later.len = q->woken.len = 0;
+    }
     p->ready = ready;
-    p->planned = planned;
+    p->planned = s->start;
     p->rank = rank;
     p->peer = to;
-    p->next_out = v->ranks[rank].out_head;
-    v->ranks[rank].out_head = id;
     v->tag[id] = s->block;
-    while (*link >= 0 && (st[*link].ready < ready ||
-                          (st[*link].ready == ready && st[*link].planned <= planned)))
-        link = &st[*link].next;
-    p->next = *link;
-    *link = id;
+    d->seq = v->posts++;
+    d->prev = pr->last;
+    d->next = -1;
+    if (pr->last >= 0)
+        v->sd[pr->last].next = id;
+    else
+        pr->first = id;
+    pr->last = id;
+    list_pair_first(v, pair);
+    v->ranks[to].waiting++;
+    if (ready > v->now)
+        sends_push(v, &v->queues[to].later, id);
+    else
+        released(v, id);
     mark(v, to);
     return TRD_OK;
+}
+
+/* The RECV that send s was parked on is posted: s is ready. */
+static NOINLINE void unpark(trd_virtual *v, int32_t s)
+{
+    v->flag[s] &= (uint8_t)~F_PARKED;
+    pair_ready(v, v->sd[s].pair, s);
 }
 
 /* A RECV without a partner is listed, to be matched in posting order. */
@@ -337,6 +737,8 @@ ALWAYS_INLINE trd_status post_recv(trd_virtual *v, int32_t rank, int32_t id,
     if (v->partner[id] < 0)
         return post_recv_listed(v, rank, id, s);
     v->flag[id] = F_POSTED;
+    if (v->flag[v->partner[id]] & F_PARKED)
+        unpark(v, v->partner[id]);
     mark(v, rank);
     return TRD_OK;
 }
@@ -438,21 +840,18 @@ static NOINLINE void flush(trd_virtual *v)
     for (int32_t k = 0, n = v->ndirty; k < n; k++) {
         int32_t r = dirty[k];
         ranks[r].dirty = 0;
-        if (ranks[r].in_head >= 0)
+        if (ranks[r].waiting > 0)
             try_receiver(v, r);
-        for (int32_t s = ranks[r].out_head; s >= 0;)
-            s = try_receiver(v, v->st[s].peer) ? ranks[r].out_head : v->st[s].next_out;
+        for (int32_t pair = ranks[r].out_first; pair >= 0;)
+            pair = try_receiver(v, v->pairs[pair].to) ? ranks[r].out_first : v->pairs[pair].down;
     }
     v->ndirty = 0;
 }
 
-/* A wake-up for `rank`: its senders whose release has come are no longer
- * waiting for one, and the rank is tried again. */
+/* A wake-up for `rank`: a send's release has come (release_due takes it
+ * in), and the rank is tried again. */
 static void wake(trd_virtual *v, int32_t rank)
 {
-    for (int32_t s = v->ranks[rank].in_head; s >= 0; s = v->st[s].next)
-        if (v->st[s].ready <= v->now)
-            v->flag[s] &= (uint8_t)~F_WAKE;
     mark(v, rank);
 }
 
@@ -618,7 +1017,8 @@ trd_status trd_virtual_init(trd_virtual *v, int32_t n, trd_port port, const trd_
     v->idle = malloc(nn * sizeof *v->idle);
     v->dirty = malloc(nn * sizeof *v->dirty);
     v->cpu_free = calloc(nn, sizeof *v->cpu_free);
-    if (!v->ranks || !v->idle || !v->dirty || !v->cpu_free ||
+    v->queues = calloc(nn, sizeof *v->queues);
+    if (!v->ranks || !v->idle || !v->dirty || !v->cpu_free || !v->queues ||
         !trd_eq_reserve(&v->events, 2 * (uint32_t)n + 16)) {
         trd_virtual_destroy(v);
         return trd_fail(TRD_ENOMEM, "simulator: out of memory for n = %ld", (long)n);
@@ -644,6 +1044,12 @@ void trd_virtual_destroy(trd_virtual *v)
     free(v->idle);
     free(v->dirty);
     free(v->cpu_free);
+    free(v->queues);
+    free(v->pairs);
+    free(v->arena);
+    trd_index_free(&v->pair_index);
+    free(v->aside);
+    free(v->sd);
     free(v->st);
     free(v->flag);
     free(v->no_partner);
@@ -662,6 +1068,12 @@ void trd_virtual_reset(trd_virtual *v, uint64_t seed, int64_t run)
 {
     memcpy(v->ranks, v->idle, (size_t)v->n * sizeof *v->ranks); /* a block copy: no loop */
     memset(v->cpu_free, 0, (size_t)v->n * sizeof *v->cpu_free);
+    if (++v->run == 0) { /* wrapped: a pair's stamp could pass for this run's */
+        for (int32_t k = 0; k < v->npairs; k++)
+            v->pairs[k].run = 0;
+        v->run = 1;
+    }
+    v->posts = 0;
     if (v->cap > 0)
         memset(v->flag, 0, (size_t)v->cap * sizeof *v->flag);
     v->mean_d = v->costs->mean_d; /* a cost file may have been loaded since init */

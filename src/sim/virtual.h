@@ -3,6 +3,7 @@
 #ifndef TRD_SIM_VIRTUAL_H
 #define TRD_SIM_VIRTUAL_H
 
+#include "core/hash_index.h"
 #include "core/xoshiro.h"
 #include "engine/engine.h"
 #include "ir/costs.h"
@@ -14,14 +15,48 @@ typedef struct trd_vstep {
     double planned;  /* SEND: the plan's start time (ties in ready) */
     int32_t rank;    /* whose step it is (not kept for a RECV) */
     int32_t peer;    /* SEND: receiver; RECV: sender or TRD_ANY_RANK */
-    int32_t next;    /* SEND: next in the receiver's queue; RECV: next posted receive */
-    int32_t next_out; /* SEND: next unstarted send of its rank; once started, its RECV */
+    int32_t next;    /* RECV: next posted receive */
+    int32_t next_out; /* SEND, once started: its RECV */
 } trd_vstep;
+
+/* A posted SEND's place among the waiting ones, by id. */
+typedef struct trd_vsend {
+    uint32_t seq;       /* posting order in this run: ties in (ready, planned) */
+    int32_t pair;       /* its (sender, receiver) pair (trd_vpair) */
+    int32_t prev, next; /* the pair's unstarted sends, in posting order */
+} trd_vsend;
+
+/* A binary heap of ids (sends by their order, or pairs by their first),
+ * its items at trd_virtual.arena + off: every heap of the simulator lies
+ * in one array, close to the others of its rank and its pairs (allocated
+ * one by one, they spread over the cache and doubled the misses of a
+ * small simulation). */
+typedef struct trd_vheap {
+    uint32_t off;
+    int32_t len, cap;
+} trd_vheap;
+
+/* The sends of one rank to one receiver that have not started.  All of
+ * them are in first..last (posting order); those the receiver may take
+ * now (released, their receive posted or none to wait for) are also in
+ * `ready`, by order: the receiver's queue of senders is the merge of its
+ * pairs' `ready` heaps (its pair heap, by their first), so skipping a
+ * sender whose port is busy skips its pair at once.  A sender's pairs are
+ * listed by their last send, the most recent first (up, down): the order
+ * in which a rank with new sends tries their receivers. */
+typedef struct trd_vpair {
+    int32_t from, to;
+    uint32_t run;         /* the run that last touched it: older state is stale */
+    int32_t at;           /* position in `to`'s pair heap; -1: not in it */
+    int32_t first, last;  /* unstarted sends, -1: none */
+    int32_t up, down;     /* neighbours in from's list of pairs */
+    trd_vheap ready;
+} trd_vpair;
 
 /* Per rank. */
 typedef struct trd_vrank {
-    int32_t in_head;   /* posted sends waiting for this receiver, by readiness */
-    int32_t out_head;  /* this rank's sends not yet started (last posted first) */
+    int32_t waiting;   /* posted sends to this rank that have not started */
+    int32_t out_first; /* the pair of its most recent unstarted send, -1: none */
     int32_t recv_head; /* posted receives without a partner, in posting order
                           (static plans give every receive a partner, so
                           this short list only holds receives from any
@@ -30,6 +65,13 @@ typedef struct trd_vrank {
     uint8_t busy;      /* port bits in use (trd_virtual.send_bits, recv_bits) */
     uint8_t dirty;     /* in `dirty`: to try once the instant has settled */
 } trd_vrank;
+
+/* Per receiver: its pairs with sends it may take now (by their first
+ * send), its sends released later than now (by release time) that no
+ * wake-up was asked for yet, and those it was (later, woken). */
+typedef struct trd_vqueues {
+    trd_vheap pairs, later, woken;
+} trd_vqueues;
 
 typedef struct trd_virtual {
     int32_t n;
@@ -50,7 +92,8 @@ typedef struct trd_virtual {
     int32_t *dirty;          /* ranks whose transfers may start once the current */
     int32_t ndirty;          /* instant has settled (ties follow the plan) */
     trd_vstep *st;           /* by id */
-    uint8_t *flag;           /* by id: posted RECV matched by partner, wake pending */
+    trd_vsend *sd;           /* by id: SENDs */
+    uint8_t *flag;           /* by id: posted RECV matched by partner, parked SEND */
     int32_t cap;             /* ids below cap have room */
     const int32_t *partner;  /* the engine's partners, or no_partner */
     const float *scale;      /* the engine's shares of the buffer, or NULL */
@@ -62,6 +105,16 @@ typedef struct trd_virtual {
                                 the step began (a transfer: both its steps and a
                                 RECV_COMBINE's combine; a combine: once its rank
                                 was free); NULL: not traced */
+    trd_vqueues *queues;     /* by rank */
+    trd_vpair *pairs;        /* every (sender, receiver) seen, found through */
+    trd_index pair_index;    /* pair_index */
+    int32_t npairs, pairs_cap;
+    uint32_t run;            /* numbers the resets: a pair of another run is stale */
+    uint32_t posts;          /* SENDs posted in this run */
+    int32_t *aside;          /* try_receiver's skipped pairs and sends */
+    int32_t naside, aside_cap;
+    int32_t *arena;          /* the heaps' items (trd_vheap) */
+    size_t arena_used, arena_cap;
 } trd_virtual;
 
 /* Records from now on when each posted step begins, in v->started[id]
