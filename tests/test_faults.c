@@ -10,7 +10,9 @@
  *   - a slow combine (the first combine of the world sleeps well past the
  *     deadline: the peer whose message it is consuming times out meanwhile);
  *   - a stalled rank (it calls once the others' calls have returned);
- *   - a dead rank (the test hook: it never takes part);
+ *   - a dead rank (the test hook: it never takes part): the deadline's
+ *     message, which every survivor ends with, names it among the ranks
+ *     that have not begun the call or did not arrive at its barrier;
  *   - mismatched calls (rank 0 calls another kind, root, count, algorithm
  *     or operator than the others);
  * none crashes, none takes longer than its deadline + 1 s, none returns
@@ -329,6 +331,10 @@ static void check_failed(const world *w, const char *what, const char *key)
                      (int)o->st[0], o->msg[0]);
             continue;
         }
+        if (w->f == F_DEAD) /* the silent rank is named, with the call it is in */
+            TU_CHECK(strstr(o->msg[1], ": 1 (in call") || strstr(o->msg[1], ", 1 (in call"),
+                     "%s, %s: rank %d does not name rank 1 as silent: %s", what,
+                     trd_algo_name(w->algo), (int)r, o->msg[1]);
         first = first == TRD_OK ? o->st[1] : first;
         TU_CHECK(o->st[1] == first && strstr(o->msg[1], key),
                  "%s, %s: rank %d: the call after the fault: %d (%s), not %d with '%s': %s",

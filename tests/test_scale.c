@@ -117,8 +117,58 @@ static void simulation(void **state)
     check_growth("simulating under random costs", simulate_random, "binomial", 8, 256);
 }
 
+typedef struct run_ctx {
+    const char *algo;
+    int64_t count;
+} run_ctx;
+
+/* One reduce (allreduce for ring) of count doubles in segments of one
+ * element: its plan, its fused programs and every message. */
+static trd_status run_rank(trd_comm *comm, void *arg)
+{
+    const run_ctx *x = arg;
+    trd_op *op = NULL;
+    trd_status st = trd_op_builtin(&op, TRD_OP_SUM, TRD_DOUBLE);
+    double *in = calloc((size_t)x->count, sizeof *in), *out = calloc((size_t)x->count, sizeof *out);
+    trd_coll_opts o;
+    trd_coll_opts_init(&o);
+    o.algo = x->algo;
+    o.segment_bytes = sizeof(double);
+    o.measure_model = false;
+    if (st == TRD_OK && (!in || !out))
+        st = TRD_ENOMEM;
+    if (st == TRD_OK && allreduce_only(x->algo))
+        st = trd_allreduce(comm, in, out, x->count, op, &o);
+    else if (st == TRD_OK)
+        st = trd_reduce(comm, in, out, x->count, op, 0, &o);
+    free(in);
+    free(out);
+    trd_op_free(op);
+    return st;
+}
+
+static void run_once(const char *algo, int32_t p, int64_t segments)
+{
+    run_ctx x = {algo, segments};
+    trd_threads_opts o;
+    trd_threads_opts_init(&o);
+    TU_CHECK(trd_comm_threads_run(p, &o, run_rank, &x) == TRD_OK, "%s: %s", algo, trd_errmsg());
+}
+
+/* Over threads: 2 ranks (a core each here), and 4 (more ranks than cores:
+ * waits sleep, and a sleeping wait looks at its peers' calls). */
+static void running(void **state)
+{
+    (void)state;
+    check_growth("running", run_once, "pipeline", 2, 4096);
+    check_growth("running", run_once, "pipeline", 4, 1024);
+    check_growth("running", run_once, "binomial", 4, 1024);
+    check_growth("running", run_once, "ring", 3, 512);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(planning), cmocka_unit_test(simulation)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(planning), cmocka_unit_test(simulation),
+                                       cmocka_unit_test(running)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

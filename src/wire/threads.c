@@ -196,14 +196,15 @@ static trd_status t_claim_recv(void *ctx, int32_t peer, int32_t tag, size_t byte
         return trd_threads_failure(r->world);
     }
     st = trd_box_drain(r->world, peer, box);
-    long other, i = trd_box_find(&box->recvs, r->rank, tag, me.sig, &other);
-    if (st == TRD_OK && (other >= 0 || i >= 0))
-        st = trd_threads_check_call(r->rank, &me, peer, &box->recvs.items[other >= 0 ? other : i]);
-    if (st == TRD_OK && i >= 0 && !box->recvs.items[i].consume &&
-        box->recvs.items[i].bytes == bytes) {
+    int32_t other, i = trd_queue_find(&box->recvs, r->rank, tag, me.sig, &other);
+    const pending *want = i >= 0 ? trd_queue_at(&box->recvs, i) : NULL;
+    if (st == TRD_OK && (other >= 0 || want))
+        st = trd_threads_check_call(r->rank, &me, peer,
+                                    trd_queue_at(&box->recvs, other >= 0 ? other : i));
+    if (st == TRD_OK && want && !want->consume && want->bytes == bytes) {
         *handle = r->nclaims;
         r->claims[r->nclaims++] = (claim){.peer = peer, .open = true,
-                                          .recv = trd_box_take(&box->recvs, (size_t)i)};
+                                          .recv = trd_queue_take(&box->recvs, i)};
         r->open++;
         r->claimed++;
         box->claimed++;
@@ -283,12 +284,15 @@ static trd_status check_peers_drained(rank_ctx *r, mailbox *box)
  * the timeout (counted from the first sleep: the clock is read only when
  * the wait has to sleep, wire.h).  Every event bumps box->events under
  * the lock, so the count read under it before letting it go changes with
- * the next one: first polled (threads_park.c), then slept on.  A
- * sleeping wait looks every CHECK_S whether a peer it waits for is in
- * another call (*st: the mismatch). */
+ * the next one: first polled (threads_park.c), then slept on.  A wait
+ * that has slept CHECK_S looks, then every CHECK_S, whether a peer it
+ * waits for is in another call (*st: the mismatch): a look reads every
+ * rank's call and every posted receive, and made before each sleep it
+ * cost a pipeline of 65 536 segments, whose every wait sleeps on a loaded
+ * machine, the square of its receives. */
 static bool await_event(rank_ctx *r, mailbox *box, double timeout_s, trd_status *st)
 {
-    double deadline = 0;
+    double deadline = 0, look = 0;
     bool spun = false;
     for (;;) {
         /* Read before the flag is looked at (trd_threads_fail bumps after
@@ -308,11 +312,14 @@ static bool await_event(rank_ctx *r, mailbox *box, double timeout_s, trd_status 
         }
         double now = trd_threads_now();
         deadline = deadline > 0 ? deadline : now + timeout_s;
+        look = look > 0 ? look : now + CHECK_S;
         if (now >= deadline)
             break;
-        *st = check_peers_drained(r, box);
-        if (*st != TRD_OK)
-            return false;
+        if (now >= look) {
+            look = now + CHECK_S;
+            if ((*st = check_peers_drained(r, box)) != TRD_OK)
+                return false;
+        }
         box_unlock(box);
         trd_park_sleep(&box->events, seen, now + CHECK_S < deadline ? CHECK_S : deadline - now);
         trd_lock_take(&box->mu);
@@ -324,7 +331,8 @@ static bool await_event(rank_ctx *r, mailbox *box, double timeout_s, trd_status 
  * receive) with the box marked copying from its sender, and completes it. */
 static trd_status copy_next(rank_ctx *r, mailbox *box)
 {
-    match m = box->matched[box->mhead++];
+    match m = box->matched[box->mhead];
+    box->mhead = (box->mhead + 1) & (box->mcap - 1);
     box->mlen--;
     box->copying = m.from;
     box_unlock(box);
@@ -354,10 +362,10 @@ static trd_status t_wait(void *ctx, double timeout_s, int32_t *id, int32_t *from
         box_unlock(box);
         return trd_threads_failure(w);
     }
-    if (st == TRD_OK && !trd_fifo_pop(&box->done, &c))
-        st = trd_fail(TRD_ETIMEDOUT, "threads wire: rank %ld got no message before its "
-                      "deadline (%zu receives posted, %zu sends to it unmatched): a peer is "
-                      "dead or stuck", (long)r->rank, box->recvs.len, box->sends.len);
+    if (st == TRD_OK && !trd_fifo_pop(&box->done, &c)) {
+        box_unlock(box);
+        return trd_threads_deadline(w, r->rank, timeout_s);
+    }
     if (st != TRD_OK)
         return unlock_failing(box, r, st);
     box_unlock(box);
@@ -388,8 +396,8 @@ static void t_set_call(void *ctx, const trd_call_sig *call)
 static void free_world(trd_world *w)
 {
     for (int32_t r = 0; w->box && r < w->size; r++) {
-        free(w->box[r].sends.items);
-        free(w->box[r].recvs.items);
+        trd_queue_free(&w->box[r].sends);
+        trd_queue_free(&w->box[r].recvs);
         free(w->box[r].matched);
         free(w->box[r].done.items);
         trd_eager_free(&w->box[r]);
@@ -450,8 +458,10 @@ static trd_status new_world(trd_world **out, int32_t p, const trd_threads_opts *
     *w = (trd_world){.size = p, .refs = p, .opts = *opts};
     w->box = lines_alloc((size_t)p, sizeof *w->box);
     w->now = lines_alloc((size_t)p, sizeof *w->now);
-    for (int32_t r = 0; w->box && r < p; r++)
+    for (int32_t r = 0; w->box && r < p; r++) {
         w->box[r].copying = -1;
+        w->box[r].sends = w->box[r].recvs = TRD_QUEUE_EMPTY;
+    }
     if (!w->box || !w->now) {
         w->size = w->box ? p : 0;
         free_world(w);

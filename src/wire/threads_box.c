@@ -1,86 +1,40 @@
 /* threads_box.c: a mailbox of the threads wire - its queues of waiting
- * sends and posted receives, the matched pairs its rank has to copy, its
- * completions - and the matching rules (wire.h: per sender and tag in
- * sending order, receives in posting order, TRD_ANY_RANK; a message must
- * fit its receive and belong to the same call).  Every function here
- * runs with box->mu held; threads.c takes it and decides who copies. */
+ * sends and posted receives (threads_queue.c), the matched pairs its rank
+ * has to copy, its completions - and the matching rules (wire.h: per
+ * sender and tag in sending order, receives in posting order,
+ * TRD_ANY_RANK; a message must fit its receive and belong to the same
+ * call).  Every function here runs with box->mu held; threads.c takes it
+ * and decides who copies. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/error.h"
 #include "wire/threads_world.h"
 
-/* items, an array of *cap elements of `size` bytes, twice as long (16 at
- * first; *cap updated), or NULL with items left as they were. */
-static void *grown(void *items, size_t *cap, size_t size)
-{
-    size_t n = *cap ? 2 * *cap : 16;
-    void *more = realloc(items, n * size);
-    *cap = more ? n : *cap;
-    return more;
-}
-
 static trd_status out_of_memory(void)
 {
     return trd_fail(TRD_ENOMEM, "threads wire: out of memory");
 }
 
-static trd_status queue_push(queue *q, pending p)
-{
-    pending *more = q->len < q->cap ? q->items : grown(q->items, &q->cap, sizeof *more);
-    if (!more)
-        return out_of_memory();
-    q->items = more;
-    q->items[q->len++] = p;
-    return TRD_OK;
-}
-
-pending trd_box_take(queue *q, size_t i)
-{
-    pending p = q->items[i];
-    memmove(q->items + i, q->items + i + 1, (q->len - i - 1) * sizeof *q->items);
-    q->len--;
-    return p;
-}
-
-/* Appends a matched pair for the box's rank to copy; box->mu held. */
+/* Appends a matched pair for the box's rank to copy, to its ring of
+ * matches (a power of two, doubled when full); box->mu held. */
 static trd_status match_push(mailbox *box, match m)
 {
-    if (box->mhead + box->mlen == box->mcap && box->mhead > 0) {
-        memmove(box->matched, box->matched + box->mhead, box->mlen * sizeof *box->matched);
+    if (box->mlen == box->mcap) {
+        size_t cap = box->mcap ? 2 * box->mcap : 16;
+        match *grown = malloc(cap * sizeof *grown);
+        if (!grown)
+            return out_of_memory();
+        for (size_t i = 0; i < box->mlen; i++)
+            grown[i] = box->matched[(box->mhead + i) & (box->mcap - 1)];
+        free(box->matched);
+        box->matched = grown;
         box->mhead = 0;
+        box->mcap = cap;
     }
-    match *more = box->mlen < box->mcap ? box->matched
-                                         : grown(box->matched, &box->mcap, sizeof *more);
-    if (!more)
-        return out_of_memory();
-    box->matched = more;
-    box->matched[box->mhead + box->mlen++] = m;
+    box->matched[(box->mhead + box->mlen++) & (box->mcap - 1)] = m;
     box_event(box);
     return TRD_OK;
-}
-
-/* Index of the first entry matching (peer, tag), or -1.  Receives may
- * accept any sender.  *other: the first entry of exactly that peer from
- * another call than sig, or -1 - a mismatch whatever its tag: two ranks in
- * matching calls never leave a message or receive of one call pending
- * into the next (a send completes when its receive copies it), so a
- * record of the peer's from another call is one the other rank's call
- * will never match (callsig.h). */
-long trd_box_find(const queue *q, int32_t peer, int32_t tag, uint64_t sig, long *other)
-{
-    *other = -1;
-    for (size_t i = 0; i < q->len; i++) {
-        const pending *p = &q->items[i];
-        if (p->peer == peer && peer != TRD_ANY_RANK && p->sig != sig) {
-            *other = (long)i;
-            return -1;
-        }
-        bool who = p->peer == peer || p->peer == TRD_ANY_RANK || peer == TRD_ANY_RANK;
-        if (who && p->tag == tag)
-            return (long)i;
-    }
-    return -1;
 }
 
 /* Queues a completion for the rank owning box; the caller holds box->mu. */
@@ -116,14 +70,14 @@ static trd_status check_pair(int32_t from, int32_t to, const pending *send, cons
  * the first posted receive that wants it, or waits in the box. */
 trd_status trd_box_send_arrived(int32_t to, mailbox *box, const pending *me)
 {
-    long other, i = trd_box_find(&box->recvs, me->peer, me->tag, me->sig, &other);
+    int32_t other, i = trd_queue_find(&box->recvs, me->peer, me->tag, me->sig, &other);
     if (other >= 0)
-        return trd_threads_check_call(me->peer, me, to, &box->recvs.items[other]);
+        return trd_threads_check_call(me->peer, me, to, trd_queue_at(&box->recvs, other));
     if (i < 0)
-        return queue_push(&box->sends, *me);
+        return trd_queue_push(&box->sends, me);
     /* The receiver copies (t_wait), so that ranks copy their own receives
      * in parallel instead of the later-arriving one copying for both. */
-    pending recv = trd_box_take(&box->recvs, (size_t)i);
+    pending recv = trd_queue_take(&box->recvs, i);
     trd_status st = check_pair(me->peer, to, me, &recv);
     return st == TRD_OK ? match_push(box, (match){.from = me->peer, .send = *me, .recv = recv})
                         : st;
@@ -147,12 +101,12 @@ trd_status trd_box_drain(const trd_world *w, int32_t to, mailbox *box)
  * the first waiting send it wants, or waits in the box. */
 trd_status trd_box_recv_arrived(int32_t to, mailbox *box, const pending *me)
 {
-    long other, i = trd_box_find(&box->sends, me->peer, me->tag, me->sig, &other);
+    int32_t other, i = trd_queue_find(&box->sends, me->peer, me->tag, me->sig, &other);
     if (other >= 0)
-        return trd_threads_check_call(me->peer, &box->sends.items[other], to, me);
+        return trd_threads_check_call(me->peer, trd_queue_at(&box->sends, other), to, me);
     if (i < 0)
-        return queue_push(&box->recvs, *me);
-    pending send = trd_box_take(&box->sends, (size_t)i);
+        return trd_queue_push(&box->recvs, me);
+    pending send = trd_queue_take(&box->sends, i);
     trd_status st = check_pair(send.peer, to, &send, me);
     return st == TRD_OK ? match_push(box, (match){.from = send.peer, .send = send, .recv = *me})
                         : st;

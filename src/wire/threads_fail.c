@@ -19,6 +19,7 @@
  * wait for anything: the wait is bounded. */
 #include "wire/threads_world.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -99,9 +100,10 @@ trd_status trd_threads_check_peers(const trd_world *w, int32_t rank, const mailb
         if ((uint32_t)theirs == seq && theirs != sig)
             return other_call(rank, call, q, false);
     }
-    for (size_t i = 0; i < box->recvs.len; i++) {
-        int32_t peer = box->recvs.items[i].peer;
-        if (peer == TRD_ANY_RANK || box->recvs.items[i].sig != sig)
+    for (int32_t i = trd_queue_first(&box->recvs); i >= 0; i = trd_queue_next(&box->recvs, i)) {
+        const pending *recv = trd_queue_at(&box->recvs, i);
+        int32_t peer = recv->peer;
+        if (peer == TRD_ANY_RANK || recv->sig != sig)
             continue;
         /* Acquire: the eager sends the peer made before its later call are
          * in their rings now (threads.c, check_peers_drained). */
@@ -112,29 +114,142 @@ trd_status trd_threads_check_peers(const trd_world *w, int32_t rank, const mailb
     return TRD_OK;
 }
 
+/* Appends printf-style text at *at of buf[0..size) (truncated at the end). */
+static void append(char *buf, size_t size, size_t *at, const char *fmt, ...) TRD_PRINTF(4, 5);
+static void append(char *buf, size_t size, size_t *at, const char *fmt, ...)
+{
+    if (*at >= size)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf + *at, size - *at, fmt, ap);
+    va_end(ap);
+    *at += n > 0 ? (size_t)n : 0;
+}
+
+/* The ranks listed by `silent` (at most 8 named, then a count). */
+static void append_ranks(char *buf, size_t size, size_t *at, const trd_world *w,
+                         bool (*silent)(const trd_world *, int32_t, uint32_t), uint32_t what,
+                         const char *intro, const char *each)
+{
+    int32_t named = 0, more = 0;
+    for (int32_t q = 0; q < w->size; q++) {
+        if (!silent(w, q, what))
+            continue;
+        if (named++ < 8)
+            append(buf, size, at, "%s%ld", named == 1 ? intro : ", ", (long)q);
+        else
+            more++;
+        if (named <= 8 && each)
+            append(buf, size, at, each,
+                   (long)(uint32_t)atomic_load_explicit(&w->now[q].sig, memory_order_relaxed));
+    }
+    if (more)
+        append(buf, size, at, " and %ld more", (long)more);
+}
+
+/* Rank q is not in the call numbered seq yet (its number is behind). */
+static bool behind(const trd_world *w, int32_t q, uint32_t seq)
+{
+    uint32_t theirs = (uint32_t)atomic_load_explicit(&w->now[q].sig, memory_order_relaxed);
+    return (int32_t)(theirs - seq) < 0;
+}
+
+static bool missing_at(const trd_world *w, int32_t q, uint32_t gen)
+{
+    return atomic_load_explicit(&w->now[q].barrier, memory_order_acquire) != gen + 1;
+}
+
+/* The first record of `peer` in queue q and how many it has there. */
+static int32_t first_of(const queue *q, int32_t peer, size_t *count)
+{
+    int32_t first = -1;
+    *count = 0;
+    for (int32_t i = trd_queue_first(q); i >= 0; i = trd_queue_next(q, i))
+        if (trd_queue_at(q, i)->peer == peer && (*count)++ == 0)
+            first = i;
+    return first;
+}
+
+trd_status trd_threads_deadline(trd_world *w, int32_t rank, double waited)
+{
+    char why[sizeof w->fail_msg];
+    size_t at = 0, recvs = 0, sends = 0;
+    append(why, sizeof why, &at, "threads wire: rank %ld waited %g s, its deadline, and "
+           "nothing completed: ", (long)rank, waited);
+    mailbox *own = &w->box[rank];
+    trd_lock_take(&own->mu);
+    int32_t r = trd_queue_first(&own->recvs);
+    recvs = own->recvs.len;
+    if (r >= 0) {
+        const pending *p = trd_queue_at(&own->recvs, r);
+        append(why, sizeof why, &at, "%zu receive%s posted, the first from ", recvs,
+               recvs == 1 ? "" : "s");
+        if (p->peer == TRD_ANY_RANK)
+            append(why, sizeof why, &at, "any rank (tag %ld)", (long)p->tag);
+        else
+            append(why, sizeof why, &at, "rank %ld (tag %ld)", (long)p->peer, (long)p->tag);
+    }
+    box_unlock(own);
+    /* its own sends that no receive has taken, box by box (one lock at a time) */
+    int32_t to = -1, tag = 0;
+    for (int32_t q = 0; q < w->size; q++) {
+        if (q == rank)
+            continue;
+        mailbox *box = &w->box[q];
+        size_t n;
+        trd_lock_take(&box->mu);
+        int32_t i = first_of(&box->sends, rank, &n);
+        if (i >= 0 && to < 0) {
+            to = q;
+            tag = trd_queue_at(&box->sends, i)->tag;
+        }
+        sends += n;
+        box_unlock(box);
+    }
+    if (sends > 0)
+        append(why, sizeof why, &at, "%s%zu send%s to peers not received, the first to rank %ld "
+               "(tag %ld)", recvs ? "; " : "", sends, sends == 1 ? "" : "s", (long)to,
+               (long)tag);
+    if (recvs == 0 && sends == 0)
+        append(why, sizeof why, &at, "no receive posted and no send waiting");
+    uint32_t seq = (uint32_t)atomic_load_explicit(&w->now[rank].sig, memory_order_relaxed);
+    size_t before = at;
+    append_ranks(why, sizeof why, &at, w, behind, seq,
+                 "; ranks that have not begun this call: ", " (in call %ld)");
+    if (at == before)
+        append(why, sizeof why, &at, "; every rank has begun this call");
+    trd_threads_fail(w, rank, TRD_ETIMEDOUT, why);
+    return trd_fail(TRD_ETIMEDOUT, "%s", why);
+}
+
+trd_status trd_threads_barrier_late(trd_world *w, int32_t rank, uint32_t gen)
+{
+    char why[sizeof w->fail_msg];
+    size_t at = 0;
+    append(why, sizeof why, &at, "threads wire: rank %ld waited at a barrier past its "
+           "deadline", (long)rank);
+    append_ranks(why, sizeof why, &at, w, missing_at, gen, ": ranks that did not arrive: ",
+                 " (in call %ld)");
+    trd_threads_fail(w, rank, TRD_ETIMEDOUT, why);
+    return trd_fail(TRD_ETIMEDOUT, "%s", why);
+}
+
 trd_status trd_threads_wire_failed(void *ctx)
 {
     const rank_ctx *r = ctx;
     return trd_threads_failed(r->world) ? trd_threads_failure(r->world) : TRD_OK;
 }
 
-/* Removes the records of `rank`'s sends from a queue (box->mu held). */
-static void drop_sends(queue *q, int32_t rank)
-{
-    size_t kept = 0;
-    for (size_t i = 0; i < q->len; i++)
-        if (q->items[i].peer != rank)
-            q->items[kept++] = q->items[i];
-    q->len = kept;
-}
-
-/* ...and the pairs of the box's ring that `rank` sent (box->mu held). */
+/* Removes the pairs of the box's ring that `rank` sent (box->mu held). */
 static void drop_matched(mailbox *box, int32_t rank)
 {
     size_t kept = 0;
-    for (size_t i = 0; i < box->mlen; i++)
-        if (box->matched[box->mhead + i].from != rank)
-            box->matched[box->mhead + kept++] = box->matched[box->mhead + i];
+    for (size_t i = 0; i < box->mlen; i++) {
+        const match *m = &box->matched[(box->mhead + i) & (box->mcap - 1)];
+        if (m->from != rank)
+            box->matched[(box->mhead + kept++) & (box->mcap - 1)] = *m;
+    }
     box->mlen = kept;
 }
 
@@ -174,10 +289,10 @@ void trd_threads_wire_abort(void *ctx, trd_status code, const char *why)
     for (int32_t q = 0; q < w->size; q++) {
         mailbox *box = &w->box[q];
         trd_lock_take(&box->mu);
-        drop_sends(&box->sends, r->rank);
+        trd_queue_drop_peer(&box->sends, r->rank);
         drop_matched(box, r->rank);
         if (q == r->rank)
-            box->recvs.len = 0;
+            trd_queue_clear(&box->recvs);
         while (busy(box, q, r->rank)) {
             box_unlock(box);
             nap();

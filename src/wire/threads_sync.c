@@ -32,6 +32,7 @@ static trd_status barrier_wait_all(trd_world *w, int32_t rank, double deadline)
         return trd_threads_failure(w);
     /* Read before arriving: it cannot advance until this rank has. */
     barrier_wait b = {w, atomic_load_explicit(&w->generation, memory_order_acquire)};
+    atomic_store_explicit(&w->now[rank].barrier, b.gen + 1, memory_order_release);
     uint32_t n = atomic_fetch_add_explicit(&w->arrived, 1, memory_order_acq_rel) + 1;
     if (n == (uint32_t)w->size) {
         /* Reset before the release: a released rank's next arrival follows it. */
@@ -45,11 +46,7 @@ static trd_status barrier_wait_all(trd_world *w, int32_t rank, double deadline)
         return TRD_OK;
     if (trd_threads_failed(w))
         return trd_threads_failure(w);
-    return trd_threads_fail_with(w, rank, trd_fail(TRD_ETIMEDOUT, "threads wire: rank %ld "
-                                 "waited at a barrier past its deadline: %ld of %ld ranks "
-                                 "arrived", (long)rank,
-                                 (long)atomic_load_explicit(&w->arrived, memory_order_relaxed),
-                                 (long)w->size));
+    return trd_threads_barrier_late(w, rank, b.gen);
 }
 
 /* Lets w->mu go; a failure of this rank's own (not one it learned of)

@@ -91,10 +91,43 @@ typedef struct pending {
     alignas(max_align_t) unsigned char small[TRD_EAGER_BYTES];
 } pending;
 
+/* A record in a queue (threads_queue.c): its pending end, its neighbours
+ * in arrival order, and, once the queue keeps an index, in its channel
+ * (peer, tag) and among its peer's records. */
+typedef struct qnode {
+    pending p;
+    int32_t prev, next;
+    int32_t cprev, cnext;
+    int32_t pprev, pnext;
+    uint32_t seq; /* arrival order (wraps: compared by difference) */
+} qnode;
+
+typedef struct qlist {
+    int32_t head, tail;
+} qlist;
+
+/* A list of the index: the records of channel (peer, tag), or with tag -1
+ * of the peer. */
+typedef struct qslot {
+    bool used;
+    int32_t peer, tag;
+    qlist list;
+} qslot;
+
+/* The waiting sends or posted receives of a mailbox, in arrival order
+ * (threads_queue.c), box->mu held.  Empty: TRD_QUEUE_EMPTY. */
 typedef struct queue {
-    pending *items;
-    size_t len, cap;
+    qnode *node;            /* by id; free ones linked from spare by next */
+    int32_t cap, spare;
+    int32_t head, tail;     /* -1: empty */
+    size_t len;
+    uint32_t seq;
+    bool indexed;           /* longer than a walk should take: the lists below */
+    qslot *slot;            /* a hash table of lists, linear probing */
+    uint32_t slots, lists;  /* slots: a power of two (0: none yet) */
 } queue;
+
+#define TRD_QUEUE_EMPTY ((queue){.spare = -1, .head = -1, .tail = -1})
 
 /* A send matched with a receive whose rank has not copied it yet. */
 typedef struct match {
@@ -145,7 +178,8 @@ typedef struct eager_ring {
 typedef struct mailbox {
     alignas(TRD_LINE) trd_lock mu;
     queue sends, recvs;
-    match *matched; /* a ring: the pairs its receiver must copy */
+    match *matched; /* a ring of mcap (a power of two): the pairs its receiver must
+                       copy, from mhead */
     size_t mhead, mlen, mcap;
     trd_fifo done;
     trd_park events; /* bumped with every match, completion and eager post, and on a failure */
@@ -161,9 +195,12 @@ typedef struct mailbox {
 } mailbox;
 
 /* The signature of the call a rank is in (a line of its own: written as
- * each call begins, read by peers' eager sends and sleeping waits). */
+ * each call begins, read by peers' eager sends and sleeping waits), and
+ * 1 + the barrier generation it last arrived at (threads_sync.c: a late
+ * barrier names the ranks that did not come). */
 typedef struct call_now {
     alignas(TRD_LINE) _Atomic uint64_t sig;
+    _Atomic uint32_t barrier;
 } call_now;
 
 typedef struct trd_world {
@@ -261,11 +298,37 @@ bool trd_eager_take(eager_ring *ring, pending *send);
 /* The rings entered in box, freed with it. */
 void trd_eager_free(mailbox *box);
 
-/* A mailbox's queues and matching (threads_box.c), box->mu held.  The
- * first entry of q matching (peer, tag), or -1 (*other: see there). */
-long trd_box_find(const queue *q, int32_t peer, int32_t tag, uint64_t sig, long *other);
-/* Takes entry i out of q. */
-pending trd_box_take(queue *q, size_t i);
+/* A mailbox's queues (threads_queue.c), box->mu held.  Appends a record;
+ * takes record id out (ids stay valid until then); empties the queue, or
+ * takes out every record of one peer; frees it. */
+trd_status trd_queue_push(queue *q, const pending *p);
+pending trd_queue_take(queue *q, int32_t id);
+void trd_queue_clear(queue *q);
+void trd_queue_drop_peer(queue *q, int32_t peer);
+void trd_queue_free(queue *q);
+/* The first record of q in arrival order whose peer is `peer` (or either
+ * is TRD_ANY_RANK) and whose tag is `tag`, or -1; and *other: the first
+ * record of exactly that peer from another call than sig (a mismatch
+ * whatever its tag: two ranks in matching calls never leave a message or
+ * receive of one call pending into the next, callsig.h), when it comes
+ * before the match (-1 returned then), else -1. */
+int32_t trd_queue_find(const queue *q, int32_t peer, int32_t tag, uint64_t sig, int32_t *other);
+/* Record id of q; the first record in arrival order and the next (-1:
+ * none). */
+static inline pending *trd_queue_at(const queue *q, int32_t id)
+{
+    return &q->node[id].p;
+}
+static inline int32_t trd_queue_first(const queue *q)
+{
+    return q->head;
+}
+static inline int32_t trd_queue_next(const queue *q, int32_t id)
+{
+    return q->node[id].next;
+}
+
+/* A mailbox's matching (threads_box.c), box->mu held. */
 /* Queues a completion (id, from) for the box's rank; trd_box_complete
  * takes box->mu for it. */
 trd_status trd_box_complete_locked(mailbox *box, int32_t id, int32_t from);
@@ -323,6 +386,15 @@ trd_status trd_threads_check_call(int32_t from, const pending *send, int32_t to,
  * signature of the call they are in (trd_world.now). */
 trd_status trd_threads_check_peers(const trd_world *w, int32_t rank, const mailbox *box,
                                    const trd_call_sig *call);
+
+/* TRD_ETIMEDOUT, failing the world, for a wait of rank that found
+ * nothing before its deadline (`waited` seconds): what it waits for (its
+ * posted receives, its sends no receive has taken) and the ranks that have
+ * not begun its call (a rank that never calls, or has died: the ranks'
+ * calls are in the world).  The caller holds no lock. */
+trd_status trd_threads_deadline(trd_world *w, int32_t rank, double waited);
+/* The same for a barrier of generation gen: the ranks that did not arrive. */
+trd_status trd_threads_barrier_late(trd_world *w, int32_t rank, uint32_t gen);
 
 /* wire.h's failed and abort (threads_fail.c). */
 trd_status trd_threads_wire_failed(void *ctx);
