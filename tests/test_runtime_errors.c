@@ -4,7 +4,8 @@
  * run with a short deadline and the calls are timed), and loses nothing:
  * sendbuf and recvbuf are exactly as before, and the same communicators
  * then run a correct call.  A dead rank (test hook, deadline 0.5 s) gets
- * TRD_EIO at once; every rank that needs its contribution (all ranks of an
+ * TRD_EIO at once; a call larger than the machine's memory is refused
+ * before it allocates anything; every rank that needs its contribution (all ranks of an
  * allreduce, the root of a reduce) gets TRD_ETIMEDOUT naming the deadline
  * within 2 s, tree, pipelined, dynamic and exchange algorithms alike. */
 
@@ -211,6 +212,13 @@ static void run_bad(const bad_call *b)
 static void test_bad_count(void **state)
 {
     (void)state;
+    /* more than this machine holds: refused before anything is allocated
+     * (the buffers, in place, are far smaller than the count says, and
+     * stay untouched), the communicators still usable */
+    int64_t big = sysconf(_SC_PHYS_PAGES) * (sysconf(_SC_PAGESIZE) / 16);
+    BAD(.what = "a call larger than the machine's memory", .count = big, .send = S_IN_PLACE,
+        .allreduce = true, .algo = "flat", .want = TRD_ENOMEM,
+        .key = {"GiB on this machine", "scratch", "more than 80%"});
     BAD(.what = "reduce count -1", .count = -1, .want = TRD_EINVAL, .key = {"count = -1"});
     BAD(.what = "allreduce count -5", .count = -5, .allreduce = true, .want = TRD_EINVAL,
         .key = {"count = -5"});

@@ -224,7 +224,7 @@ static void trace_algorithm(trd_comm **comm, int32_t p, trd_exec_log *logs, size
                      all ? "allreduce" : "reduce");
             if (!run_call(comm, p, &k, logs))
                 continue;
-            trd_plan *plan = comm[0]->cache.plan; /* every rank's key is the same */
+            const trd_plan *plan = comm[0]->cache.plan; /* every rank's key is the same */
             TU_CHECK(plan != NULL, "%s: no cached plan", what);
             compare(plan, logs, what);
             trd_plan *own = NULL; /* the cache goes with the next call: a copy */

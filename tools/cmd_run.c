@@ -156,36 +156,68 @@ static int check_profile(const cli_run_args *a)
     return CLI_OK;
 }
 
-/* Every rank of this process holds an input and an output buffer of count
- * elements, and rank 0 two more for the check: a size that overflows is
- * bad input; one that does not fit in this machine's memory is refused
- * before any allocation (Linux overcommits: malloc alone would not fail,
- * the OOM killer would end the run). */
-static int check_memory(const cli_run_args *a)
+/* A buffer of count elements of the run's type, in bytes; false when it,
+ * or the buffers of `ranks` ranks, overflow. */
+static bool buffer_bytes(const cli_run_args *a, int64_t ranks, size_t *bytes)
 {
     trd_op *op = NULL;
     if (cli_run_make_op(a, &op) != TRD_OK)
+        return false;
+    size_t elem = trd_op_elem_size(op);
+    trd_op_free(op);
+    return !__builtin_mul_overflow((uint64_t)a->count, (uint64_t)elem, bytes) &&
+           *bytes <= SIZE_MAX / 4 / (size_t)(ranks + 1);
+}
+
+int cli_run_check_memory(const cli_run_args *a, int64_t ranks, bool threads, char *why,
+                         size_t size)
+{
+    size_t bytes = 0;
+    if (!buffer_bytes(a, ranks, &bytes))
+        return CLI_OK; /* check_memory says why */
+    /* an input and an output buffer per rank, two more on rank 0 for the
+     * check; over threads, each rank's thread and communicator */
+    double buffers = (double)bytes * 2.0 * (double)(ranks + 1);
+    double need = buffers + (threads ? RUN_RANK_BYTES * (double)ranks : 0.0);
+    double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+    if (have > 0 && need > 0.8 * have) {
+        char text[512];
+        snprintf(text, sizeof text, "--count %lld is too large: %lld ranks on this machine "
+                 "need %.1f GiB (%lld buffers of %zu bytes%s), more than 80%% of its %.1f GiB",
+                 (long long)a->count, (long long)ranks, need / 1073741824.0,
+                 (long long)(2 * (ranks + 1)), bytes,
+                 threads ? ", a thread and a communicator each" : "", have / 1073741824.0);
+        if (why)
+            snprintf(why, size, "%s", text);
+        else
+            fprintf(stderr, "treduce run: %s\n", text);
+        return CLI_FAILED;
+    }
+    return CLI_OK;
+}
+
+/* A size that overflows is bad input; one that does not fit in this
+ * machine's memory is refused before any allocation (Linux overcommits:
+ * malloc alone would not fail, the OOM killer would end the run).  Over
+ * MPI this process alone here: run_mpi.c counts the ranks of its node
+ * once the communicator knows them.  The library then checks what a call
+ * allocates itself (scratch, plans) before allocating it. */
+static int check_memory(const cli_run_args *a)
+{
+    size_t bytes = 0;
+    trd_op *op = NULL;
+    if (cli_run_make_op(a, &op) != TRD_OK)
         return CLI_OK; /* the run says why (under MPI on rank 0 only) */
-    size_t elem = trd_op_elem_size(op), bytes;
+    size_t elem = trd_op_elem_size(op);
     trd_op_free(op);
     const trd_wire_info *wire;
     trd_wire_find(a->wire, &wire); /* checked by check_args */
     int64_t ranks = wire->launched ? 1 : a->p;
-    if (__builtin_mul_overflow((uint64_t)a->count, (uint64_t)elem, &bytes) ||
-        bytes > SIZE_MAX / 4 / (size_t)(ranks + 1))
+    if (!buffer_bytes(a, ranks, &bytes))
         return cli_usage_error("run", "invalid --count %lld: %lld elements of %zu bytes are "
                                "too large for a buffer", (long long)a->count,
                                (long long)a->count, elem);
-    double need = (double)bytes * 2.0 * (double)(ranks + 1);
-    double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-    if (have > 0 && need > 0.8 * have) {
-        fprintf(stderr, "treduce run: --count %lld is too large: %lld buffers of %zu bytes "
-                "need %.1f GiB, more than 80%% of this machine's %.1f GiB\n",
-                (long long)a->count, (long long)(2 * (ranks + 1)), bytes, need / 1073741824.0,
-                have / 1073741824.0);
-        return CLI_FAILED;
-    }
-    return CLI_OK;
+    return cli_run_check_memory(a, ranks, !wire->launched, NULL, 0);
 }
 
 static int check_args(const cli_run_args *a)

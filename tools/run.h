@@ -34,6 +34,7 @@ typedef struct cli_run_result {
     size_t ncandidates;
     size_t shm_max;       /* trd_comm_shm_max after the timed calls: the rings'
                              limit they ran with (tuned auto may change it) */
+    bool everywhere;      /* refused on every rank alike (rank 0 alone says it) */
 } cli_run_result;
 
 /* An operator for a->op and a->type (checker operators ignore the type). */
@@ -56,6 +57,16 @@ int cli_run_threads(const cli_run_args *a);
  * allocated by the caller) and the rest of rank 0's merged result.  The
  * status is the set-up's; the run's own is out->status. */
 trd_status cli_run_threads_collect(const cli_run_args *a, cli_run_result *out);
+/* What a rank of a threads run holds besides its buffers (its thread's
+ * stack as far as it is touched, its communicator and wire: ~50 KB at p =
+ * 4096 on this machine), counted with margin. */
+#define RUN_RANK_BYTES (128.0 * 1024.0)
+/* CLI_FAILED when `ranks` ranks of a run on this machine need more than
+ * 80 % of its memory for their buffers (and, over threads, their threads
+ * and communicators), the message in why[0..size), or on stderr when why
+ * is NULL; else CLI_OK. */
+int cli_run_check_memory(const cli_run_args *a, int64_t ranks, bool threads, char *why,
+                         size_t size);
 /* The defaults of `treduce run`. */
 void cli_run_args_init(cli_run_args *a);
 /* The run of this process's rank of a launched wire (MPI) and, on rank 0,

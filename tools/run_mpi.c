@@ -59,6 +59,32 @@ static void gather(const cli_run_args *a, trd_comm *comm, cli_run_result *res)
     free(v);
 }
 
+/* The buffers of the ranks of each node against its memory (cmd_run.c
+ * checked this process alone before MPI was up): refused on every rank
+ * when refused on any node, so that none waits for the others at its
+ * deadline.  One agreement of the communicator's own (no MPI collective);
+ * true when refused (res says why, and rank 0 alone says it). */
+static bool node_memory(const cli_run_args *a, trd_comm *comm, cli_run_result *res)
+{
+    int32_t local = trd_comm_node_size(comm);
+    char why[sizeof res->error];
+    bool mine = cli_run_check_memory(a, local, false, why, sizeof why) != CLI_OK;
+    double refused = mine ? (double)local : 0.0;
+    trd_status st = trd_comm_agree_max(comm, &refused, &refused, 1);
+    if (st == TRD_OK && refused == 0.0)
+        return false;
+    res->status = st != TRD_OK ? st : TRD_ENOMEM;
+    if (st != TRD_OK)
+        snprintf(res->error, sizeof res->error, "%s", trd_errmsg());
+    else if (mine)
+        snprintf(res->error, sizeof res->error, "%s", why);
+    else
+        snprintf(res->error, sizeof res->error, "--count %lld is too large for a node of %.0f "
+                 "ranks", (long long)a->count, refused);
+    res->everywhere = st == TRD_OK;
+    return true;
+}
+
 int cli_run_mpi(const cli_run_args *a, const trd_wire_info *wire)
 {
     int rank = 0, size = 1, rc = CLI_FAILED;
@@ -71,16 +97,18 @@ int cli_run_mpi(const cli_run_args *a, const trd_wire_info *wire)
     trd_status st = cli_run_make_op(a, &op);
     if (st == TRD_OK)
         st = wire->create(&comm, 1, a->timeout);
-    if (st == TRD_OK && res.times)
-        cli_run_rank(a, comm, op, &res);
-    else {
+    if (st == TRD_OK && res.times) {
+        if (!node_memory(a, comm, &res))
+            cli_run_rank(a, comm, op, &res);
+    } else {
         res = (cli_run_result){.status = st ? st : TRD_ENOMEM, .times = res.times};
         snprintf(res.error, sizeof res.error, "%s", st ? trd_errmsg() : "out of memory");
     }
-    gather(a, comm, &res);
+    if (!res.everywhere)
+        gather(a, comm, &res);
     bool usage = res.status == TRD_EINVAL || res.status == TRD_ENOALGO ||
                  res.status == TRD_EUNSUPPORTED; /* the same on every rank: rank 0 says it */
-    if (res.status != TRD_OK && rank != 0 && !usage)
+    if (res.status != TRD_OK && rank != 0 && !usage && !res.everywhere)
         fprintf(stderr, "treduce run: rank %d: %s\n", rank, res.error[0] ? res.error : trd_errmsg());
     if (rank == 0)
         rc = cli_run_report(a, size, &res);

@@ -164,7 +164,7 @@ static trd_status prepare(const cli_run_args *a, trd_comm *comm, const trd_op *o
     }
     if (st == TRD_OK && !strcmp(a->algo, "auto") && !tuning(a))
         st = choose(a, comm, op, res);
-    if (st == TRD_OK && !tuning(a))
+    if (st == TRD_OK && !tuning(a) && trd_comm_rank(comm) == 0) /* rank 0 reports it */
         st = trd_comm_predict(comm, a->count, op, (int32_t)a->root, a->allreduce, o,
                               &res->predicted);
     return st;
@@ -213,7 +213,7 @@ void cli_run_rank(const cli_run_args *a, trd_comm *comm, const trd_op *op, cli_r
     }
     if (st == TRD_OK && tuning(a))
         st = choose(a, comm, op, res);
-    if (st == TRD_OK && tuning(a))
+    if (st == TRD_OK && tuning(a) && r == 0)
         st = trd_comm_predict(comm, a->count, op, (int32_t)a->root, a->allreduce, &res->model,
                               &res->predicted);
     res->shm_max = trd_comm_shm_max(comm);

@@ -234,6 +234,10 @@ trd_status trd_comm_threads_run(int32_t p, const trd_threads_opts *opts, trd_ran
 void trd_comm_free(trd_comm *comm);
 int32_t trd_comm_rank(const trd_comm *comm);
 int32_t trd_comm_size(const trd_comm *comm);
+/* How many ranks of comm share this rank's machine and its memory:
+ * threads, all of them; MPI, those of this node (counted when the
+ * communicator was made).  What a memory check multiplies by.  0 for NULL. */
+int32_t trd_comm_node_size(const trd_comm *comm);
 /* The name of its wire (trd_wire_info.name): "threads" or "mpi". */
 const char *trd_comm_wire(const trd_comm *comm);
 /* Deprecated: trd_comm_wire's older name, which said "transport" for the

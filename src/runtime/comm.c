@@ -80,12 +80,13 @@ static void begin_call(trd_comm *c)
     c->wire.set_call(c->wire.ctx, &c->sig);
 }
 
-static void drop_cache(trd_comm_cache *k)
+static void drop_cache(trd_comm *c)
 {
-    trd_engine_free(k->engine);
-    trd_plan_free(k->plan);
-    if (k->policy.state)
-        k->policy.destroy(k->policy.state);
+    trd_comm_cache *k = &c->cache;
+    if (k->shared)
+        trd_shared_put(k->shared, c);
+    else
+        trd_engine_free(k->engine); /* trd_comm_run_plan's; the plan is the caller's */
     free(k->slots);
     free(k->fresh);
     free(k->run);
@@ -97,7 +98,7 @@ void trd_comm_free(trd_comm *c)
 {
     if (!c)
         return;
-    drop_cache(&c->cache);
+    drop_cache(c);
     free(c->scratch);
     trd_exec_free(&c->exec);
     if (c->select_free)
@@ -111,19 +112,11 @@ int32_t trd_comm_rank(const trd_comm *c) { return c ? c->wire.rank : -1; }
 int32_t trd_comm_size(const trd_comm *c) { return c ? c->wire.size : 0; }
 const char *trd_comm_wire(const trd_comm *c) { return c ? c->wire.name : NULL; }
 const char *trd_comm_transport(const trd_comm *c) { return trd_comm_wire(c); }
-double trd_comm_now(const trd_comm *c) { return c->wire.now(c->wire.ctx); }
-
-/* The policy as the engine sees it: every decision goes through the wire. */
-static trd_action shared_idle(void *state, int32_t rank, int32_t *peer)
+int32_t trd_comm_node_size(const trd_comm *c)
 {
-    trd_comm *c = state;
-    trd_action act = TRD_ACT_ERROR;
-    c->status = c->wire.decide(c->wire.ctx, &c->cache.policy, c->calls, rank, &act, peer);
-    return c->status == TRD_OK ? act : TRD_ACT_ERROR;
+    return !c ? 0 : c->wire.node_size > 0 ? c->wire.node_size : c->wire.size;
 }
-
-static void no_reset(void *state) { (void)state; }
-static void no_destroy(void *state) { (void)state; }
+double trd_comm_now(const trd_comm *c) { return c->wire.now(c->wire.ctx); }
 
 /* The plan for key, with a segment count no finer than one element per
  * block when the algorithm chose it (latency 0 lets a pipeline ask for
@@ -159,30 +152,27 @@ static trd_status prepare_steps(trd_comm_cache *k, const trd_plan *plan, int32_t
     return TRD_OK;
 }
 
-/* Builds the plan (or the policy) and the engine for key. */
+/* Gets the plan (or the policy) and the engine for key, shared by the
+ * ranks of this address space (comm_shared.c), and lays out this rank's
+ * own state: its slots, its steps' run state. */
 static trd_status build_cache(trd_comm *c, const trd_comm_key *key)
 {
     trd_comm_cache *k = &c->cache;
-    const trd_algo *a = trd_algo_entry(key->algo);
-    trd_status st;
-    drop_cache(k);
+    drop_cache(c);
     c->built++; /* a new build: the keys that ran on the last one lay out again */
     k->key = *key;
-    if (a->policy) {
-        if ((st = a->policy(c->wire.size, &k->policy)) != TRD_OK)
-            return st;
-        k->shared = (trd_policy){.state = c, .idle = shared_idle, .reset = no_reset,
-                                 .destroy = no_destroy};
-        k->nslots = 2; /* the accumulator and one input */
-        st = trd_engine_create(&k->engine, NULL, c->wire.size, &k->shared);
-    } else {
-        if ((st = trd_comm_plan(key, &k->plan)) != TRD_OK)
-            return st;
-        k->nslots = trd_plan_scratch_slots(k->plan, c->wire.rank) + 1;
-        st = trd_engine_create(&k->engine, k->plan, c->wire.size, NULL);
-        if (st == TRD_OK)
-            st = prepare_steps(k, k->plan, c->wire.rank);
-    }
+    trd_status st = trd_shared_get(c, key, &k->shared);
+    if (st == TRD_OK)
+        st = trd_shared_check_memory(k->shared, c, (size_t)key->count * key->elem);
+    if (st != TRD_OK)
+        return st;
+    k->plan = trd_shared_plan(k->shared);
+    k->engine = trd_shared_engine(k->shared);
+    k->policy = trd_shared_policy(k->shared);
+    k->nslots = k->plan ? trd_plan_scratch_slots(k->plan, c->wire.rank) + 1
+                        : 2; /* the accumulator and one input */
+    if (k->plan)
+        st = prepare_steps(k, k->plan, c->wire.rank);
     k->slots = st == TRD_OK ? calloc((size_t)k->nslots, sizeof *k->slots) : NULL;
     k->fresh = k->slots ? malloc(k->plan ? (size_t)trd_plan_blocks(k->plan) : 1) : NULL;
     if (st == TRD_OK && (!k->slots || !k->fresh))
@@ -191,7 +181,7 @@ static trd_status build_cache(trd_comm *c, const trd_comm_key *key)
     return st;
 }
 
-static bool same_key(const trd_comm_key *x, const trd_comm_key *y)
+bool trd_comm_same_key(const trd_comm_key *x, const trd_comm_key *y)
 {
     const trd_params *a = &x->params, *b = &y->params;
     return x->algo == y->algo && x->count == y->count && x->elem == y->elem &&
@@ -207,7 +197,7 @@ static bool same_key(const trd_comm_key *x, const trd_comm_key *y)
 /* The cached plan (or policy) and engine for key. */
 static trd_status cached_plan(trd_comm *c, const trd_comm_key *key)
 {
-    if (c->cache.valid && same_key(&c->cache.key, key))
+    if (c->cache.valid && trd_comm_same_key(&c->cache.key, key))
         return TRD_OK;
     return build_cache(c, key);
 }
@@ -290,7 +280,7 @@ static trd_status execute(trd_comm *c, const trd_op *op, const trd_comm_key *key
         st = move_result(c, holds, (int32_t)key->params.root,
                          (size_t)key->count * key->elem);
     if (st == TRD_OK && !k->plan)
-        st = c->wire.end_dynamic(c->wire.ctx, &k->policy, c->calls);
+        st = c->wire.end_dynamic(c->wire.ctx, k->policy, c->calls);
     return st;
 }
 
@@ -457,7 +447,7 @@ static trd_status run_plan(trd_comm *c, const trd_plan *plan, void *buf, int64_t
                         .elem = trd_op_elem_size(op)};
     trd_comm_sign(trd_plan_algo(plan), &key, op, &c->sig);
     begin_call(c);
-    drop_cache(k);
+    drop_cache(c);
     k->nslots = trd_plan_scratch_slots(plan, c->wire.rank) + 1;
     st = trd_engine_create(&k->engine, plan, c->wire.size, NULL);
     k->slots = st == TRD_OK ? calloc((size_t)k->nslots, sizeof *k->slots) : NULL;
@@ -471,11 +461,10 @@ static trd_status run_plan(trd_comm *c, const trd_plan *plan, void *buf, int64_t
     if (st == TRD_OK)
         st = trd_comm_long_path(c, false);
     if (st == TRD_OK) {
-        k->plan = (trd_plan *)plan; /* read only: execute() asks for its blocks */
+        k->plan = plan; /* read only: execute() asks for its blocks */
         st = trd_comm_fail(c, execute(c, op, &key, NULL));
-        k->plan = NULL;
     }
-    drop_cache(k);
+    drop_cache(c);
     return st;
 }
 

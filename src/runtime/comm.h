@@ -7,6 +7,7 @@
 #define TRD_RUNTIME_COMM_H
 
 #include "engine/engine.h"
+#include "runtime/comm_shared.h"
 #include "runtime/exec.h"
 #include "wire/wire.h"
 
@@ -45,10 +46,11 @@ typedef struct trd_comm_key {
 typedef struct trd_comm_cache {
     bool valid;
     trd_comm_key key;
-    trd_plan *plan;       /* static algorithms */
-    trd_policy policy;    /* dynamic ones: this rank's copy of the state */
-    trd_policy shared;    /* ...as the engine sees it: through the wire */
-    trd_engine *engine;
+    trd_shared_call *shared; /* plan or policy and engine, one per group of ranks
+                                (comm_shared.h); NULL for trd_comm_run_plan's */
+    const trd_plan *plan;  /* static algorithms: shared's, or the caller's */
+    trd_policy *policy;    /* dynamic ones: the state decisions share */
+    trd_engine *engine;    /* shared's, or trd_comm_run_plan's own */
     int32_t nslots;       /* this rank's slots, slot 0 included */
     unsigned char **slots;
     uint8_t *fresh;       /* trd_exec.fresh: one per block */
@@ -159,6 +161,8 @@ trd_status trd_comm_plan(const trd_comm_key *key, trd_plan **out);
  * communicator gets the error too); trd_comm_leave when it returns. */
 trd_status trd_comm_enter(trd_comm *c, const char *what);
 void trd_comm_leave(trd_comm *c);
+/* Whether two keys give the same plan. */
+bool trd_comm_same_key(const trd_comm_key *x, const trd_comm_key *y);
 
 /* How the core runs a call.  other: its long messages take the path the
  * wire's probe did not keep (a tuned candidate, wire.h long_path).

@@ -475,6 +475,7 @@ static trd_status new_world(trd_world **out, int32_t p, const trd_threads_opts *
 static trd_wire wire_of(rank_ctx *r)
 {
     return (trd_wire){.ctx = r, .rank = r->rank, .size = r->world->size, .name = "threads",
+                      .group = r->world, .node_size = r->world->size, .node_ranks = NULL,
                       .isend = t_isend, .irecv = t_irecv, .irecv_consume = t_irecv_consume,
                       .claim_recv = t_claim_recv, .isend_claimed = t_isend_claimed,
                       .wait = t_wait, .now = t_now,
@@ -495,18 +496,13 @@ trd_status trd_wire_threads_create(trd_wire *wires, int32_t p, const trd_threads
         return st;
     for (int32_t r = 0; r < p; r++) {
         rank_ctx *ctx = malloc(sizeof *ctx);
-        eager_ring **out = calloc((size_t)p, sizeof *out);
-        if (!ctx || !out) {
-            free(ctx);
-            free(out);
-            for (int32_t q = 0; q < r; q++) {
-                free(((rank_ctx *)wires[q].ctx)->out);
+        if (!ctx) {
+            for (int32_t q = 0; q < r; q++)
                 free(wires[q].ctx);
-            }
             free_world(w);
             return trd_fail(TRD_ENOMEM, "threads wire: out of memory");
         }
-        *ctx = (rank_ctx){.world = w, .rank = r, .out = out};
+        *ctx = (rank_ctx){.world = w, .rank = r};
         wires[r] = wire_of(ctx);
     }
     return TRD_OK;

@@ -19,6 +19,7 @@
  * whichever path each took, and the rings have one consumer at a time.  A
  * full ring (its receiver has not taken its messages yet) sends through
  * the lock, after draining, in the same order. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,13 +50,46 @@ static bool enter_ring(mailbox *box, eager_ring *ring)
     return true;
 }
 
+/* The slot of peer in r's table of rings (free if it has none yet). */
+static eager_link *link_of(const rank_ctx *r, int32_t peer)
+{
+    uint32_t mask = (uint32_t)r->outcap - 1, i = ((uint32_t)peer * 0x9E3779B1u) & mask;
+    while (r->out[i].peer != peer && r->out[i].peer >= 0)
+        i = (i + 1) & mask;
+    return &r->out[i];
+}
+
+/* Room for one more ring in r's table, at a load of at most one half. */
+static bool link_room(rank_ctx *r)
+{
+    if (2 * (r->nout + 1) <= r->outcap)
+        return true;
+    size_t cap = r->outcap ? 2 * (size_t)r->outcap : 8;
+    eager_link *old = r->out, *grown = cap <= INT32_MAX ? malloc(cap * sizeof *grown) : NULL;
+    if (!grown)
+        return false;
+    for (size_t i = 0; i < cap; i++)
+        grown[i].peer = -1;
+    int32_t oldcap = r->outcap;
+    r->out = grown;
+    r->outcap = (int32_t)cap;
+    for (int32_t i = 0; i < oldcap; i++)
+        if (old[i].peer >= 0)
+            *link_of(r, old[i].peer) = old[i];
+    free(old);
+    return true;
+}
+
 /* The ring of rank r to peer, made and entered in peer's box on first
  * use; NULL when out of memory. */
 static eager_ring *ring_to(rank_ctx *r, int32_t peer)
 {
-    if (r->out[peer])
-        return r->out[peer];
-    eager_ring *ring = new_ring();
+    if (r->outcap > 0) {
+        eager_link *l = link_of(r, peer);
+        if (l->peer == peer)
+            return l->ring;
+    }
+    eager_ring *ring = link_room(r) ? new_ring() : NULL;
     if (!ring)
         return NULL;
     mailbox *box = &r->world->box[peer];
@@ -66,7 +100,9 @@ static eager_ring *ring_to(rank_ctx *r, int32_t peer)
         free(ring);
         return NULL;
     }
-    return r->out[peer] = ring;
+    *link_of(r, peer) = (eager_link){.peer = peer, .ring = ring};
+    r->nout++;
+    return ring;
 }
 
 /* Puts send into ring: false when it is full. */

@@ -175,6 +175,12 @@ typedef struct eager_ring {
     eager_slot slot[TRD_EAGER_SLOTS];
 } eager_ring;
 
+/* A rank's eager ring to one peer (rank_ctx.out). */
+typedef struct eager_link {
+    int32_t peer; /* -1: a free slot */
+    eager_ring *ring;
+} eager_link;
+
 typedef struct mailbox {
     alignas(TRD_LINE) trd_lock mu;
     queue sends, recvs;
@@ -247,7 +253,10 @@ typedef struct rank_ctx {
     claim *claims; /* by handle; emptied when none is open */
     int32_t nclaims, cap, open;
     int64_t claimed; /* claims made so far (trd_wire_threads_claims) */
-    eager_ring **out; /* by peer: this rank's eager ring to it (NULL: none yet) */
+    /* This rank's eager rings, by peer (a hash table of the peers it sent
+     * small messages to: an array of all p peers made p ranks hold p^2). */
+    eager_link *out;
+    int32_t nout, outcap; /* outcap: 0 or a power of two */
     trd_fifo sent;    /* its eager sends, complete when posted: its waits take them unlocked */
     const trd_call_sig *call; /* wire.h set_call */
 } rank_ctx;

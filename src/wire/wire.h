@@ -55,6 +55,17 @@ struct trd_wire {
     void *ctx;
     int32_t rank, size;
     const char *name; /* "threads", "mpi" */
+    /* The ranks of this wire that share one address space share `group`
+     * (threads: their world), which the runtime may key structures of a
+     * call by, built once for all of them (runtime/comm_shared.c); NULL:
+     * this rank shares its memory with no other (MPI). */
+    const void *group;
+    /* How many ranks of this wire share this rank's machine (0: all `size`
+     * of them), and which (node_ranks[0 .. node_size), ascending; NULL: all,
+     * or not known): what a memory check counts.  MPI: the ranks of this
+     * node, counted at creation. */
+    int32_t node_size;
+    const int32_t *node_ranks;
     /* Posts a send of `bytes` bytes of buf to rank `peer` (0 <= peer < size,
      * peer != rank); buf stays untouched until the send completes. */
     trd_status (*isend)(void *ctx, int32_t peer, int32_t tag, const void *buf, size_t bytes,

@@ -79,6 +79,8 @@ typedef struct mpi_wire {
     double timeout;
     long empty_polls; /* back-off state */
     bool crowded;     /* more ranks on this node than cores: idle waits sleep */
+    int32_t *node_ranks; /* the ranks of this node, ascending (trd_wire.node_ranks) */
+    int nlocal;
     long clock_polls; /* polls since the clock was last read (past) */
     long ctrl_polls;  /* polls of a send or receive's wait (wire_wait) */
     /* Posted sends and receives (MPI_Testsome wants the requests contiguous). */

@@ -24,6 +24,8 @@
 #     refused;
 #   - calibrate --matrix names every rank in its place; the series of
 #     reduces of a steady-state schedule, one rank per node, verified;
+#   - buffers that fit one process but not the node's four: refused on
+#     every rank before anything is allocated;
 #   - bad input exits 2 on every rank with one message; a killed process
 #     (--dead-rank) ends the job with a failure, never a hang.
 set -uo pipefail
@@ -153,6 +155,14 @@ other_cases() {
   # a ring limit that is a byte count only in part: refused on every rank
   expect 2 "TRD_MPI_SHM_MAX=12x is not a byte count" -- env TRD_MPI_SHM_MAX=12x "${launch[@]}" 2 \
     "$tool" run --wire mpi --algo binomial --count 10
+
+  # buffers that fit one process but not the four on this node: refused on
+  # every rank (the node's ranks counted), before anything is allocated
+  local phys count
+  phys=$(( $(getconf _PHYS_PAGES) * $(getconf PAGESIZE) ))
+  count=$(( phys / 7 / 8 )) # doubles: one process 4/7 of 80 %, four 10/7
+  expect 1 "too large: 4 ranks on this machine need" -- "${launch[@]}" 4 "$tool" run \
+    --transport mpi --algo binomial --count "$count" --d 1 --c 1
 
   # bad input: exit 2, the message once (rank 0), no hang
   expect 2 "band.*double|double.*band" -- "${launch[@]}" 3 "$tool" run --wire mpi \
