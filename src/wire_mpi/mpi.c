@@ -400,12 +400,38 @@ static int pending(const mpi_wire *w, int *sends)
     return w->n + shm_recvs + shm_sends;
 }
 
+/* The distinct ranks this rank's pending receives wait for (rings and
+ * MPI), appended to buf: at most 8. */
+static void append_awaited(const mpi_wire *w, char *buf, size_t size, size_t *at)
+{
+    int32_t peers[8];
+    int n = w->shm ? trd_shm_awaited(w->shm, peers, 8) : 0;
+    for (int i = 0; i < w->n && n < 8; i++) {
+        bool seen = w->info[i].kind != K_RECV || w->info[i].peer == TRD_ANY_RANK;
+        for (int k = 0; k < n && !seen; k++)
+            seen = peers[k] == w->info[i].peer;
+        if (!seen)
+            peers[n++] = w->info[i].peer;
+    }
+    for (int k = 0; k < n && *at < size; k++) {
+        int c = snprintf(buf + *at, size - *at, "%s%d",
+                         k ? ", " : n == 1 ? "; it waits for a message of rank "
+                                           : "; it waits for messages of ranks ",
+                         (int)peers[k]);
+        *at += c > 0 ? (size_t)c : 0;
+    }
+}
+
 static trd_status wait_timeout(const mpi_wire *w)
 {
     int sends, total = pending(w, &sends);
+    char more[512] = "";
+    size_t at = 0;
+    append_awaited(w, more, sizeof more, &at);
+    trd_mpi_silent(w, more, sizeof more, &at);
     if (total == 0)
         return trd_fail(TRD_ETIMEDOUT, "mpi wire: rank %d: nothing completed before the "
-                        "deadline", w->rank);
+                        "deadline%s", w->rank, more);
     char first[96] = ", all of at most the shared-memory limit";
     const op_info *op = w->n > 0 ? &w->info[0] : NULL;
     if (op)
@@ -413,8 +439,8 @@ static trd_status wait_timeout(const mpi_wire *w)
                  "tag %d", op->kind == K_SEND ? "send" : "receive", (int)op->id,
                  op->kind == K_SEND ? "to" : "from", (int)op->peer, (int)op->tag);
     return trd_fail(TRD_ETIMEDOUT, "mpi wire: rank %d: nothing completed before the deadline; "
-                    "%d requests pending (%d sends, %d receives)%s", w->rank, total, sends,
-                    total - sends, first);
+                    "%d requests pending (%d sends, %d receives)%s%s", w->rank, total, sends,
+                    total - sends, first, more);
 }
 
 trd_status trd_mpi_wait(void *ctx, double timeout_s, int32_t *id, int32_t *from)

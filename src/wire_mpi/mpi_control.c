@@ -39,6 +39,10 @@
 #include <time.h>
 #include <unistd.h>
 
+/* How long a barrier's rank waits past its deadline for rank 0's notice,
+ * which names the ranks that did not arrive. */
+#define LATE_S 0.3
+
 /* ---- The coordinator (rank 0). ---- */
 
 static bool terminal(trd_action a)
@@ -51,9 +55,30 @@ static trd_action consult(mpi_wire *w, int32_t rank, int32_t *peer)
 {
     *peer = -1;
     trd_action a = w->policy->idle(w->policy->state, rank, peer);
-    if (terminal(a))
+    if (terminal(a)) {
         w->terminals++;
+        w->decided[rank] = w->call + 1;
+    }
     return a;
+}
+
+/* Appends the ranks r (first <= r < size) with mark[r] != want to buf:
+ * at most 8 named, then how many more. */
+static void append_ranks(const mpi_wire *w, int first, const int64_t *mark, int64_t want,
+                         char *buf, size_t size, size_t *at)
+{
+    int named = 0;
+    for (int r = first; r < w->size && *at < size; r++) {
+        if (mark[r] == want)
+            continue;
+        int n = ++named <= 8 ? snprintf(buf + *at, size - *at, "%s%d", named > 1 ? ", " : "", r)
+                             : 0;
+        *at += n > 0 ? (size_t)n : 0;
+    }
+    if (named > 8 && *at < size) {
+        int n = snprintf(buf + *at, size - *at, " and %d more", named - 8);
+        *at += n > 0 ? (size_t)n : 0;
+    }
 }
 
 static trd_status answer(mpi_wire *w, int32_t src, int32_t rank)
@@ -149,8 +174,10 @@ static trd_status on_arrival(mpi_wire *w, int32_t src, const MPI_Status *st)
         return trd_fail(TRD_EIO, "mpi wire: malformed barrier arrival from rank %d (%d bytes)",
                         src, bytes);
     trd_status s = contribute(w, src, m->v, m->n);
-    if (s == TRD_OK)
+    if (s == TRD_OK) {
         w->arrivals++;
+        w->arrived[src] = w->barrier_seq + 1;
+    }
     return s;
 }
 
@@ -269,10 +296,14 @@ static trd_status ask_coordinator(mpi_wire *w, int64_t call, int32_t rank, trd_a
     bool late = false;
     if (s == TRD_OK)
         s = poll_until(w, &w->replied, deadline, &late);
-    if (late)
+    if (late) {
+        char dead[256] = "";
+        size_t at = 0;
+        trd_mpi_silent(w, dead, sizeof dead, &at);
         return trd_fail(s, "mpi wire: rank %d: the coordinator (rank 0) did not answer the "
                         "decision request of call %lld before the deadline (%g s; %d requests of "
-                        "this rank pending)", w->rank, (long long)call, w->timeout, w->n);
+                        "this rank pending)%s", w->rank, (long long)call, w->timeout, w->n, dead);
+    }
     if (s != TRD_OK)
         return s;
     int32_t a = w->rep_in[0];
@@ -319,10 +350,15 @@ static trd_status barrier_root(mpi_wire *w, double *v, int32_t n, double deadlin
         bool progress;
         if ((s = trd_mpi_poll_once(w, true, &progress)) != TRD_OK || w->arrivals >= w->size - 1)
             break;
-        if (PMPI_Wtime() > deadline)
+        if (PMPI_Wtime() > deadline) {
+            char why[512];
+            size_t at = 0;
+            append_ranks(w, 1, w->arrived, w->barrier_seq + 1, why, sizeof why, &at);
+            trd_mpi_silent(w, why, sizeof why, &at);
             return trd_fail(TRD_ETIMEDOUT, "mpi wire: rank 0: barrier %lld: %d of %d ranks "
-                            "arrived before the deadline", (long long)w->barrier_seq,
-                            w->arrivals + 1, w->size);
+                            "arrived before the deadline; ranks that did not arrive: %s",
+                            (long long)w->barrier_seq, w->arrivals + 1, w->size, why);
+        }
         trd_mpi_back_off(w, progress);
     }
     if (s != TRD_OK)
@@ -364,10 +400,16 @@ static trd_status barrier_leaf(mpi_wire *w, double *v, int32_t n, double deadlin
     bool late = false;
     if (s == TRD_OK)
         s = poll_until(w, &w->released, deadline, &late);
-    if (late)
+    if (late) /* rank 0, late too, may yet say who did not arrive: its notice */
+        s = poll_until(w, &w->released, deadline + LATE_S, &late);
+    if (late) {
+        char dead[256] = "";
+        size_t at = 0;
+        trd_mpi_silent(w, dead, sizeof dead, &at);
         return trd_fail(s, "mpi wire: rank %d: barrier %lld: rank 0 did not release it before "
-                        "the deadline (%d requests of this rank pending)", w->rank,
-                        (long long)w->barrier_seq, w->n);
+                        "the deadline, nor say why (%d requests of this rank pending)%s",
+                        w->rank, (long long)w->barrier_seq, w->n, dead);
+    }
     if (s == TRD_OK && (w->release_in.seq != w->barrier_seq || w->release_in.n != n))
         s = trd_fail(TRD_EIO, "mpi wire: rank %d at barrier %lld agreeing on %ld values was "
                      "released from barrier %lld with %lld", w->rank, (long long)w->barrier_seq,
@@ -414,10 +456,15 @@ static trd_status drain_decisions(mpi_wire *w, const trd_policy *policy, int64_t
         s = trd_mpi_poll_once(w, true, &progress);
         if (s != TRD_OK || w->terminals >= w->size)
             break;
-        if (PMPI_Wtime() > deadline)
+        if (PMPI_Wtime() > deadline) {
+            char why[512];
+            size_t at = 0;
+            append_ranks(w, 0, w->decided, call + 1, why, sizeof why, &at);
+            trd_mpi_silent(w, why, sizeof why, &at);
             return trd_fail(TRD_ETIMEDOUT, "mpi wire: rank 0: call %lld: only %ld of %d ranks "
-                            "had their last decision before the deadline", (long long)call,
-                            (long)w->terminals, w->size);
+                            "had their last decision before the deadline; ranks that did not: "
+                            "%s", (long long)call, (long)w->terminals, w->size, why);
+        }
         trd_mpi_back_off(w, progress);
     }
     if (s != TRD_OK)

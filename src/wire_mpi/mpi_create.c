@@ -46,6 +46,10 @@ static void free_memory(mpi_wire *w)
     free(w->done.items);
     trd_shm_free(w->shm);
     free(w->held);
+    free(w->node_list);
+    free(w->node_pids);
+    free(w->arrived);
+    free(w->decided);
     free(w->reply);
     free(w->reply_req);
     free(w->release_out);
@@ -142,7 +146,10 @@ static trd_status alloc_root(mpi_wire *w)
     w->reply_req = malloc(n * sizeof *w->reply_req);
     w->release_out = malloc(n * sizeof *w->release_out);
     w->release_req = malloc(n * sizeof *w->release_req);
-    if (!w->held || !w->reply || !w->reply_req || !w->release_out || !w->release_req) {
+    w->arrived = calloc(n, sizeof *w->arrived);
+    w->decided = calloc(n, sizeof *w->decided);
+    if (!w->held || !w->reply || !w->reply_req || !w->release_out || !w->release_req ||
+        !w->arrived || !w->decided) {
         free(w->reply_req); /* trd_mpi_free must not read uninitialised requests */
         free(w->release_req);
         w->reply_req = w->release_req = NULL;
@@ -265,7 +272,7 @@ trd_status trd_wire_mpi_create_with(trd_wire **out, const void *mpi_comm,
         return s;
     }
     w->wire = (trd_wire){.ctx = w, .rank = w->rank, .size = w->size, .name = "mpi",
-                         .node_size = w->node_ranks,
+                         .node_size = w->node_ranks, .node_ranks = w->node_list,
                          .isend = trd_mpi_isend, .irecv = trd_mpi_irecv, .wait = trd_mpi_wait,
                          .now = trd_mpi_now, .decide = trd_mpi_decide,
                          .end_dynamic = trd_mpi_end_dynamic, .barrier = trd_mpi_barrier,

@@ -79,8 +79,10 @@ typedef struct mpi_wire {
     double timeout;
     long empty_polls; /* back-off state */
     bool crowded;     /* more ranks on this node than cores: idle waits sleep */
-    int32_t *node_ranks; /* the ranks of this node, ascending (trd_wire.node_ranks) */
-    int nlocal;
+    /* Where the split counted them (node_ranks of them, else NULL): the
+     * ranks of this node, ascending (trd_wire.node_ranks), and their
+     * processes (trd_mpi_silent: the dead ones). */
+    int32_t *node_list, *node_pids;
     long clock_polls; /* polls since the clock was last read (past) */
     long ctrl_polls;  /* polls of a send or receive's wait (wire_wait) */
     /* Posted sends and receives (MPI_Testsome wants the requests contiguous). */
@@ -111,6 +113,8 @@ typedef struct mpi_wire {
     int64_t call;             /* the call being served */
     int32_t terminals;        /* SEND or DONE decisions given in this call */
     int32_t arrivals;         /* barrier arrivals not consumed yet */
+    int64_t *arrived;         /* rank 0, by rank: 1 + the barrier it last arrived at */
+    int64_t *decided;         /* rank 0, by rank: 1 + the call of its last terminal decision */
     int32_t agreed;           /* ...and contributions in acc (this rank's too) */
     int64_t acc_n;
     double acc[TRD_WIRE_AGREE_MAX]; /* the largest values contributed so far */
@@ -183,6 +187,12 @@ trd_status trd_mpi_agree(void *ctx, double *v, int32_t n, double deadline);
  * w->crowded (from procs, the node's processes, if > 0); an MPI error
  * code. */
 int trd_mpi_count_node(mpi_wire *w, int32_t known, int32_t procs);
+/* Appends to buf (at *at, of size) what a deadline's message can say of
+ * silent ranks: "; rank 2 (pid 4711) is dead" for every rank of this node
+ * whose process has ended, where the node's processes are known (counted
+ * by the split at creation: mpi_node.c).  Of ranks on other nodes nothing
+ * can be known but that they sent nothing. */
+void trd_mpi_silent(const mpi_wire *w, char *buf, size_t size, size_t *at);
 /* The rings, when the node holds the whole communicator, and the path of
  * long messages: run by every rank before its first message (deferred
  * from creation, or at its end), through the wire's own messages.

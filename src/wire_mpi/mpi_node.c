@@ -13,15 +13,70 @@
 #include "wire_mpi/mpi_internal.h"
 #include "wire_mpi/shm.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <mpi.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+/* The node's ranks, ascending (the split's key is the rank), and their
+ * processes, gathered within the node's communicator that the split just
+ * made (w->node_list, w->node_pids). */
+static int gather_node(mpi_wire *w, MPI_Comm node, int local)
+{
+    int32_t me[2] = {w->rank, (int32_t)getpid()};
+    int32_t *both = malloc(2 * (size_t)local * sizeof *both);
+    w->node_list = malloc((size_t)local * sizeof *w->node_list);
+    w->node_pids = malloc((size_t)local * sizeof *w->node_pids);
+    int rc = both && w->node_list && w->node_pids ? MPI_SUCCESS : MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Allgather(me, 2, MPI_INT32_T, both, 2, MPI_INT32_T, node);
+    for (int i = 0; rc == MPI_SUCCESS && i < local; i++) {
+        w->node_list[i] = both[2 * i];
+        w->node_pids[i] = both[2 * i + 1];
+    }
+    free(both);
+    if (rc != MPI_SUCCESS) {
+        free(w->node_list);
+        free(w->node_pids);
+        w->node_list = w->node_pids = NULL;
+    }
+    return rc;
+}
+
+/* Whether process pid has ended: gone, or a zombie its parent has not
+ * reaped yet (a killed rank under mpirun stays one a moment). */
+static bool ended(int32_t pid)
+{
+    if (kill((pid_t)pid, 0) != 0)
+        return errno == ESRCH;
+    char path[64], stat[256];
+    snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(stat, 1, sizeof stat - 1, f) : 0;
+    if (f)
+        fclose(f);
+    stat[n] = '\0';
+    const char *state = strrchr(stat, ')'); /* "pid (name) S ...": the state follows the name */
+    return state && (state[2] == 'Z' || state[2] == 'X');
+}
+
+void trd_mpi_silent(const mpi_wire *w, char *buf, size_t size, size_t *at)
+{
+    for (int i = 0; w->node_pids && i < w->node_ranks && *at < size; i++) {
+        if (w->node_list[i] == w->rank || !ended(w->node_pids[i]))
+            continue;
+        int n = snprintf(buf + *at, size - *at, "; rank %d (pid %d) is dead",
+                         (int)w->node_list[i], (int)w->node_pids[i]);
+        *at += n > 0 ? (size_t)n : 0;
+    }
+}
 
 /* w->node_ranks: how many of the communicator's ranks run on this node
  * (known, or counted by MPI_Comm_split_type); and w->crowded: whether the
@@ -38,6 +93,8 @@ int trd_mpi_count_node(mpi_wire *w, int32_t known, int32_t procs)
         if (rc != MPI_SUCCESS)
             return rc;
         rc = PMPI_Comm_size(node, &local);
+        if (rc == MPI_SUCCESS)
+            rc = gather_node(w, node, local);
         PMPI_Comm_free(&node);
     }
     w->node_ranks = local;

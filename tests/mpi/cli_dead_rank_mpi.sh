@@ -11,7 +11,8 @@
 #     checks: the launcher's exit status says nothing here);
 #   - the CLI (`treduce run --wire mpi --dead-rank 2`): rank 0 prints
 #     its error within the deadline + 1 s of the kill (its result gather
-#     has the deadline too: no MPI collective), and the job ends.
+#     has the deadline too: no MPI collective), naming rank 2 dead, and the
+#     job ends.
 set -uo pipefail
 launcher=$1
 tool=$2
@@ -45,11 +46,13 @@ for algo in binomial ring; do
   killed=$(awk '/rank 2 kills itself/ {print $1; exit}' "$out/cli")
   # rank 0's message: "treduce run: <error>" (the others': "treduce run: rank N: ...")
   said=$(awk '$2 == "treduce" && $3 == "run:" && $4 != "rank" {print $1; exit}' "$out/cli")
-  if [ -n "$killed" ] && [ -n "$said" ] &&
+  named=$(awk '$2 == "treduce" && $3 == "run:" && $4 != "rank"' "$out/cli" | grep -c 'rank 2 (pid [0-9]*) is dead')
+  if [ -n "$killed" ] && [ -n "$said" ] && [ "$named" -ge 1 ] &&
      awk -v k="$killed" -v s="$said" -v e="$end" 'BEGIN { exit !(s - k <= 2.0 && e - k <= 10) }'; then
     ok
   else
-    bad "CLI, $algo: killed at ${killed:-?}, rank 0 said at ${said:-never}, ended at $end" \
+    bad "CLI, $algo: killed at ${killed:-?}, rank 0 said at ${said:-never} (naming it dead:" \
+        "$named), ended at $end" \
         "(started $start): $(cut -d' ' -f2- "$out/cli" | grep -v PMIX | tail -5)"
   fi
 done

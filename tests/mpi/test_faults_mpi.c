@@ -293,7 +293,8 @@ static bool takes_matrix(size_t a, bool allreduce)
 /* A rank dies: the survivors' calls end within the deadline + 1 s, with an
  * error wherever they need the dead rank (a reduce's other ranks may
  * finish their part); a barrier then fails within that too, and the next
- * call at once. */
+ * call at once, with the first failure's message, which names the dead
+ * rank (its process is gone: the ranks of one node know each other's). */
 static int dead_rank(const char *algo)
 {
     trd_comm *comm = NULL;
@@ -324,6 +325,10 @@ static int dead_rank(const char *algo)
     CHECK(o[1].st != TRD_OK && strstr(o[1].msg, "deadline"), "%s: barrier: %s", algo, o[1].msg);
     CHECK(o[2].st != TRD_OK && o[2].seconds < 0.1 && strstr(o[2].msg, "deadline"),
           "%s: the next call: %d after %.3f s: %s", algo, (int)o[2].st, o[2].seconds, o[2].msg);
+    char dead[32];
+    snprintf(dead, sizeof dead, "rank %d (pid ", nranks - 1);
+    CHECK(strstr(o[2].msg, dead) && strstr(o[2].msg, ") is dead"), "%s: the dead rank is not "
+          "named: %s", algo, o[2].msg);
     printf("rank %d: dead rank, %s: %.3f s: %s\nrank %d: dead rank, %s: %d failed checks\n", me,
            algo, o[0].seconds, o[0].st == TRD_OK ? "TRD_OK" : o[0].msg, me, algo, failures);
     fflush(stdout);
