@@ -142,10 +142,9 @@ static trd_status run_rank(trd_comm *comm, void *arg)
     o.measure_model = false;
     if (st == TRD_OK && (!in || !out))
         st = TRD_ENOMEM;
-    if (st == TRD_OK && allreduce_only(x->algo))
-        st = trd_allreduce(comm, in, out, x->count, op, &o);
-    else if (st == TRD_OK)
-        st = trd_reduce(comm, in, out, x->count, op, 0, &o);
+    if (st == TRD_OK)
+        st = allreduce_only(x->algo) ? trd_allreduce(comm, in, out, x->count, op, &o)
+                                     : trd_reduce(comm, in, out, x->count, op, 0, &o);
     free(in);
     free(out);
     trd_op_free(op);

@@ -13,6 +13,9 @@
  *     more ranks than this machine has cores (the waits then sleep):
  *     every byte checked against its sender and round, every agreement
  *     against the largest value;
+ *   - a fan-in: 23 ranks send small messages to rank 0 round after round,
+ *     more senders than a box's drains read each time (the others queue
+ *     their rings on it): every message arrives, in each sender's order;
  *   - the mailboxes' lock (trd_lock) excludes: threads that add to one
  *     plain counter under it, with a core each and with more threads than
  *     cores (then its waiters sleep), lose no addition.  Built with -fsanitize=thread too, this is
@@ -234,6 +237,74 @@ static void test_ring(void **state)
     run_ring(8); /* more ranks than cores on most machines that run the suite */
 }
 
+#define FANIN_P 24
+#define FANIN_ROUNDS 300
+
+/* Rank r of the fan-in: round k, every rank but 0 sends 8 bytes to rank 0
+ * (two messages, the same tag: they must arrive in order), which receives
+ * them all; a barrier, so that every round is one call. */
+static void *fanin_main(void *arg)
+{
+    ring_rank *rr = arg;
+    trd_wire *w = &rr->g->w[rr->rank];
+    trd_call_sig call = {.hash = 5};
+    int bad = 0;
+    for (int32_t k = 1; k <= FANIN_ROUNDS && !bad; k++) {
+        call.seq = (uint32_t)k;
+        w->set_call(w->ctx, &call);
+        if (rr->rank > 0) {
+            unsigned char out[2][8];
+            fill(out[0], 8, rr->rank, k);
+            fill(out[1], 8, rr->rank, k + 1000);
+            bad += w->isend(w->ctx, 0, 1, out[0], 8, 0) != TRD_OK;
+            bad += w->isend(w->ctx, 0, 1, out[1], 8, 1) != TRD_OK;
+            for (int i = 0; i < 2 && !bad; i++) {
+                int32_t id;
+                bad += wait_one(w, TIMEOUT_S, &id) != TRD_OK;
+            }
+        } else {
+            static unsigned char in[FANIN_P][2][8];
+            memset(in, 0, sizeof in);
+            for (int32_t q = 1; q < FANIN_P && !bad; q++)
+                for (int i = 0; i < 2; i++)
+                    bad += w->irecv(w->ctx, q, 1, in[q][i], 8, 2 * q + i) != TRD_OK;
+            for (int32_t n = 0; n < 2 * (FANIN_P - 1) && !bad; n++) {
+                int32_t id;
+                bad += wait_one(w, TIMEOUT_S, &id) != TRD_OK;
+            }
+            for (int32_t q = 1; q < FANIN_P && !bad; q++) {
+                unsigned char want[2][8];
+                fill(want[0], 8, q, k);
+                fill(want[1], 8, q, k + 1000);
+                bad += memcmp(in[q], want, sizeof want) != 0;
+            }
+        }
+        bad += w->barrier(w->ctx, rt_now() + TIMEOUT_S) != TRD_OK;
+    }
+    atomic_fetch_add(&rr->g->errors, bad);
+    return NULL;
+}
+
+static void test_fanin(void **state)
+{
+    (void)state;
+    trd_wire w[FANIN_P];
+    pthread_t tid[FANIN_P];
+    ring_rank rr[FANIN_P];
+    ring g = {.w = w, .p = FANIN_P};
+    trd_threads_opts topts = rt_topts(TIMEOUT_S);
+    assert_int_equal(trd_wire_threads_create(w, FANIN_P, &topts), TRD_OK);
+    for (int32_t r = 0; r < FANIN_P; r++) {
+        rr[r] = (ring_rank){&g, r};
+        assert_int_equal(pthread_create(&tid[r], NULL, fanin_main, &rr[r]), 0);
+    }
+    for (int32_t r = 0; r < FANIN_P; r++)
+        pthread_join(tid[r], NULL);
+    TU_CHECK(atomic_load(&g.errors) == 0, "fan-in of %d ranks: %d failed steps", FANIN_P,
+             atomic_load(&g.errors));
+    free_all(w, FANIN_P);
+}
+
 typedef struct locked_count {
     trd_lock lock;
     int64_t count; /* plain: only the lock keeps additions apart */
@@ -386,6 +457,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_eager),
         cmocka_unit_test(test_ring),
+        cmocka_unit_test(test_fanin),
         cmocka_unit_test(test_lock),
         cmocka_unit_test(test_idle),
     };

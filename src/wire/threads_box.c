@@ -91,9 +91,17 @@ trd_status trd_box_drain(const trd_world *w, int32_t to, mailbox *box)
     if (trd_threads_failed(w)) /* no new match once failed (threads_fail.c) */
         return st;
     pending send;
-    for (int32_t i = 0; i < box->nrings && st == TRD_OK; i++)
+    int32_t scanned = box->nrings < TRD_EAGER_SCANNED ? box->nrings : TRD_EAGER_SCANNED;
+    for (int32_t i = 0; i < scanned && st == TRD_OK; i++)
         while (st == TRD_OK && trd_eager_take(box->rings[i], &send))
             st = trd_box_send_arrived(to, box, &send);
+    eager_ring *next;
+    for (eager_ring *r = scanned < box->nrings ? trd_eager_queued(box) : NULL; r; r = next) {
+        next = r->next_queued;
+        trd_eager_unqueue(r);
+        while (st == TRD_OK && trd_eager_take(r, &send))
+            st = trd_box_send_arrived(to, box, &send);
+    }
     return st;
 }
 

@@ -46,6 +46,7 @@ static bool enter_ring(mailbox *box, eager_ring *ring)
         box->rings = grown;
         box->ringcap = cap;
     }
+    ring->at = box->nrings;
     box->rings[box->nrings++] = ring;
     return true;
 }
@@ -172,6 +173,31 @@ void trd_eager_fill(pending *me, const void *buf)
         memcpy(me->small, buf, me->bytes);
 }
 
+/* A ring past the box's scanned ones has a message: onto the box's queue,
+ * unless it is there already.  The exchange orders the message before
+ * the drain that clears the flag (trd_eager_queued), or the drain before
+ * this push. */
+static void queue_ring(mailbox *box, eager_ring *ring)
+{
+    if (ring->at < TRD_EAGER_SCANNED || atomic_exchange(&ring->queued, 1))
+        return;
+    eager_ring *head = atomic_load_explicit(&box->queued, memory_order_relaxed);
+    do
+        ring->next_queued = head;
+    while (!atomic_compare_exchange_weak_explicit(&box->queued, &head, ring,
+                                                  memory_order_release, memory_order_relaxed));
+}
+
+eager_ring *trd_eager_queued(mailbox *box)
+{
+    return atomic_exchange_explicit(&box->queued, NULL, memory_order_acquire);
+}
+
+void trd_eager_unqueue(eager_ring *ring)
+{
+    atomic_exchange(&ring->queued, 0); /* a message after this queues the ring again */
+}
+
 /* Rank r's eager send `me` through its ring to peer, without peer's lock:
  * false when it must go through the lock (no ring, or a full one). */
 bool trd_eager_post(rank_ctx *r, int32_t peer, pending *me, const void *buf)
@@ -180,8 +206,10 @@ bool trd_eager_post(rank_ctx *r, int32_t peer, pending *me, const void *buf)
     if (!ring)
         return false;
     trd_eager_fill(me, buf);
-    if (ring_put(ring, me))
+    if (ring_put(ring, me)) {
+        queue_ring(&r->world->box[peer], ring);
         return true;
+    }
     me->eager = false;
     me->buf = (void *)buf;
     return false;

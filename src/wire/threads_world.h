@@ -165,6 +165,12 @@ typedef struct eager_slot {
     pending send;
 } eager_slot;
 
+/* The rings of a box that its drains read each time (threads_box.c); a
+ * ring entered after them is queued on the box by its sender when it has
+ * messages, so that a box with p - 1 senders (a flat tree's root) does not
+ * read p - 1 rings at every lock (O(p^2) per call). */
+#define TRD_EAGER_SCANNED 8
+
 /* The eager sends of one rank to one peer on their way into the peer's
  * mailbox, without its lock: written only by the sender, taken out only
  * by whoever holds the receiver's box->mu (threads_eager.c says why). */
@@ -172,6 +178,11 @@ typedef struct eager_ring {
     alignas(TRD_LINE) _Atomic uint64_t taken; /* messages taken out (the receiver's side) */
     alignas(TRD_LINE) uint64_t put;           /* messages put in (the sender's) */
     uint64_t taken_seen;                      /* the sender's last read of taken */
+    int32_t at;                               /* its place among the box's rings */
+    /* Rings at TRD_EAGER_SCANNED and after: whether it is on the box's
+     * queue of rings with messages, and the next one there. */
+    alignas(TRD_LINE) _Atomic int queued;
+    struct eager_ring *next_queued;
     eager_slot slot[TRD_EAGER_SLOTS];
 } eager_ring;
 
@@ -191,6 +202,9 @@ typedef struct mailbox {
     trd_park events; /* bumped with every match, completion and eager post, and on a failure */
     eager_ring **rings; /* of the peers that sent eagerly to this box's rank */
     int32_t nrings, ringcap;
+    /* Rings past the scanned ones that have messages (a stack their
+     * senders push on, a drain takes whole); a line of its own. */
+    alignas(TRD_LINE) _Atomic(eager_ring *) queued;
     bool wake;       /* under mu: events moved on with a rank asleep on it (box_unlock) */
     /* What a failing rank waits for before its call returns (threads_fail.c):
      * the sender whose buffer this box's rank is copying from right now
@@ -304,6 +318,12 @@ bool trd_eager_post(rank_ctx *r, int32_t peer, pending *me, const void *buf);
 /* Box->mu of the ring's receiver held: takes its oldest message out into
  * *send; false when it has none. */
 bool trd_eager_take(eager_ring *ring, pending *send);
+/* Box->mu held: the rings queued on box (those past the scanned ones that
+ * got messages, linked by next_queued), taken off the queue; each is then
+ * unqueued - after its next ring is read: a message sent after that
+ * queues it again, rewriting next_queued - and drained whole. */
+eager_ring *trd_eager_queued(mailbox *box);
+void trd_eager_unqueue(eager_ring *ring);
 /* The rings entered in box, freed with it. */
 void trd_eager_free(mailbox *box);
 
