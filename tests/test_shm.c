@@ -15,9 +15,14 @@
  * message of another call than its receive (TRD_EIO naming both calls,
  * the receive never completed, whether the message came first or the
  * receive), the failure flag of the segment (every rank's next poll
- * returns the first failure set, with its rank, code and text), and the
- * refusals and size arithmetic. */
+ * returns the first failure set, with its rank, code and text), the
+ * refusals and size arithmetic, and the cost of long queues: n receives
+ * posted and n sends waiting for a full ring, taken in order, cost O(n)
+ * (8 times as many well under 64 times the CPU time: a scan of every
+ * waiting send at each poll, and a memmove at each receive taken from
+ * the front, made them quadratic). */
 #include <pthread.h>
+#include <time.h>
 
 #include "core/splitmix.h"
 #include "engine/transport.h" /* TRD_ANY_RANK */
@@ -361,6 +366,62 @@ static void test_failure_flag(void **state)
     close_all(s, 3);
 }
 
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Rank 1 posts n sends of 8 bytes to rank 0 (all but a ring's wait for
+ * room), rank 0 n receives (most wait for their message); both poll
+ * until all are done: CPU seconds. */
+static double queued_run(int32_t n)
+{
+    trd_shm *s[2];
+    trd_fifo done[2] = {{0}, {0}};
+    open_all(s, 2, 64);
+    uint64_t *in = calloc((size_t)n, sizeof *in), *out = calloc((size_t)n, sizeof *out);
+    assert_true(in && out);
+    double t0 = cpu_now();
+    for (int32_t k = 0; k < n; k++) { /* the ring fills: the others wait */
+        out[k] = (uint64_t)k;
+        assert_int_equal(trd_shm_isend(s[1], 0, k, SIG, &out[k], 8, k, &done[1]), TRD_OK);
+    }
+    for (int32_t k = 0; k < n; k++)
+        assert_int_equal(trd_shm_irecv(s[0], 1, k, SIG, &in[k], 8, k, &done[0]), TRD_OK);
+    for (size_t got = 0; got < (size_t)n || done[1].len < (size_t)n;) {
+        bool progress = false;
+        assert_int_equal(trd_shm_poll(s[1], &done[1], &progress), TRD_OK);
+        assert_int_equal(trd_shm_poll(s[0], &done[0], &progress), TRD_OK);
+        trd_completion c;
+        while (trd_fifo_pop(&done[0], &c))
+            got++;
+    }
+    double t = cpu_now() - t0;
+    for (int32_t k = 0; k < n; k++)
+        TU_CHECK(in[k] == (uint64_t)k, "message %d: got %llu", (int)k, (unsigned long long)in[k]);
+    close_all(s, 2);
+    free(in);
+    free(out);
+    free(done[0].items);
+    free(done[1].items);
+    return t;
+}
+
+static void test_long_queues(void **state)
+{
+    (void)state;
+    double small = 1e30, large = 1e30;
+    for (int k = 0; k < 3; k++) {
+        double a = queued_run(4096), b = queued_run(32768);
+        small = a < small ? a : small;
+        large = b < large ? b : large;
+    }
+    TU_CHECK(large < 32 * small + 0.005, "4096 queued messages took %.4f s, 32768 %.4f s "
+             "(%.1fx): more than linear", small, large, large / small);
+}
+
 static void test_refusals_and_sizes(void **state)
 {
     (void)state;
@@ -396,6 +457,7 @@ int main(void)
         cmocka_unit_test(test_two_threads),
         cmocka_unit_test(test_other_call),
         cmocka_unit_test(test_failure_flag),
+        cmocka_unit_test(test_long_queues),
         cmocka_unit_test(test_refusals_and_sizes),
     };
     return cmocka_run_group_tests_name("shm", tests, NULL, NULL);

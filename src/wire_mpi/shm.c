@@ -83,11 +83,14 @@ typedef struct incoming {
     size_t got;
 } incoming;
 
-/* A growing array of `type` items (posted receives, waiting sends, strays). */
-#define VEC(type)         \
-    struct {              \
-        type *items;      \
-        size_t len, cap;  \
+/* A growing array of `type` items (posted receives, waiting sends,
+ * strays), items[head .. len) in order: taking the first is O(1) (a
+ * pipeline of 65 536 segments posts as many receives, takes them from the
+ * front, and a memmove each made it quadratic). */
+#define VEC(type)               \
+    struct {                    \
+        type *items;            \
+        size_t head, len, cap;  \
     }
 
 struct trd_shm {
@@ -99,23 +102,47 @@ struct trd_shm {
     incoming *in;          /* per peer: the message its fragments are filling */
     int filling;           /* receives matched whose last fragment has not come */
     VEC(recv_op) recvs;
-    VEC(send_op) sends;
+    VEC(send_op) *sends; /* per peer, in posting order */
+    int nsends;          /* sends waiting, all peers */
     VEC(stray) strays;
-    bool *blocked; /* scratch of trd_shm_poll: peers whose ring is full this round */
     bad_match bad;
     const trd_call_sig *call; /* named in a mismatch's message (trd_shm_set_call) */
 };
 
-/* Appends item to a VEC (TRD_ENOMEM when it cannot grow). */
+/* Appends item to a VEC, moving its items to the front when it is full
+ * from there (TRD_ENOMEM when it cannot grow). */
 #define PUSH(vec, item)                                                                      \
-    (trd_grow((void **)&(vec).items, (vec).len, &(vec).cap, sizeof *(vec).items, 8,        \
+    (compact((void *)(vec).items, &(vec).head, &(vec).len, (vec).cap, sizeof *(vec).items),  \
+     trd_grow((void **)&(vec).items, (vec).len, &(vec).cap, sizeof *(vec).items, 8,          \
               "shm: pending messages") != TRD_OK                                             \
          ? TRD_ENOMEM                                                                        \
          : ((vec).items[(vec).len++] = (item), TRD_OK))
 
 /* Removes item i of a VEC, keeping the others in order (matching order). */
 #define TAKE(vec, i)                                                                         \
-    memmove(&(vec).items[i], &(vec).items[(i) + 1], ((vec).len-- - (i) - 1) * sizeof *(vec).items)
+    take((void *)(vec).items, &(vec).head, &(vec).len, i, sizeof *(vec).items)
+
+/* The items of a VEC that is full moved to its front. */
+static void compact(void *items, size_t *head, size_t *len, size_t cap, size_t size)
+{
+    if (*len < cap || *head == 0)
+        return;
+    memmove(items, (unsigned char *)items + *head * size, (*len - *head) * size);
+    *len -= *head;
+    *head = 0;
+}
+
+static void take(void *items, size_t *head, size_t *len, size_t i, size_t size)
+{
+    if (i == *head) { /* the first: the front moves on (empty: back to 0) */
+        if (++*head == *len)
+            *head = *len = 0;
+        return;
+    }
+    unsigned char *at = (unsigned char *)items + i * size;
+    memmove(at, at + size, (*len - i - 1) * size);
+    --*len;
+}
 
 static size_t slot_bytes(size_t frag)
 {
@@ -207,8 +234,8 @@ trd_status trd_shm_open(trd_shm **out, char name[64], bool create, int32_t me, i
     s->read = calloc((size_t)n, sizeof *s->read);
     s->freed = calloc((size_t)n, sizeof *s->freed);
     s->in = calloc((size_t)n, sizeof *s->in);
-    s->blocked = calloc((size_t)n, sizeof *s->blocked);
-    trd_status st = s->sent && s->read && s->freed && s->in && s->blocked
+    s->sends = calloc((size_t)n, sizeof *s->sends);
+    trd_status st = s->sent && s->read && s->freed && s->in && s->sends
                         ? map_segment(s, name, create)
                         : trd_fail(TRD_ENOMEM, "shm: out of memory for %d ranks", (int)n);
     if (st != TRD_OK) {
@@ -230,18 +257,19 @@ void trd_shm_free(trd_shm *s)
         return;
     if (s->base)
         munmap(s->base, s->len);
-    for (size_t i = 0; i < s->strays.len; i++)
+    for (size_t i = s->strays.head; i < s->strays.len; i++)
         free(s->strays.items[i].data);
     for (int32_t q = 0; s->in && q < s->n; q++)
         free(s->in[q].m.data);
     free(s->in);
     free(s->recvs.items);
-    free(s->sends.items);
+    for (int32_t q = 0; s->sends && q < s->n; q++)
+        free(s->sends[q].items);
+    free(s->sends);
     free(s->strays.items);
     free(s->sent);
     free(s->read);
     free(s->freed);
-    free(s->blocked);
     free(s);
 }
 
@@ -264,8 +292,8 @@ size_t trd_shm_size(const trd_shm *s, size_t *frag)
 void trd_shm_pending(const trd_shm *s, int *recvs, int *sends)
 {
     /* bad: the failed one, whose wait fails */
-    *recvs = (int)s->recvs.len + s->filling + s->bad.seen;
-    *sends = (int)s->sends.len;
+    *recvs = (int)(s->recvs.len - s->recvs.head) + s->filling + s->bad.seen;
+    *sends = s->nsends;
 }
 
 /* ---- Sending. ---- */
@@ -311,10 +339,7 @@ static bool try_write(trd_shm *s, send_op *op)
 
 static bool waits_for(const trd_shm *s, int32_t peer)
 {
-    for (size_t i = 0; i < s->sends.len; i++)
-        if (s->sends.items[i].peer == peer)
-            return true;
-    return false;
+    return s->sends[peer].len > s->sends[peer].head;
 }
 
 trd_status trd_shm_isend(trd_shm *s, int32_t peer, int32_t tag, uint64_t sig, const void *buf,
@@ -323,30 +348,32 @@ trd_status trd_shm_isend(trd_shm *s, int32_t peer, int32_t tag, uint64_t sig, co
     send_op op = {.peer = peer, .tag = tag, .id = id, .sig = sig, .buf = buf, .bytes = bytes};
     if (!waits_for(s, peer) && try_write(s, &op))
         return trd_fifo_push(done, id, -1);
-    return PUSH(s->sends, op);
+    trd_status st = PUSH(s->sends[peer], op);
+    s->nsends += st == TRD_OK;
+    return st;
 }
 
-/* Waiting sends, oldest first; one that finds its ring full holds back the
- * later ones to the same peer (wire.h's order per sender and tag). */
+/* Waiting sends, oldest first per peer; one that finds its ring full
+ * holds back the later ones to the same peer (wire.h's order per sender
+ * and tag). */
 static trd_status flush_sends(trd_shm *s, trd_fifo *done, bool *progress)
 {
-    memset(s->blocked, 0, (size_t)s->n * sizeof *s->blocked);
-    for (size_t i = 0; i < s->sends.len;) {
-        send_op *op = &s->sends.items[i];
-        size_t off = op->off;
-        if (s->blocked[op->peer] || !try_write(s, op)) {
-            *progress |= op->off != off;
-            s->blocked[op->peer] = true;
-            i++;
-            continue;
+    for (int32_t q = 0; q < s->n; q++)
+        while (waits_for(s, q)) {
+            send_op *op = &s->sends[q].items[s->sends[q].head];
+            size_t off = op->off;
+            if (!try_write(s, op)) {
+                *progress |= op->off != off;
+                break;
+            }
+            int32_t id = op->id;
+            TAKE(s->sends[q], s->sends[q].head);
+            s->nsends--;
+            *progress = true;
+            trd_status st = trd_fifo_push(done, id, -1);
+            if (st != TRD_OK)
+                return st;
         }
-        int32_t id = op->id;
-        TAKE(s->sends, i);
-        *progress = true;
-        trd_status st = trd_fifo_push(done, id, -1);
-        if (st != TRD_OK)
-            return st;
-    }
     return TRD_OK;
 }
 
@@ -374,7 +401,7 @@ static bool accepts(trd_shm *s, const recv_op *r, int32_t from, size_t bytes, ui
  * s->recvs.len. */
 static size_t first_wanting(const trd_shm *s, int32_t from, int32_t tag)
 {
-    size_t i = 0;
+    size_t i = s->recvs.head;
     while (i < s->recvs.len && !wants(&s->recvs.items[i], from, tag))
         i++;
     return i;
@@ -493,7 +520,7 @@ trd_status trd_shm_irecv(trd_shm *s, int32_t peer, int32_t tag, uint64_t sig, vo
                          size_t bytes, int32_t id, trd_fifo *done)
 {
     recv_op r = {.peer = peer, .tag = tag, .id = id, .sig = sig, .buf = buf, .cap = bytes};
-    for (size_t i = 0; i < s->strays.len; i++) { /* set aside earlier: they come first */
+    for (size_t i = s->strays.head; i < s->strays.len; i++) { /* set aside earlier: first */
         stray m = s->strays.items[i];
         if (!wants(&r, m.from, m.tag))
             continue;
@@ -545,7 +572,7 @@ trd_status trd_shm_poll(trd_shm *s, trd_fifo *done, bool *progress)
     const seg_head *h = (const seg_head *)s->base;
     if (atomic_load_explicit(&h->state, memory_order_acquire) == FAIL_SET)
         return failure_status(s);
-    trd_status st = s->sends.len ? flush_sends(s, done, progress) : TRD_OK;
+    trd_status st = s->nsends ? flush_sends(s, done, progress) : TRD_OK;
     if (st == TRD_OK)
         st = drain_all(s, done, progress);
     if (st == TRD_OK && s->bad.seen)
@@ -579,7 +606,7 @@ bool trd_shm_failure(const trd_shm *s, int32_t *rank, int32_t *code, char *text,
 int trd_shm_awaited(const trd_shm *s, int32_t *peers, int max)
 {
     int n = 0;
-    for (size_t i = 0; i < s->recvs.len && n < max; i++) {
+    for (size_t i = s->recvs.head; i < s->recvs.len && n < max; i++) {
         int32_t q = s->recvs.items[i].peer;
         bool seen = q == TRD_ANY_RANK;
         for (int k = 0; k < n && !seen; k++)
@@ -597,8 +624,10 @@ void trd_shm_set_call(trd_shm *s, const trd_call_sig *call)
 
 void trd_shm_withdraw(trd_shm *s)
 {
-    s->sends.len = 0;
-    s->recvs.len = 0;
+    for (int32_t q = 0; q < s->n; q++)
+        s->sends[q].head = s->sends[q].len = 0;
+    s->nsends = 0;
+    s->recvs.head = s->recvs.len = 0;
     for (int32_t q = 0; q < s->n; q++)
         if (s->in[q].on && s->in[q].to_recv) { /* its other fragments are skipped */
             s->in[q].to_recv = false;
