@@ -106,7 +106,7 @@ expect 2 "speed '1e-320': underflows" -- "$tool" platform show --platform "$out/
 # --- profiles: metadata, strictness, and results that overflow ------------------
 prof=$out/profile.json
 expect 0 'written' -- "$tool" calibrate -p 2 --out "$prof"
-expect 1 'cannot write profile /nonexistent/x.json: No such file or directory' -- \
+expect 1 'cannot write /nonexistent/x.json: No such file or directory' -- \
   "$tool" calibrate -p 2 --out /nonexistent/x.json
 expect 1 'cannot write /nonexistent/c.txt: No such file or directory' -- \
   "$tool" calibrate -p 2 --matrix --costs-out /nonexistent/c.txt

@@ -110,6 +110,22 @@ struct trd_wire {
     /* Wall-clock seconds (monotonic; the same origin on every rank is NOT
      * required). */
     double (*now)(void *ctx);
+    /* The operations below are not point-to-point, yet the wire keeps
+     * them, for reasons of structure rather than of speed (their cost built
+     * above isend/irecv has not been measured):
+     * - decide/end_dynamic: a dynamic policy's state is shared by all
+     *   ranks and its decisions must be atomic.  The threads wire holds
+     *   one copy under its lock; over MPI rank 0 serves every rank's
+     *   decisions while it runs its own part, polled from inside its wire
+     *   waits.  Above the wire, rank 0's engine would have to serve the
+     *   others between its own steps, with receives of unknown senders
+     *   posted for that alone.
+     * - barrier/agree: each wire has its own cheap form (threads: one
+     *   atomic add per rank; MPI: control messages on the wire's own tags,
+     *   which data messages never match, with the wire's deadline and
+     *   failure notices).  Built from isend/irecv they would need tags of
+     *   their own in the data path's matching.
+     * A new wire may implement them with its point-to-point operations. */
     /* Dynamic policies (tree-dyn, nc-tree-dyn): asks the shared policy of
      * collective call `call` what idle rank `rank` does (policy.h).  The
      * wire makes the decisions of all ranks atomic: a lock in threads, a

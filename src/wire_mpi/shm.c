@@ -278,7 +278,8 @@ bool trd_shm_quiet(const trd_shm *s)
     bool filling = false;
     for (int32_t q = 0; q < s->n; q++)
         filling = filling || s->in[q].on;
-    return !filling && s->recvs.len == 0 && s->sends.len == 0 && s->strays.len == 0 &&
+    return !filling && s->recvs.len == s->recvs.head && s->nsends == 0 &&
+           s->strays.len == s->strays.head &&
            s->filling == 0 && !s->bad.seen &&
            atomic_load(&((seg_head *)s->base)->state) == FAIL_NONE;
 }
