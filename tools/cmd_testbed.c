@@ -33,8 +33,8 @@ static void help(void)
     printf("usage: treduce testbed up --platform FILE [--name NAME] [--unit-bytes B]\n"
            "                          [--time-unit S]\n"
            "       treduce testbed show [--name NAME] [--format text|json]\n"
-           "       treduce testbed run [--name NAME] [--np N] [--all-nodes] [--mpirun PATH]\n"
-           "                           -- COMMAND...\n"
+           "       treduce testbed run [--name NAME] [--np N] [--placement P] [--all-nodes]\n"
+           "                           [--mpirun PATH] -- COMMAND...\n"
            "       treduce testbed down [--name NAME]\n\n"
            "An emulated cluster on this machine (docs/TESTBED.md): one Linux network\n"
            "namespace per platform node (computing nodes are hosts, routers forward),\n"
@@ -45,14 +45,20 @@ static void help(void)
            "         cost c carries B / (c x S) bytes per second\n"
            "  show   prints its hosts, addresses, link rates and routes\n"
            "  run    runs COMMAND with Open MPI's mpirun across the hosts: N ranks\n"
-           "         (default one per host) placed round-robin in the platform's order;\n"
-           "         --all-nodes: one slot per node, routers included (rank i on node i)\n"
+           "         (default one per core of every host: a node's \"cores\", default 1),\n"
+           "         the ranks of one host sharing memory as on a real node (their own\n"
+           "         /dev/shm and host name); --all-nodes: one slot per node, routers\n"
+           "         included (rank i on node i)\n"
            "  down   removes every namespace, link and process of the testbed\n\n"
            "  --platform FILE      the platform (up; -p FILE: the same, its older spelling)\n"
            "  --name NAME          the testbed: 1 to %d of a-z 0-9 - (default 'default')\n"
            "  --unit-bytes B       bytes per unit of message size (default 1e6, SimGrid's)\n"
            "  --time-unit S        seconds per time unit of the platform (default 1)\n"
            "  --np N               ranks (run)\n"
+           "  --placement P        block (default: consecutive ranks on each host up to\n"
+           "                       its cores, in the platform's order, as mpirun places\n"
+           "                       them on a cluster) or round-robin (rank i on host\n"
+           "                       i mod hosts) (run)\n"
            "  --mpirun PATH        Open MPI's mpirun (default: mpirun on the PATH)\n"
            "  --format F           text (default) or json (show)\n"
            "Exit status: 0 done (run: the job's), 1 failed, 2 bad usage or input.\n",
@@ -85,6 +91,12 @@ static int take(int opt, testbed_args *a)
         return a->run.np >= 1 && a->run.np <= 4096
                    ? CLI_OK : cli_usage_error(cmd, "invalid --np %s: 1 to 4096", optarg);
     case 'a': a->run.all_nodes = true; return CLI_OK;
+    case 'P':
+        a->run.round_robin = !strcmp(optarg, "round-robin");
+        return a->run.round_robin || !strcmp(optarg, "block")
+                   ? CLI_OK
+                   : cli_usage_error(cmd, "invalid --placement '%s': block or round-robin",
+                                     optarg);
     case 'm': a->run.mpirun = optarg; return CLI_OK;
     case 'f':
         a->format = optarg;
@@ -102,9 +114,10 @@ static int parse(int argc, char **argv, testbed_args *a)
         {"unit-bytes", required_argument, 0, 'u'}, {"time-unit", required_argument, 0, 't'},
         {"np", required_argument, 0, 'N'},       {"all-nodes", no_argument, 0, 'a'},
         {"mpirun", required_argument, 0, 'm'},   {"format", required_argument, 0, 'f'},
-        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
+        {"placement", required_argument, 0, 'P'}, {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
     static const struct { const char *verb, *allowed; } verbs[] = {
-        {"up", "pnut"}, {"show", "nf"}, {"run", "nNam"}, {"down", "n"}};
+        {"up", "pnut"}, {"show", "nf"}, {"run", "nNamP"}, {"down", "n"}};
     const char *allowed = NULL;
     for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
         if (!strcmp(a->verb, verbs[i].verb))
@@ -141,9 +154,9 @@ static int up(const testbed_args *a)
     tb_layout t;
     tb_status st = tb_up(&report, a->platform, a->run.name, a->unit_bytes, a->time_unit, &t);
     if (st == TB_OK)
-        printf("testbed %s up: %d hosts, %d routers, %d links ('treduce testbed show --name "
-               "%s')\n", t.name, (int)t.n_hosts, (int)(t.n_nodes - t.n_hosts), (int)t.n_links,
-               t.name);
+        printf("testbed %s up: %d hosts (%lld cores), %d routers, %d links ('treduce testbed "
+               "show --name %s')\n", t.name, (int)t.n_hosts, (long long)t.n_cores,
+               (int)(t.n_nodes - t.n_hosts), (int)t.n_links, t.name);
     tb_layout_free(&t);
     return exit_status(st);
 }

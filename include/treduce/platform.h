@@ -52,6 +52,13 @@ int32_t trd_platform_link_count(const trd_platform *pf);
 int32_t trd_platform_find(const trd_platform *pf, const char *name);
 const char *trd_platform_node_name(const trd_platform *pf, int32_t node);
 int trd_platform_node_is_router(const trd_platform *pf, int32_t node);
+/* How many ranks a computing node runs at once - its cores, sharing its
+ * memory (1 unless the file says: JSON "cores", SimGrid "core"); 0 for a
+ * router or an index out of range.  `treduce testbed run` places that many
+ * ranks on the host (docs/TESTBED.md); the steady-state problems ignore it
+ * (a node's speed is its whole compute rate). */
+#define TRD_PLATFORM_CORES_MAX 1000000
+int32_t trd_platform_node_cores(const trd_platform *pf, int32_t node);
 /* Ends of link number `link` (0 <= link < trd_platform_link_count), or -1
  * when out of range. */
 int32_t trd_platform_link_from(const trd_platform *pf, int32_t link);

@@ -78,12 +78,25 @@ trd_status trd_platform_add_node(trd_platform *pf, const char *name, bool router
     trd_pnode *node = &pf->nodes[pf->n_nodes];
     node->name = copy;
     node->router = router;
+    node->cores = router ? 0 : 1;
     mpq_init(node->speed);
     if (!router && speed)
         mpq_set(node->speed, speed);
     if (id != NULL)
         *id = pf->n_nodes;
     pf->n_nodes++;
+    return TRD_OK;
+}
+
+trd_status trd_platform_set_cores(trd_platform *pf, int32_t node, int64_t cores)
+{
+    const trd_pnode *n = &pf->nodes[node];
+    if (n->router)
+        return trd_fail(TRD_EINVAL, "router '%s' has no cores: it runs no rank", n->name);
+    if (cores < 1 || cores > TRD_PLATFORM_CORES_MAX)
+        return trd_fail(TRD_EINVAL, "cores of node '%s' must be 1 to %d, not %lld", n->name,
+                        TRD_PLATFORM_CORES_MAX, (long long)cores);
+    pf->nodes[node].cores = (int32_t)cores;
     return TRD_OK;
 }
 
@@ -174,6 +187,11 @@ const char *trd_platform_node_name(const trd_platform *pf, int32_t node)
 int trd_platform_node_is_router(const trd_platform *pf, int32_t node)
 {
     return node >= 0 && node < pf->n_nodes && pf->nodes[node].router;
+}
+
+int32_t trd_platform_node_cores(const trd_platform *pf, int32_t node)
+{
+    return node >= 0 && node < pf->n_nodes ? pf->nodes[node].cores : 0;
 }
 
 int32_t trd_platform_link_from(const trd_platform *pf, int32_t link)

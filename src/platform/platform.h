@@ -24,6 +24,8 @@ typedef struct trd_pnode {
     mpq_t speed;   /* > 0 for a computing node, 0 for a router or a node
                       whose file gives none (scatters and gossips compute
                       nothing; a reduce refuses it, steady.c) */
+    int32_t cores; /* ranks a testbed host runs (1 unless the file says;
+                      0 for a router) */
 } trd_pnode;
 
 typedef struct trd_plink {
@@ -44,6 +46,9 @@ struct trd_platform {
  * a computing node whose speed is not given, stored as 0). */
 trd_status trd_platform_add_node(trd_platform *pf, const char *name, bool router,
                                  const mpq_t speed, int32_t *id);
+/* Sets the cores of computing node `node` (1 to TRD_PLATFORM_CORES_MAX;
+ * refused for a router or a number out of range, naming the node). */
+trd_status trd_platform_set_cores(trd_platform *pf, int32_t node, int64_t cores);
 /* Adds the directed link from -> to (cost > 0, from != to, both existing;
  * a second link with the same ends is refused). */
 trd_status trd_platform_add_link(trd_platform *pf, int32_t from, int32_t to, const mpq_t cost);

@@ -109,7 +109,7 @@ static trd_status read_flag(json_t *obj, const char *field, const char *where, b
 
 static trd_status read_node(trd_platform *pf, const char *path, size_t index, json_t *node)
 {
-    static const char *const keys[] = {"name", "speed", "router", NULL};
+    static const char *const keys[] = {"name", "speed", "router", "cores", NULL};
     char where[512];
     const char *name;
     bool router = false;
@@ -131,10 +131,17 @@ static trd_status read_node(trd_platform *pf, const char *path, size_t index, js
     mpq_t value; /* no speed: a node of scatters and gossips, which compute nothing */
     mpq_init(value);
     st = router || !speed ? TRD_OK : read_number(speed, where, "speed", value);
+    int32_t id = -1;
     if (st == TRD_OK && (st = trd_platform_add_node(pf, name, router, speed ? value : NULL,
-                                                    NULL)) != TRD_OK)
+                                                    &id)) != TRD_OK)
         st = trd_fail_within(st, where);
     mpq_clear(value);
+    json_t *cores = json_object_get(node, "cores");
+    if (st == TRD_OK && cores && !json_is_integer(cores))
+        st = trd_fail(TRD_EINVAL, "%s: \"cores\" must be an integer", where);
+    if (st == TRD_OK && cores &&
+        (st = trd_platform_set_cores(pf, id, json_integer_value(cores))) != TRD_OK)
+        st = trd_fail_within(st, where);
     return st;
 }
 
@@ -258,11 +265,18 @@ static json_t *node_json(const trd_pnode *node)
 {
     if (node->router)
         return json_pack("{s:s, s:b}", "name", node->name, "router", 1);
-    if (mpq_sgn(node->speed) == 0) /* the file gave none */
-        return json_pack("{s:s}", "name", node->name);
-    char *speed = trd_rational_text(node->speed);
-    json_t *obj = speed ? json_pack("{s:s, s:s}", "name", node->name, "speed", speed) : NULL;
+    json_t *obj = json_pack("{s:s}", "name", node->name);
+    char *speed = mpq_sgn(node->speed) != 0 ? trd_rational_text(node->speed) : NULL;
+    if (obj && speed) /* else the file gave none */
+        json_object_set_new(obj, "speed", json_string(speed));
+    if (obj && node->cores > 1)
+        json_object_set_new(obj, "cores", json_integer(node->cores));
+    bool lost = mpq_sgn(node->speed) != 0 && !speed;
     free(speed);
+    if (lost) {
+        json_decref(obj);
+        return NULL;
+    }
     return obj;
 }
 

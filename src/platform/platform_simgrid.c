@@ -120,17 +120,17 @@ static trd_status count_attr(const char *text, long fallback, long lowest, const
     return TRD_OK;
 }
 
-/* speed (pstate entry, cores) in tasks of 1 Gflop per second */
-static trd_status host_speed(const xmlNode *el, const char *text, mpq_t speed)
+/* speed (pstate entry, times its cores) in tasks of 1 Gflop per second */
+static trd_status host_speed(const xmlNode *el, const char *text, mpq_t speed, long *cores)
 {
-    long cores, pstate;
-    trd_status st = count_attr(trd_sg_attr(el, "core"), 1, 1, "core", &cores);
+    long pstate;
+    trd_status st = count_attr(trd_sg_attr(el, "core"), 1, 1, "core", cores);
     if (st == TRD_OK)
         st = count_attr(trd_sg_attr(el, "pstate"), 0, 0, "pstate", &pstate);
     if (st == TRD_OK)
         st = pstate_speed(text, pstate, "speed", speed);
     if (st == TRD_OK) {
-        mpz_mul_ui(mpq_numref(speed), mpq_numref(speed), (unsigned long)cores);
+        mpz_mul_ui(mpq_numref(speed), mpq_numref(speed), (unsigned long)*cores);
         mpz_mul_ui(mpq_denref(speed), mpq_denref(speed), 1000000000UL);
         mpq_canonicalize(speed);
     }
@@ -150,9 +150,13 @@ static trd_status take_host(reader *r, xmlNode *el)
         return st;
     mpq_t speed;
     mpq_init(speed);
-    st = host_speed(el, speed_text, speed);
+    long cores = 1;
+    int32_t node = -1;
+    st = host_speed(el, speed_text, speed, &cores);
     if (st == TRD_OK)
-        st = trd_platform_add_node(r->pf, id, false, speed, NULL);
+        st = trd_platform_add_node(r->pf, id, false, speed, &node);
+    if (st == TRD_OK)
+        st = trd_platform_set_cores(r->pf, node, cores);
     mpq_clear(speed);
     if (st != TRD_OK) {
         trd_sg_describe(r->path, el, where, sizeof where);

@@ -17,6 +17,7 @@
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -164,6 +165,25 @@ bool tb_enter(const tb_report *r, const char *ns)
                strerror(errno));
     if (fd >= 0)
         close(fd);
+    return ok;
+}
+
+bool tb_enter_node(const tb_report *r, const char *hostname)
+{
+    char name[65];
+    snprintf(name, sizeof name, "%s", hostname); /* HOST_NAME_MAX */
+    const char *step = "unshare(CLONE_NEWNS | CLONE_NEWUTS)";
+    bool ok = unshare(CLONE_NEWNS | CLONE_NEWUTS) == 0;
+    /* private: the tmpfs below must not propagate back to this machine's /dev/shm */
+    if (ok && !(ok = mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == 0))
+        step = "making the mounts private";
+    if (ok && !(ok = mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") == 0))
+        step = "mounting a tmpfs on /dev/shm";
+    if (ok && !(ok = sethostname(name, strlen(name)) == 0))
+        step = "sethostname";
+    if (!ok)
+        tb_say(r, TB_SAY_ERROR, TB_FAILED, "cannot give host '%s' a node of its own: %s: %s",
+               hostname, step, strerror(errno));
     return ok;
 }
 

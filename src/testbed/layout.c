@@ -250,7 +250,9 @@ tb_status tb_layout_make(const tb_report *r, const trd_platform *pf, const char 
     rc = t->platform && t->nodes && t->links && tb_layout_index(t) ? TB_OK : TB_FAILED;
     for (int32_t i = 0; rc == TB_OK && i < t->n_nodes; i++) {
         t->nodes[i].router = trd_platform_node_is_router(pf, i);
+        t->nodes[i].cores = trd_platform_node_cores(pf, i);
         t->n_hosts += !t->nodes[i].router;
+        t->n_cores += t->nodes[i].cores;
         if (!(t->nodes[i].name = strdup(trd_platform_node_name(pf, i))))
             rc = TB_FAILED;
     }

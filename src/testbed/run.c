@@ -10,7 +10,19 @@
  * the ranks' messages go between the hosts' own addresses
  * (btl_tcp_if_include), which are routed over the shaped links; Open MPI
  * sees one node per host, so shared memory (vader) joins only ranks on one
- * host.  Open MPI only: the options are its MCA parameters.
+ * host.  A host runs as many ranks as it has cores (the platform's
+ * "cores"), consecutive ranks on each host (block, as mpirun places them
+ * on a real cluster) or round-robin.  Open MPI only: the options are its
+ * MCA parameters.
+ *
+ * The ranks of one host share what a real node's processes share, and
+ * nothing more: the agent gives each host's daemon, and so its ranks, a
+ * mount namespace with a /dev/shm of its own (a fresh tmpfs) and a UTS
+ * namespace with the node's name as its host name.  On the one /dev/shm
+ * and host name of this machine, Open MPI's shared-memory segments - named
+ * by host name, job and local rank - were the same files on every host,
+ * so host A's local rank 1 read what host B's wrote into them (SIGSEGV in
+ * vader's poll, as soon as two hosts had two ranks each).
  *
  * Each host also gets a temporary folder of its own for each job (TMPDIR:
  * STATE/jobs/PID/I, mpirun's STATE/jobs/PID/m), as separate machines
@@ -29,9 +41,9 @@
 
 #include "testbed_internal.h"
 
-/* The hostfile: one line per chosen node, its management address, one
- * slot; written whole (tb_file), so that runs starting at once never read
- * half a file. */
+/* The hostfile: one line per chosen node, its management address, its
+ * cores as slots (one with all_nodes); written whole (tb_file), so that
+ * runs starting at once never read half a file. */
 static tb_status write_hostfile(const tb_report *r, const tb_layout *t, bool all_nodes,
                                 char *path, size_t size)
 {
@@ -42,7 +54,7 @@ static tb_status write_hostfile(const tb_report *r, const tb_layout *t, bool all
     for (int32_t i = 0; f && i < t->n_nodes; i++) {
         tb_mgmt_addr(i, addr);
         if (all_nodes || !t->nodes[i].router)
-            fprintf(f, "%s slots=1\n", addr);
+            fprintf(f, "%s slots=%d\n", addr, all_nodes ? 1 : (int)t->nodes[i].cores);
     }
     if (!f || !tb_file_close(r, &out, true) || strlen(out.path) >= size)
         return TB_FAILED;
@@ -88,7 +100,7 @@ static int mpirun_args(const tb_run_args *a, const char *hostfile,
     argv[n++] = "-np";
     argv[n++] = np;
     argv[n++] = "--map-by";
-    argv[n++] = "node";
+    argv[n++] = a->all_nodes || a->round_robin ? "node" : "slot"; /* slot: block */
     if (a->np > slots)
         argv[n++] = "--oversubscribe";
     argv[n++] = "--mca";
@@ -174,7 +186,7 @@ tb_status tb_run(const tb_report *r, const tb_run_args *a)
         return rc;
     char hostfile[sizeof ((tb_file *)0)->path], jobs[700], agent[5000], np[32], ns[64],
         *argv[ARGS_MAX + 1024];
-    int64_t slots = a->all_nodes ? t.n_nodes : t.n_hosts;
+    int64_t slots = a->all_nodes ? t.n_nodes : t.n_cores;
     tb_run_args args = *a;
     args.np = a->np > 0 ? a->np : slots;
     size_t ncmd = 0;
@@ -251,8 +263,9 @@ tb_status tb_agent(const tb_report *r, const char *name, const char *jobdir, con
     char sub[32];
     snprintf(sub, sizeof sub, "%d", (int)node);
     bool tmp = set_tmpdir(r, jobdir, sub);
+    bool entered = tmp && tb_enter(r, ns) && tb_enter_node(r, t.nodes[node].name);
     tb_layout_free(&t);
-    if (!tmp || !tb_enter(r, ns)) {
+    if (!entered) {
         free(line);
         return TB_FAILED;
     }

@@ -20,8 +20,9 @@ static json_t *layout_json(const tb_layout *t)
 {
     json_t *nodes = json_array(), *links = json_array(), *next = json_array();
     for (int32_t i = 0; i < t->n_nodes; i++) {
-        json_array_append_new(nodes, json_pack("{s:s, s:b}", "name", t->nodes[i].name,
-                                               "router", t->nodes[i].router));
+        json_array_append_new(nodes, json_pack("{s:s, s:b, s:i}", "name", t->nodes[i].name,
+                                               "router", t->nodes[i].router, "cores",
+                                               (int)t->nodes[i].cores));
         json_t *row = json_array();
         for (int32_t d = 0; d < t->n_nodes; d++)
             json_array_append_new(row, json_integer(t->next[i * t->n_nodes + d]));
@@ -116,7 +117,13 @@ static bool read_layout(json_t *j, tb_layout *t)
         if (!name || !(t->nodes[i].name = strdup(name)))
             return false;
         t->nodes[i].router = json_is_true(json_object_get(v, "router"));
+        json_t *c = json_object_get(v, "cores"); /* none: a state saved before cores */
+        json_int_t cores = c ? json_integer_value(c) : !t->nodes[i].router;
+        if (t->nodes[i].router ? cores != 0 : cores < 1 || cores > TRD_PLATFORM_CORES_MAX)
+            return false;
+        t->nodes[i].cores = (int32_t)cores;
         t->n_hosts += !t->nodes[i].router;
+        t->n_cores += cores;
     }
     json_array_foreach(links, i, v) {
         tb_link *l = &t->links[i];
@@ -197,10 +204,11 @@ static void show_json(const tb_layout *t, FILE *out)
         tb_ns_name(t, i, ns);
         tb_host_addr(i, addr);
         tb_mgmt_addr(i, mgmt);
-        json_array_append_new(nodes, json_pack("{s:i, s:s, s:b, s:s, s:s, s:s}", "index", i,
-                                               "name", t->nodes[i].name, "router",
-                                               t->nodes[i].router, "namespace", ns, "address",
-                                               addr, "management", mgmt));
+        json_array_append_new(nodes, json_pack("{s:i, s:s, s:b, s:i, s:s, s:s, s:s}", "index",
+                                               i, "name", t->nodes[i].name, "router",
+                                               t->nodes[i].router, "cores",
+                                               (int)t->nodes[i].cores, "namespace", ns,
+                                               "address", addr, "management", mgmt));
     }
     for (int32_t k = 0; k < t->n_links; k++) {
         const tb_link *l = &t->links[k];
@@ -220,10 +228,11 @@ static void show_json(const tb_layout *t, FILE *out)
         for (int32_t d = 0; d < t->n_nodes; d++)
             if (u != d && !t->nodes[u].router && !t->nodes[d].router)
                 json_array_append_new(routes, route_json(t, u, d));
-    json_t *j = json_pack("{s:s, s:s, s:b, s:f, s:f, s:i, s:i, s:s, s:s, s:o, s:o, s:o}", "name",
-                          t->name, "platform", t->platform, "complete", t->complete,
+    json_t *j = json_pack("{s:s, s:s, s:b, s:f, s:f, s:i, s:I, s:i, s:s, s:s, s:o, s:o, s:o}",
+                          "name", t->name, "platform", t->platform, "complete", t->complete,
                           "unit_bytes", t->unit_bytes, "time_unit", t->time_unit, "hosts",
-                          t->n_hosts, "routers", t->n_nodes - t->n_hosts, "management",
+                          t->n_hosts, "cores", (json_int_t)t->n_cores, "routers",
+                          t->n_nodes - t->n_hosts, "management",
                           TB_MGMT_NET, "host_network", TB_HOST_NET, "nodes", nodes, "links",
                           links, "routes", routes);
     json_dumpf(j, out, JSON_INDENT(2));
@@ -254,21 +263,26 @@ void tb_write(const tb_layout *t, bool json, FILE *out)
         return;
     }
     char ns[64], addr[64], mgmt[64], r0[64], r1[64], aa[64];
-    fprintf(out, "testbed %s%s: %d hosts, %d routers, %d links, from %s\n", t->name,
-            t->complete ? "" : " (INCOMPLETE: 'treduce testbed down' removes it)",
-            (int)t->n_hosts, (int)(t->n_nodes - t->n_hosts), (int)t->n_links, t->platform);
+    fprintf(out, "testbed %s%s: %d hosts (%lld cores), %d routers, %d links, from %s\n",
+            t->name, t->complete ? "" : " (INCOMPLETE: 'treduce testbed down' removes it)",
+            (int)t->n_hosts, (long long)t->n_cores, (int)(t->n_nodes - t->n_hosts),
+            (int)t->n_links, t->platform);
     fprintf(out, "  1 unit of message size = %g bytes, 1 time unit = %g s; no latency "
             "emulated\n", t->unit_bytes, t->time_unit);
     tb_ns_name(t, -1, ns);
     tb_mgmt_addr(-1, mgmt);
     fprintf(out, "  management network %s: mpirun in %s at %s\n", TB_MGMT_NET, ns, mgmt);
-    fprintf(out, "nodes (index, name, kind, namespace, address, management address):\n");
+    fprintf(out, "nodes (index, name, kind and cores, namespace, address, management "
+            "address):\n");
     for (int32_t i = 0; i < t->n_nodes; i++) {
         tb_ns_name(t, i, ns);
         tb_host_addr(i, addr);
         tb_mgmt_addr(i, mgmt);
-        fprintf(out, "  %3d  %-12s %-6s  %-22s %-14s %s\n", (int)i, t->nodes[i].name,
-                t->nodes[i].router ? "router" : "host", ns, addr, mgmt);
+        char kind[32];
+        snprintf(kind, sizeof kind, t->nodes[i].router ? "router" : "host x%d",
+                 (int)t->nodes[i].cores);
+        fprintf(out, "  %3d  %-12s %-10s  %-22s %-14s %s\n", (int)i, t->nodes[i].name, kind,
+                ns, addr, mgmt);
     }
     fprintf(out, "links (a <-> b: rate a -> b, rate b -> a, address of a's end /31):\n");
     for (int32_t k = 0; k < t->n_links; k++) {

@@ -59,8 +59,10 @@ typedef struct tb_report {
 } tb_report;
 
 typedef struct tb_node {
-    char *name;  /* the platform's */
-    bool router; /* computes nothing; forwards */
+    char *name;    /* the platform's */
+    bool router;   /* computes nothing; forwards */
+    int32_t cores; /* a host's ranks, sharing its memory (the platform's
+                      "cores"); 0 for a router */
 } tb_node;
 
 /* One veth pair between nodes a < b: a platform link a -> b, b -> a or
@@ -77,6 +79,7 @@ typedef struct tb_layout {
     double unit_bytes; /* bytes in one unit of message size */
     double time_unit;  /* seconds in one time unit of the platform */
     int32_t n_nodes, n_hosts, n_links;
+    int64_t n_cores; /* of all hosts: the default number of ranks */
     tb_node *nodes;
     tb_link *links;
     int32_t *next; /* n_nodes^2: next[u * n + d] = the node after u on the
@@ -118,8 +121,11 @@ tb_status tb_down(const tb_report *r, const char *name, bool missing_ok);
 /* A job across the hosts of a testbed (`run`). */
 typedef struct tb_run_args {
     const char *name, *mpirun; /* mpirun NULL: the one on the PATH */
-    int64_t np;       /* 0: one rank per host (per node with all_nodes) */
+    int64_t np;       /* 0: one rank per core of every host (per node with
+                         all_nodes) */
     bool all_nodes;   /* one slot per node, routers included, rank i on node i */
+    bool round_robin; /* rank i on host i mod hosts, not consecutive ranks on
+                         each host up to its cores (block, mpirun's default) */
     char **command;   /* NULL-terminated */
 } tb_run_args;
 /* Replaces this process by Open MPI's mpirun, in the management namespace,

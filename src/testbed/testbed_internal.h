@@ -76,5 +76,10 @@ bool tb_privileged(const tb_report *r);
 tb_status tb_build(const tb_report *r, const tb_layout *t);
 /* Enters network namespace ns (this process). */
 bool tb_enter(const tb_report *r, const char *ns);
+/* Makes this process a node of its own, as a host's processes are on a
+ * real cluster: its own mounts with a fresh tmpfs on /dev/shm, and its
+ * own host name (the first 64 bytes of hostname); its children share
+ * them.  Says why and returns false when it cannot. */
+bool tb_enter_node(const tb_report *r, const char *hostname);
 
 #endif

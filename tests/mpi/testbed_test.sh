@@ -88,7 +88,7 @@ expect 2 'does not apply' -- "$tool" testbed down --name "z$$" --np 3
 expect 2 'unknown verb' -- "$tool" testbed list
 
 # --- up, show -----------------------------------------------------------------
-expect 0 "testbed $tb up: 4 hosts, 1 routers, 5 links" -- "$tool" testbed up \
+expect 0 "testbed $tb up: 4 hosts \(4 cores\), 1 routers, 5 links" -- "$tool" testbed up \
   -p "$data/testbed/four-hosts.json" --name "$tb"
 expect 2 "testbed '$tb' exists" -- "$tool" testbed up -p "$data/testbed/four-hosts.json" \
   --name "$tb"
@@ -177,7 +177,7 @@ done
 [ -z "$left" ] && ok || bad "processes of the killed run remain:$left"
 
 # --- the SimGrid sample, and down ------------------------------------------------------
-expect 0 "testbed sg$$ up: 3 hosts, 2 routers" -- "$tool" testbed up \
+expect 0 "testbed sg$$ up: 3 hosts \([0-9]+ cores\), 2 routers" -- "$tool" testbed up \
   -p "$data/platforms/simgrid-small.xml" --name "sg$$"
 "$tool" testbed show --name "sg$$" --format json >"$out/sg.json"
 jcheck '(.links[] | select(.from == "alice" and .to == "bob") | .rate_bps == 80000000)
