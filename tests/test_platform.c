@@ -106,6 +106,7 @@ static void same_platform(const trd_platform *a, const trd_platform *b)
         assert_string_equal(a->nodes[i].name, b->nodes[i].name);
         assert_int_equal(a->nodes[i].router, b->nodes[i].router);
         assert_true(mpq_equal(a->nodes[i].speed, b->nodes[i].speed));
+        assert_int_equal(a->nodes[i].cores, b->nodes[i].cores);
     }
     for (int32_t i = 0; i < a->n_links; i++) {
         assert_int_equal(a->links[i].from, b->links[i].from);
@@ -355,6 +356,42 @@ static void nodes_fail(const char *nodes, const char *needle, const char *needle
     load_fails(text, TRD_EINVAL, needle, needle2);
 }
 
+/* A node's cores: 1 unless given, 0 for a router, through the writer and
+ * back; refused on a router, below 1, above the most, or not an integer. */
+static void json_cores(void **state)
+{
+    (void)state;
+    char path[64];
+    write_temp("{\"nodes\": [{\"name\": \"A\", \"speed\": 1, \"cores\": 8},\n"
+               "  {\"name\": \"B\", \"speed\": 1}, {\"name\": \"R\", \"router\": true},\n"
+               "  {\"name\": \"C\", \"cores\": 1000000}]}", path, sizeof path);
+    trd_platform *pf = load_ok(path);
+    unlink(path);
+    assert_int_equal(trd_platform_node_cores(pf, 0), 8);
+    assert_int_equal(trd_platform_node_cores(pf, 1), 1);
+    assert_int_equal(trd_platform_node_cores(pf, 2), 0);
+    assert_int_equal(trd_platform_node_cores(pf, 3), TRD_PLATFORM_CORES_MAX);
+    assert_int_equal(trd_platform_node_cores(pf, 4), 0);
+    assert_int_equal(trd_platform_node_cores(pf, -1), 0);
+    char *text = json_text(pf);
+    TU_CHECK(strstr(text, "\"cores\": 8") && !strstr(text, "\"cores\": 1,"), "%s", text);
+    free(text);
+    round_trip(pf);
+    trd_platform_free(pf);
+    static const struct {
+        const char *node, *needle;
+    } bad[] = {
+        {"{\"name\": \"R\", \"router\": true, \"cores\": 2}", "router 'R' has no cores"},
+        {"{\"name\": \"A\", \"cores\": 0}", "cores of node 'A' must be 1 to 1000000, not 0"},
+        {"{\"name\": \"A\", \"cores\": -3}", "not -3"},
+        {"{\"name\": \"A\", \"cores\": 1000001}", "not 1000001"},
+        {"{\"name\": \"A\", \"cores\": 2.5}", "\"cores\" must be an integer"},
+        {"{\"name\": \"A\", \"cores\": \"2\"}", "\"cores\" must be an integer"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        nodes_fail(bad[i].node, bad[i].needle, "nodes[0]");
+}
+
 static void json_bad_input(void **state)
 {
     (void)state;
@@ -448,6 +485,7 @@ static void simgrid_sample(void **state)
     assert_int_equal(trd_platform_link_count(pf), 10);
     check_speed(pf, "alice", 1, 1);
     check_speed(pf, "bob", 1, 5);
+    assert_int_equal(trd_platform_node_cores(pf, trd_platform_find(pf, "bob")), 2); /* core="2" */
     check_speed(pf, "carol", 5, 2);
     check_router(pf, "gw-left");
     check_router(pf, "gw-right");
@@ -501,6 +539,8 @@ static void simgrid_units(void **state)
     check_speed(pf, "b", 2, 1);
     check_speed(pf, "c", 1, 2); /* pstate 1 */
     check_speed(pf, "d", 4, 1); /* a bare number is in flop/s */
+    for (int32_t i = 0; i < 4; i++) /* no core attribute: one */
+        assert_int_equal(trd_platform_node_cores(pf, i), 1);
     check_link(pf, "a", "b", 15625, 16); /* 1e6 / 1024 */
     check_link(pf, "a", "c", 1000000, 1); /* 8 bps = 1 Bps */
     assert_int_equal(trd_platform_link(pf, 2, 0), -1);
@@ -730,6 +770,7 @@ int main(void)
         cmocka_unit_test(rationals_exact),     cmocka_unit_test(rationals_refused),
         cmocka_unit_test(json_figure2),        cmocka_unit_test(json_figure6),
         cmocka_unit_test(json_numbers_and_routers), cmocka_unit_test(json_bad_input),
+        cmocka_unit_test(json_cores),
         cmocka_unit_test(missing_files),       cmocka_unit_test(simgrid_sample),
         cmocka_unit_test(simgrid_units),       cmocka_unit_test(simgrid_bad_input),
         cmocka_unit_test(generator_shape),     cmocka_unit_test(generator_deterministic),
