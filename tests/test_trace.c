@@ -85,18 +85,6 @@ static trd_status sim_wait(void *ctx, int32_t *rank, int32_t *id, int32_t *from)
     return TRD_OK;
 }
 
-static double sim_now(void *ctx)
-{
-    sim_log *w = ctx;
-    return w->inner.now(w->inner.ctx);
-}
-
-static trd_status sim_attach(void *ctx, const trd_layout *layout)
-{
-    sim_log *w = ctx;
-    return w->inner.attach(w->inner.ctx, layout);
-}
-
 /* Runs plan in the simulator under its own d, c; logs[r] per rank. */
 static void simulate(const trd_plan *plan, trd_exec_log *logs)
 {
@@ -109,8 +97,9 @@ static void simulate(const trd_plan *plan, trd_exec_log *logs)
     assert_int_equal(trd_virtual_init(&virt, (int32_t)p->n, TRD_PORT_FULL, &costs), TRD_OK);
     trd_virtual_reset(&virt, 0, 0);
     sim_log w = {.inner = trd_virtual_transport(&virt), .engine = engine, .rank = logs};
-    trd_transport t = {.ctx = &w, .post = sim_post, .wait_any = sim_wait, .now = sim_now,
-                       .attach = sim_attach};
+    trd_transport t = {.ctx = &w, .post = sim_post, .wait_any = sim_wait,
+                       .now = trd_transport_inner_now,
+                       .attach = trd_transport_inner_attach};
     TU_CHECK(trd_engine_run(engine, &t, NULL) == TRD_OK, "simulation: %s", trd_errmsg());
     trd_virtual_destroy(&virt);
     trd_engine_free(engine);

@@ -59,4 +59,19 @@ typedef struct trd_transport {
     trd_status (*attach)(void *ctx, const trd_layout *layout);
 } trd_transport;
 
+/* A transport that watches another (a recorder, a trace) keeps it as the
+ * first member of its context, `trd_transport inner`, and hands it what it
+ * does not watch: its clock and its layout. */
+static inline double trd_transport_inner_now(void *ctx)
+{
+    const trd_transport *inner = ctx;
+    return inner->now(inner->ctx);
+}
+
+static inline trd_status trd_transport_inner_attach(void *ctx, const trd_layout *layout)
+{
+    const trd_transport *inner = ctx;
+    return inner->attach ? inner->attach(inner->ctx, layout) : TRD_OK;
+}
+
 #endif

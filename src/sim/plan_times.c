@@ -80,18 +80,6 @@ static trd_status rec_wait(void *ctx, int32_t *rank, int32_t *id, int32_t *from)
     return TRD_OK;
 }
 
-static double rec_now(void *ctx)
-{
-    recorder *w = ctx;
-    return w->inner.now(w->inner.ctx);
-}
-
-static trd_status rec_attach(void *ctx, const trd_layout *layout)
-{
-    recorder *w = ctx;
-    return w->inner.attach(w->inner.ctx, layout);
-}
-
 /* Runs engine once in the simulator under p's constant costs, one-port
  * full duplex (as trd_plan_simulate_makespan), through the recorder w;
  * *makespan and *result_rank (optional) as trd_sim_run's. */
@@ -107,8 +95,9 @@ static trd_status record_run(const trd_params *p, trd_engine *engine, recorder *
         trd_virtual_reset(&virt, 0, 0);
         w->inner = trd_virtual_transport(&virt);
         w->virt = &virt;
-        trd_transport t = {.ctx = w, .post = rec_post, .wait_any = rec_wait, .now = rec_now,
-                           .attach = rec_attach};
+        trd_transport t = {.ctx = w, .post = rec_post, .wait_any = rec_wait,
+                           .now = trd_transport_inner_now,
+                           .attach = trd_transport_inner_attach};
         st = trd_engine_run(engine, &t, result_rank);
         *makespan = virt.now;
     }

@@ -96,18 +96,6 @@ static trd_status w_wait_any(void *ctx, int32_t *rank, int32_t *id, int32_t *fro
     return st;
 }
 
-static double w_now(void *ctx)
-{
-    watch *w = ctx;
-    return w->inner.now(w->inner.ctx);
-}
-
-static trd_status w_attach(void *ctx, const trd_layout *layout)
-{
-    watch *w = ctx;
-    return w->inner.attach(w->inner.ctx, layout);
-}
-
 /* Engine ids of the completing steps (ids number the steps rank after
  * rank, engine.c). */
 static int32_t *completions(const trd_series *s)
@@ -140,8 +128,9 @@ static trd_status run(const trd_series *s, const trd_costs *costs, double *done)
     if (r == TRD_OK) {
         trd_virtual_reset(&virt, 0, 0);
         watch w = {.inner = trd_virtual_transport(&virt), .op_of = op_of, .done = done};
-        trd_transport t = {.ctx = &w, .post = w_post, .wait_any = w_wait_any, .now = w_now,
-                           .attach = w_attach};
+        trd_transport t = {.ctx = &w, .post = w_post, .wait_any = w_wait_any,
+                           .now = trd_transport_inner_now,
+                           .attach = trd_transport_inner_attach};
         r = trd_engine_run(engine, &t, NULL);
     }
     if (virt.ranks)

@@ -78,12 +78,7 @@ static void reduce_once(MPI_Comm comm, int kind, int count, int root, uint64_t s
         din[i] = (double)(t_hash((uint64_t)m[me], salt, (uint64_t)i) % 1000);
         out[i] = 0;
     }
-    if (kind == 0)
-        MPI_Allreduce(in, out, count, MPI_UINT64_T, mat_op, comm);
-    else if (kind == 1)
-        MPI_Reduce(in, out, count, MPI_UINT64_T, mat_op, root, comm);
-    else
-        MPI_Allreduce(din, dout, count, MPI_DOUBLE, MPI_SUM, comm);
+    t_mixed_call(kind, in, out, din, dout, count, root, mat_op, comm);
     int bad = 0;
     for (int i = 0; i < count && (kind != 1 || me == root); i++) {
         uint64_t want = t_mat16((uint64_t)m[0] + salt, (uint64_t)i);

@@ -89,4 +89,18 @@ static inline void t_mat16_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
         ((uint64_t *)inout)[k] = t_mat16_mul(((uint64_t *)in)[k], ((uint64_t *)inout)[k]);
 }
 
+/* One call of the kinds the communicator tests mix: 0 an allreduce and 1 a
+ * reduce to root of 2x2 matrices (mat_op, non-commutative), 2 an allreduce
+ * of doubles with MPI_SUM. */
+static inline void t_mixed_call(int kind, uint64_t *in, uint64_t *out, double *din,
+                                double *dout, int count, int root, MPI_Op mat_op, MPI_Comm comm)
+{
+    if (kind == 0)
+        MPI_Allreduce(in, out, count, MPI_UINT64_T, mat_op, comm);
+    else if (kind == 1)
+        MPI_Reduce(in, out, count, MPI_UINT64_T, mat_op, root, comm);
+    else
+        MPI_Allreduce(din, dout, count, MPI_DOUBLE, MPI_SUM, comm);
+}
+
 #endif
