@@ -672,28 +672,38 @@ static void mark_if_pending(trd_virtual *v, int32_t rank)
 
 /* Room for everything a search of `to` may move once send id of pair
  * waits there too (the searches never allocate): the pair's heap, the
- * receiver's heaps and the searches' list of skipped pairs and sends. */
+ * receiver's heaps and the searches' list of skipped pairs and sends
+ * (two per waiting send, grown geometrically as the heaps are).  q->room
+ * records for how many waiting sends the receiver's part has room: the
+ * list is shared and only grows, so one compare checks it all. */
 static COLD bool make_room(trd_virtual *v, int32_t pair, int32_t to)
 {
     trd_vqueues *q = &v->queues[to];
     int32_t waiting = v->ranks[to].waiting + 1;
-    bool ok = heap_room(v, &v->pairs[pair].ready, waiting) && heap_room(v, &q->pairs, waiting) &&
-              heap_room(v, &q->later, waiting) && heap_room(v, &q->woken, waiting);
-    if (ok && v->aside_cap < 2 * waiting) {
-        int32_t *aside = realloc(v->aside, 2 * (size_t)waiting * sizeof *aside);
-        ok = aside != NULL;
-        v->aside = ok ? aside : v->aside;
-        v->aside_cap = ok ? 2 * waiting : v->aside_cap;
+    if (!heap_room(v, &v->pairs[pair].ready, waiting) || !heap_room(v, &q->pairs, waiting) ||
+        !heap_room(v, &q->later, waiting) || !heap_room(v, &q->woken, waiting))
+        return false;
+    int64_t need = 2 * (int64_t)waiting, most = 2 * (int64_t)IDS_MAX; /* waiting <= ids */
+    if (v->aside_cap < need) {
+        int64_t cap = 2 * (int64_t)v->aside_cap;
+        cap = cap < need ? need : cap > most ? most : cap;
+        int32_t *aside = realloc(v->aside, (size_t)cap * sizeof *aside);
+        if (!aside)
+            return false;
+        v->aside = aside;
+        v->aside_cap = (int32_t)cap;
     }
-    return ok;
+    int32_t room = v->aside_cap / 2;
+    room = q->pairs.cap < room ? q->pairs.cap : room;
+    room = q->later.cap < room ? q->later.cap : room;
+    q->room = q->woken.cap < room ? q->woken.cap : room;
+    return true;
 }
 
 static inline bool has_room(const trd_virtual *v, int32_t pair, int32_t to)
 {
-    const trd_vqueues *q = &v->queues[to];
     int32_t waiting = v->ranks[to].waiting + 1;
-    return v->pairs[pair].ready.cap >= waiting && q->pairs.cap >= waiting &&
-           q->later.cap >= waiting && q->woken.cap >= waiting && v->aside_cap >= 2 * waiting;
+    return v->pairs[pair].ready.cap >= waiting && v->queues[to].room >= waiting;
 }
 
 static COLD trd_status no_room(void)

@@ -74,6 +74,7 @@ typedef struct trd_vrank {
 typedef struct trd_vqueues {
     trd_vheap pairs, later, woken;
     int32_t solo;
+    int32_t room; /* waiting sends its heaps and trd_virtual.aside have room for */
 } trd_vqueues;
 
 typedef struct trd_virtual {
