@@ -23,7 +23,9 @@
  * (transport.h).  A SEND waits in its (sender, receiver) pair (virtual.h,
  * trd_vpair): listed there in posting order and, once its release has
  * come and its receive is posted, in the pair's heap of sends in the
- * order above; a receiver keeps a heap of its pairs by their first send.
+ * order above; a receiver keeps a heap of its pairs by their first send
+ * (its only ready send, as most of a small plan's, waits in a slot
+ * instead: no heap is touched for it).
  * So the next transfer a receiver can start is found in time logarithmic
  * in its waiting sends, a sender whose port is busy is passed over with
  * its whole pair, and a sender tries each of its receivers once however
