@@ -23,7 +23,9 @@
  * (transport.h).  A SEND waits in its (sender, receiver) pair (virtual.h,
  * trd_vpair): listed there in posting order and, once its release has
  * come and its receive is posted, in the pair's heap of sends in the
- * order above; a receiver keeps a heap of its pairs by their first send.
+ * order above; a receiver keeps a heap of its pairs by their first send
+ * (its only ready send, as most of a small plan's, waits in a slot
+ * instead: no heap is touched for it).
  * So the next transfer a receiver can start is found in time logarithmic
  * in its waiting sends, a sender whose port is busy is passed over with
  * its whole pair, and a sender tries each of its receivers once however
@@ -361,7 +363,7 @@ static inline void pair_moved(trd_virtual *v, int32_t pair)
     }
 }
 
-/* Send id of pair may now be taken by its receiver. */
+/* Send id of pair joins the heaps of its receiver. */
 static inline void pair_ready(trd_virtual *v, int32_t pair, int32_t id)
 {
     trd_vpair *pr = &v->pairs[pair];
@@ -370,15 +372,33 @@ static inline void pair_ready(trd_virtual *v, int32_t pair, int32_t id)
         pair_moved(v, pair);
 }
 
+/* Send id may now be taken by its receiver `to`: in the receiver's
+ * slot `solo` if it is the only one (as in most receivers of a small
+ * plan, which then never touch the heaps), else in the heaps, the
+ * slot's send first. */
+static inline void make_ready(trd_virtual *v, int32_t to, int32_t id)
+{
+    trd_vqueues *q = &v->queues[to];
+    if (q->solo < 0 && q->pairs.len == 0) {
+        q->solo = id;
+        return;
+    }
+    if (q->solo >= 0) {
+        pair_ready(v, v->sd[q->solo].pair, q->solo);
+        q->solo = -1;
+    }
+    pair_ready(v, v->sd[id].pair, id);
+}
+
 /* Send id's release has come: ready for its receiver, or parked on its
  * partner until that RECV is posted (post_recv). */
-static inline void released(trd_virtual *v, int32_t id)
+static inline void released(trd_virtual *v, int32_t id, int32_t to)
 {
     int32_t r = v->partner[id];
     if (r >= 0 && !(v->flag[r] & F_POSTED))
         v->flag[id] |= F_PARKED;
     else
-        pair_ready(v, v->sd[id].pair, id);
+        make_ready(v, to, id);
 }
 
 /* Sends to `to` whose release has come since its last search join their
@@ -387,9 +407,9 @@ static inline void release_due(trd_virtual *v, int32_t to)
 {
     trd_vqueues *q = &v->queues[to];
     while (q->later.len > 0 && v->st[items(v, &q->later)[0]].ready <= v->now)
-        released(v, sends_pop(v, &q->later));
+        released(v, sends_pop(v, &q->later), to);
     while (q->woken.len > 0 && v->st[items(v, &q->woken)[0]].ready <= v->now)
-        released(v, sends_pop(v, &q->woken));
+        released(v, sends_pop(v, &q->woken), to);
 }
 
 /* A search of `to` found nothing to start: every send released later that
@@ -554,6 +574,22 @@ static inline void start_transfer(trd_virtual *v, int32_t s, int32_t r, int32_t 
         *rlink = v->st[r].next;
 }
 
+/* The send in the slot of `to` (its only ready one, the heaps empty),
+ * taken out of it when its sender's port is free and a receive accepts
+ * it (*r, *rlink as take_first's), or -1. */
+static inline int32_t take_solo(trd_virtual *v, int32_t to, int32_t *r, int32_t **rlink)
+{
+    int32_t s = v->queues[to].solo, from = v->st[s].rank;
+    *rlink = NULL;
+    if (!can_send(v, from))
+        return -1;
+    *r = v->partner[s] >= 0 ? v->partner[s] : find_listed(v, s, to, from, rlink);
+    if (*r < 0)
+        return -1;
+    v->queues[to].solo = -1;
+    return s;
+}
+
 /* The first send that `to` can take now, taken out of its pair's heap,
  * and its RECV (*r; *rlink its place in `to`'s list of receives without
  * a partner, or NULL), or -1: the merge of the pairs' heaps in order,
@@ -564,6 +600,8 @@ static inline int32_t take_first(trd_virtual *v, int32_t to, int32_t *r, int32_t
 {
     trd_vheap *h = &v->queues[to].pairs;
     int32_t found = -1;
+    if (v->queues[to].solo >= 0)
+        return take_solo(v, to, r, rlink);
     v->naside = 0;
     while (h->len > 0 && found < 0) {
         int32_t pair = items(v, h)[0];
@@ -636,28 +674,38 @@ static void mark_if_pending(trd_virtual *v, int32_t rank)
 
 /* Room for everything a search of `to` may move once send id of pair
  * waits there too (the searches never allocate): the pair's heap, the
- * receiver's heaps and the searches' list of skipped pairs and sends. */
+ * receiver's heaps and the searches' list of skipped pairs and sends
+ * (two per waiting send, grown geometrically as the heaps are).  q->room
+ * records for how many waiting sends the receiver's part has room: the
+ * list is shared and only grows, so one compare checks it all. */
 static COLD bool make_room(trd_virtual *v, int32_t pair, int32_t to)
 {
     trd_vqueues *q = &v->queues[to];
     int32_t waiting = v->ranks[to].waiting + 1;
-    bool ok = heap_room(v, &v->pairs[pair].ready, waiting) && heap_room(v, &q->pairs, waiting) &&
-              heap_room(v, &q->later, waiting) && heap_room(v, &q->woken, waiting);
-    if (ok && v->aside_cap < 2 * waiting) {
-        int32_t *aside = realloc(v->aside, 2 * (size_t)waiting * sizeof *aside);
-        ok = aside != NULL;
-        v->aside = ok ? aside : v->aside;
-        v->aside_cap = ok ? 2 * waiting : v->aside_cap;
+    if (!heap_room(v, &v->pairs[pair].ready, waiting) || !heap_room(v, &q->pairs, waiting) ||
+        !heap_room(v, &q->later, waiting) || !heap_room(v, &q->woken, waiting))
+        return false;
+    int64_t need = 2 * (int64_t)waiting, most = 2 * (int64_t)IDS_MAX; /* waiting <= ids */
+    if (v->aside_cap < need) {
+        int64_t cap = 2 * (int64_t)v->aside_cap;
+        cap = cap < need ? need : cap > most ? most : cap;
+        int32_t *aside = realloc(v->aside, (size_t)cap * sizeof *aside);
+        if (!aside)
+            return false;
+        v->aside = aside;
+        v->aside_cap = (int32_t)cap;
     }
-    return ok;
+    int32_t room = v->aside_cap / 2;
+    room = q->pairs.cap < room ? q->pairs.cap : room;
+    room = q->later.cap < room ? q->later.cap : room;
+    q->room = q->woken.cap < room ? q->woken.cap : room;
+    return true;
 }
 
 static inline bool has_room(const trd_virtual *v, int32_t pair, int32_t to)
 {
-    const trd_vqueues *q = &v->queues[to];
     int32_t waiting = v->ranks[to].waiting + 1;
-    return v->pairs[pair].ready.cap >= waiting && q->pairs.cap >= waiting &&
-           q->later.cap >= waiting && q->woken.cap >= waiting && v->aside_cap >= 2 * waiting;
+    return v->pairs[pair].ready.cap >= waiting && v->queues[to].room >= waiting;
 }
 
 static COLD trd_status no_room(void)
@@ -681,6 +729,7 @@ ALWAYS_INLINE trd_status post_send(trd_virtual *v, int32_t rank, int32_t id,
     if (v->ranks[to].waiting == 0) { /* its heaps are empty (a failed run may have left them) */
         trd_vqueues *q = &v->queues[to];
         q->pairs.len = q->later.len = q->woken.len = 0;
+        q->solo = -1;
     }
     p->ready = ready;
     p->planned = s->start;
@@ -700,7 +749,7 @@ ALWAYS_INLINE trd_status post_send(trd_virtual *v, int32_t rank, int32_t id,
     if (ready > v->now)
         sends_push(v, &v->queues[to].later, id);
     else
-        released(v, id);
+        released(v, id, to);
     mark(v, to);
     return TRD_OK;
 }
@@ -709,7 +758,7 @@ ALWAYS_INLINE trd_status post_send(trd_virtual *v, int32_t rank, int32_t id,
 static NOINLINE void unpark(trd_virtual *v, int32_t s)
 {
     v->flag[s] &= (uint8_t)~F_PARKED;
-    pair_ready(v, v->sd[s].pair, s);
+    make_ready(v, v->st[s].peer, s);
 }
 
 /* A RECV without a partner is listed, to be matched in posting order. */
@@ -1023,8 +1072,10 @@ trd_status trd_virtual_init(trd_virtual *v, int32_t n, trd_port port, const trd_
         trd_virtual_destroy(v);
         return trd_fail(TRD_ENOMEM, "simulator: out of memory for n = %ld", (long)n);
     }
-    for (int32_t r = 0; r < n; r++)
+    for (int32_t r = 0; r < n; r++) {
         v->idle[r] = idle_rank;
+        v->queues[r].solo = -1;
+    }
     memcpy(v->ranks, v->idle, (size_t)n * sizeof *v->ranks);
     return TRD_OK;
 }

@@ -68,9 +68,13 @@ typedef struct trd_vrank {
 
 /* Per receiver: its pairs with sends it may take now (by their first
  * send), its sends released later than now (by release time) that no
- * wake-up was asked for yet, and those it was (later, woken). */
+ * wake-up was asked for yet, and those it was (later, woken).  While it
+ * may take only one send now, that send is in `solo` instead of the heaps
+ * (-1: none), which stay empty. */
 typedef struct trd_vqueues {
     trd_vheap pairs, later, woken;
+    int32_t solo;
+    int32_t room; /* waiting sends its heaps and trd_virtual.aside have room for */
 } trd_vqueues;
 
 typedef struct trd_virtual {
