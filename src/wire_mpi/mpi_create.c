@@ -16,6 +16,7 @@
 #include <limits.h>
 #include <math.h>
 #include <mpi.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,16 +99,27 @@ void trd_mpi_destroy(mpi_wire *w, bool free_comm)
     free_memory(w);
 }
 
+/* Wires whose memory a pending vote may still write (trd_mpi_give_up):
+ * kept here, reachable, until the process ends. */
+static mpi_wire *kept;
+static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
+
 void trd_mpi_give_up(mpi_wire *w)
 {
     int finalized = 1;
     PMPI_Finalized(&finalized);
     if (!finalized && w->comm != MPI_COMM_NULL)
         drop_requests(w);
-    /* a vote still pending (a nonblocking collective cannot be freed)
-     * writes into the wire: then its memory is left to MPI_Finalize */
-    if (w->close_req == MPI_REQUEST_NULL || finalized)
+    if (w->close_req == MPI_REQUEST_NULL || finalized) {
         free_memory(w);
+        return;
+    }
+    /* a vote still pending (a nonblocking collective cannot be freed)
+     * writes into the wire: its memory is kept for the process's life */
+    pthread_mutex_lock(&kept_lock);
+    w->close_next = kept;
+    kept = w;
+    pthread_mutex_unlock(&kept_lock);
 }
 
 void trd_mpi_free(void *ctx)
