@@ -148,20 +148,33 @@ static bool begun(const void *arg)
     return (int32_t)((uint32_t)theirs - (uint32_t)c->sig) >= 0;
 }
 
+/* Whether peer is in this very call (the same number and arguments) or
+ * past it. */
+static bool in_this_call(const call_of *c)
+{
+    uint64_t theirs = atomic_load_explicit(&c->w->now[c->peer].sig, memory_order_relaxed);
+    return theirs == c->sig || (int32_t)((uint32_t)theirs - (uint32_t)c->sig) > 0;
+}
+
 /* A small send travels in its record when its receiver has begun this
  * call (t_set_call): then the sender never waits for the receiver's copy,
  * a round trip between two cores.  A sender never runs ahead of its
  * receiver's calls so (it falls back to the rendezvous): a box stays
  * bounded, a record of another call in a box is a mismatch
  * (trd_box_find), and a rank whose receiver is stuck in a failing call
- * cannot finish its own next call as if all were well.  A sender just
- * ahead of its receiver (the first out of a barrier, or a call on in a
- * loop) waits up to EAGER_WAIT_S for it to begin, where both have cores:
- * a rendezvous would wait longer, for the copy. */
+ * cannot finish its own next call as if all were well.  Nor does it
+ * complete at once when the receiver's call of this number has other
+ * arguments: as a rendezvous it waits for the receiver's match, which
+ * finds the mismatch (trd_threads_check_call), so no rank of a chain
+ * behind it finishes its next call before the world has failed.  A
+ * sender just ahead of its receiver (the first out of a barrier, or a
+ * call on in a loop) waits up to EAGER_WAIT_S for it to begin, where both
+ * have cores: a rendezvous would wait longer, for the copy. */
 bool trd_eager_allowed(const trd_world *w, int32_t peer, const pending *me)
 {
     call_of c = {w, peer, me->sig};
-    return me->bytes <= TRD_EAGER_BYTES && trd_spin_until(begun, &c, EAGER_WAIT_S);
+    return me->bytes <= TRD_EAGER_BYTES && trd_spin_until(begun, &c, EAGER_WAIT_S) &&
+           in_this_call(&c);
 }
 
 /* Copies the bytes of an eager send into its record. */
