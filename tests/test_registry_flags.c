@@ -7,10 +7,13 @@
  *   - uses-K: K = 0 is refused (a K >= 1 is needed), else ignored;
  *   - needs costs: a plan without heterogeneous costs is refused;
  *   - needs p = n!: p = 5 is refused, p = 6 = 3! planned;
+ *   - reads nodes: a node map changes the programs of a row with the flag
+ *     and of no other;
  *   - the kind: exchange rows refuse a reduce, dynamic rows an allreduce.
  * Order-determinism (reproducible) is test_reproducible's: every row with
  * the flag bitwise equal over runs with random delays, every other refused. */
 #include "testutil.h"
+#include "ir/plan_layout.h" /* trd_plan_same_programs */
 
 #define P 6
 #define COUNT 33
@@ -32,6 +35,28 @@ static trd_status plan_status(size_t i, const trd_params *prm)
     trd_status st = trd_plan_create(&plan, trd_algo_name(i), prm);
     trd_plan_free(plan);
     return st;
+}
+
+/* reads-nodes: a node map of 2 nodes of P/2 ranks changes the programs
+ * of a row with the flag and no other (their programs ignore it). */
+static void check_nodes_flag(size_t i)
+{
+    int32_t node_of[P];
+    for (int32_t r = 0; r < P; r++)
+        node_of[r] = r / (P / 2);
+    trd_params prm = params_for(i, P);
+    trd_plan *flat = NULL, *nodes = NULL;
+    trd_status a = trd_plan_create(&flat, trd_algo_name(i), &prm);
+    prm.node_of = node_of;
+    trd_status b = trd_plan_create(&nodes, trd_algo_name(i), &prm);
+    TU_CHECK(a == TRD_OK && b == TRD_OK, "%s, with and without nodes: %s, %s",
+             trd_algo_name(i), trd_strerror(a), trd_strerror(b));
+    if (a == TRD_OK && b == TRD_OK)
+        TU_CHECK(trd_plan_same_programs(flat, nodes) == !trd_algo_uses_nodes(i),
+                 "%s: a node map %s its programs", trd_algo_name(i),
+                 trd_algo_uses_nodes(i) ? "does not change" : "changes");
+    trd_plan_free(flat);
+    trd_plan_free(nodes);
 }
 
 /* The static rows' flags, at plan time. */
@@ -62,6 +87,7 @@ static void test_plan_flags(void **state)
         st = plan_status(i, &prm);
         TU_CHECK(st == (trd_algo_needs_factorial_p(i) ? TRD_EUNSUPPORTED : TRD_OK),
                  "%s, p = 5: %s (%s)", name, trd_strerror(st), trd_errmsg());
+        check_nodes_flag(i);
         prm = params_for(i, P);
         prm.allreduce = false;
         st = plan_status(i, &prm);

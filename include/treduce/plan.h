@@ -82,6 +82,15 @@ typedef struct trd_params {
                             be 0 (each d[i][j] is a whole transfer; a
                             segment of 1/m of the buffer costs d[i][j]/m).
                             Borrowed: it must outlive the plan */
+    const int32_t *node_of; /* NULL: every rank a node of its own.  Else the
+                            node (host) of each rank, node_of[0 .. n), each
+                            in [0, n): ranks of one node share memory, ranks
+                            of two talk over the network.  Read by the
+                            node-aware algorithms (trd_algo_uses_nodes:
+                            node-ring); the costs that make a node's
+                            transfers cheap are params.costs'
+                            (trd_costs_nodes).  Borrowed: it must outlive
+                            the plan */
 } trd_params;
 
 /* Defaults: n = 1, d = 1, c = 1, K unset, root 0, commutative, segments
@@ -100,6 +109,9 @@ bool trd_algo_uses_k(size_t i);
 /* Whether algorithm i plans for heterogeneous costs (params.costs): it
  * refuses to plan without them (TRD_EUNSUPPORTED naming the algorithm). */
 bool trd_algo_uses_costs(size_t i);
+/* Whether algorithm i plans for the node of each rank (params.node_of;
+ * without it, every rank is a node of its own). */
+bool trd_algo_uses_nodes(size_t i);
 /* Whether algorithm i takes commutative operators only: a plan with
  * params.noncommutative, or a collective call with a non-commutative
  * operator, is refused (TRD_EUNSUPPORTED). */

@@ -54,6 +54,11 @@ trd_status trd_costs_read(trd_costs **out, const char *path);
  * "higher-to-lower": d[i][j] = D*mean_d if i > j else mean_d (Figure 3). */
 trd_status trd_costs_preset(trd_costs *costs, const char *name, double D);
 const char *trd_costs_preset_names(void);
+/* Bases of a cluster of nodes (trd_params.node_of, of costs' n ranks):
+ * d[i][j] = mean_d between two ranks of one node, D * mean_d between two
+ * nodes, d[i][i] = 0, c[i] = mean_c.  TRD_EINVAL naming a bad D or a node
+ * out of [0, n); as trd_costs_load on failure. */
+trd_status trd_costs_nodes(trd_costs *costs, const int32_t *node_of, double D);
 /* Random heterogeneous bases (docs/HETEROGENEOUS.md), reproducible from
  * seed: every factor f below is log-uniform in [1, spread] (spread >= 1).
  * model "links": d[i][j] = mean_d f_ij for every ordered pair (links of

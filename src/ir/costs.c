@@ -230,3 +230,28 @@ trd_status trd_costs_preset(trd_costs *k, const char *name, double D)
     }
     return TRD_OK;
 }
+
+trd_status trd_costs_nodes(trd_costs *k, const int32_t *node_of, double D)
+{
+    trd_costs_drop_bases(k); /* homogeneous on every failure, as trd_costs_load */
+    if (!node_of)
+        return trd_fail(TRD_EINVAL, "trd_costs_nodes: NULL argument (node_of)");
+    if (isnan(D) || !isfinite(D) || D < 0)
+        return trd_fail(TRD_EINVAL, "D = %g is invalid: the factor of a transfer between "
+                        "nodes must be finite and >= 0", D);
+    int64_t n = k->n;
+    for (int64_t i = 0; i < n; i++)
+        if (node_of[i] < 0 || node_of[i] >= n)
+            return trd_fail(TRD_EINVAL, "node_of[%lld] = %ld is not a node: need 0 <= it < "
+                            "n = %lld", (long long)i, (long)node_of[i], (long long)n);
+    trd_status st = trd_costs_alloc_bases(k);
+    if (st != TRD_OK)
+        return st;
+    for (int64_t i = 0; i < n; i++) {
+        k->cvec[i] = k->mean_c;
+        for (int64_t j = 0; j < n; j++)
+            k->dmat[i * n + j] = i == j ? 0 : node_of[i] == node_of[j] ? k->mean_d
+                                                                      : D * k->mean_d;
+    }
+    return TRD_OK;
+}

@@ -74,4 +74,25 @@ int32_t trd_fold_in(trd_xbuild *x, const trd_fold *f, int32_t r, trd_xrange seg)
 void trd_fold_back(trd_xbuild *x, const trd_fold *f, int32_t r, trd_xrange seg, int32_t dep0,
                    int32_t dep1);
 
+/* The ring allreduce of ring.c over p ranks of a plan (a group of them:
+ * node_ring.c's leaders), as one rank's program.  Ring index i is rank
+ * at[i] (NULL: rank i); the program being written is index me's, its ring
+ * steps from program index base on; the buffer is p m chunks (block
+ * j p + c is chunk c of segment j); segment j's slot 0 holds the rank's
+ * own data once step ready[j] is done (NULL, or -1: from the start).
+ * Scratch: slot 1. */
+typedef struct trd_ring {
+    int32_t p, m, me, base;
+    const int32_t *at;
+    const int32_t *ready;
+} trd_ring;
+
+/* Appends the ring's steps to the current program (none for p < 2). */
+void trd_ring_emit(trd_xbuild *x, const trd_ring *g);
+/* How many steps trd_ring_emit appends. */
+double trd_ring_steps(int32_t p, int32_t m);
+/* The step after which chunk c of segment j holds the ring's result at
+ * index me (ready[j] when p < 2). */
+int32_t trd_ring_final(const trd_ring *g, int32_t j, int32_t c);
+
 #endif

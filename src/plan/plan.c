@@ -73,6 +73,15 @@ trd_cost_view trd_plan_cost_view(const trd_params *p)
                            .n = (int32_t)p->n, .root = (int32_t)p->root};
 }
 
+static trd_status check_nodes(const trd_params *p)
+{
+    for (int64_t r = 0; p->node_of && r < p->n; r++)
+        if (p->node_of[r] < 0 || p->node_of[r] >= p->n)
+            return trd_fail(TRD_EINVAL, "node_of[%lld] = %ld is not a node: need 0 <= node < "
+                            "n = %lld", (long long)r, (long)p->node_of[r], (long long)p->n);
+    return TRD_OK;
+}
+
 static trd_status check_params(const trd_algo *algo, const trd_params *p)
 {
     trd_status st;
@@ -112,7 +121,8 @@ static trd_status check_params(const trd_algo *algo, const trd_params *p)
         return trd_fail(TRD_EINVAL, "segments = %lld is out of range: need 0 (the "
                         "algorithm's choice) to %d", (long long)p->segments,
                         TRD_SEGMENTS_MAX);
-    if ((st = trd_algo_check_collective(algo, p->allreduce)) != TRD_OK)
+    if ((st = trd_algo_check_collective(algo, p->allreduce)) != TRD_OK ||
+        (st = check_nodes(p)) != TRD_OK)
         return st;
     double blocks = p->segments ? (double)p->segments : 1.0;
     if ((st = trd_check_memory(p->n, BYTES_PER_RANK * blocks, "a plan")) != TRD_OK ||

@@ -19,7 +19,8 @@ enum {
     TRD_CAP_REPRODUCIBLE = 8,  /* order-deterministic: reproducible mode may run it */
     TRD_CAP_FACTORIAL_P = 16,  /* p = n! ranks only */
     TRD_CAP_REDUCE = 32,       /* runs a reduce (kinds tree, pipelined, dynamic) */
-    TRD_CAP_ALLREDUCE = 64     /* runs an allreduce (kinds tree, pipelined, exchange) */
+    TRD_CAP_ALLREDUCE = 64,    /* runs an allreduce (kinds tree, pipelined, exchange) */
+    TRD_CAP_NODES = 128        /* reads params.node_of */
 };
 
 typedef struct trd_algo {

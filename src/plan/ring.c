@@ -41,41 +41,82 @@ static trd_xrange chunk(int32_t p, int32_t j, int32_t c)
 }
 
 /* Program layout (step-major, so a rank posts its first receives in the
- * order its neighbour sends): reduce-scatter step s of segment j is SEND,
- * RECV, COMBINE at rs_at(s, j); allgather step s of segment j is SEND,
- * RECV at ag_at(s, j). */
-static int32_t rs_at(int32_t m, int32_t s, int32_t j)
+ * order its neighbour sends), from the ring's first step g->base:
+ * reduce-scatter step s of segment j is SEND, RECV, COMBINE at rs_at(s, j);
+ * allgather step s of segment j is SEND, RECV at ag_at(s, j). */
+static int32_t rs_at(const trd_ring *g, int32_t s, int32_t j)
 {
-    return 3 * (s * m + j);
+    return g->base + 3 * (s * g->m + j);
 }
 
-static int32_t ag_at(int32_t p, int32_t m, int32_t s, int32_t j)
+static int32_t ag_at(const trd_ring *g, int32_t s, int32_t j)
 {
-    return 3 * (p - 1) * m + 2 * (s * m + j);
+    return g->base + 3 * (g->p - 1) * g->m + 2 * (s * g->m + j);
 }
 
-static void emit_reduce_scatter(trd_xbuild *x, int32_t p, int32_t m, int32_t r)
+static int32_t rank_at(const trd_ring *g, int32_t i)
 {
-    int32_t next = (r + 1) % p, prev = (r + p - 1) % p;
+    i = ((i % g->p) + g->p) % g->p;
+    return g->at ? g->at[i] : i;
+}
+
+/* The step segment j's slot 0 waits for before the ring reads or writes
+ * it (-1: none). */
+static int32_t ready_of(const trd_ring *g, int32_t j)
+{
+    return g->ready ? g->ready[j] : -1;
+}
+
+static void emit_reduce_scatter(trd_xbuild *x, const trd_ring *g)
+{
+    int32_t p = g->p, m = g->m, r = g->me;
+    int32_t next = rank_at(g, r + 1), prev = rank_at(g, r - 1);
     for (int32_t s = 0; s < p - 1; s++)
         for (int32_t j = 0; j < m; j++) {
             int32_t c = ((r - s - 1) % p + p) % p; /* the chunk received */
-            int32_t ready = s > 0 ? rs_at(m, s - 1, j) + 2 : -1;
+            int32_t ready = s > 0 ? rs_at(g, s - 1, j) + 2 : ready_of(g, j);
             trd_xb_send(x, next, chunk(p, j, r - s), ready, -1);
             int32_t got = trd_xb_recv(x, prev, 1, chunk(p, j, c), -1, -1);
-            trd_xb_combine(x, c < r ? TRD_SIDE_LEFT : TRD_SIDE_RIGHT, chunk(p, j, c), got, -1);
+            trd_xb_combine(x, c < r ? TRD_SIDE_LEFT : TRD_SIDE_RIGHT, chunk(p, j, c), got,
+                           ready_of(g, j));
         }
 }
 
-static void emit_allgather(trd_xbuild *x, int32_t p, int32_t m, int32_t r)
+static void emit_allgather(trd_xbuild *x, const trd_ring *g)
 {
-    int32_t next = (r + 1) % p, prev = (r + p - 1) % p;
+    int32_t p = g->p, m = g->m, r = g->me;
+    int32_t next = rank_at(g, r + 1), prev = rank_at(g, r - 1);
     for (int32_t s = 0; s < p - 1; s++)
         for (int32_t j = 0; j < m; j++) {
-            int32_t ready = s > 0 ? ag_at(p, m, s - 1, j) + 1 : rs_at(m, p - 2, j) + 2;
+            int32_t ready = s > 0 ? ag_at(g, s - 1, j) + 1 : rs_at(g, p - 2, j) + 2;
             trd_xb_send(x, next, chunk(p, j, r + 1 - s), ready, -1);
-            trd_xb_recv(x, prev, 0, chunk(p, j, r - s), rs_at(m, s, j), -1);
+            trd_xb_recv(x, prev, 0, chunk(p, j, r - s), rs_at(g, s, j), -1);
         }
+}
+
+void trd_ring_emit(trd_xbuild *x, const trd_ring *g)
+{
+    if (g->p < 2)
+        return;
+    emit_reduce_scatter(x, g);
+    emit_allgather(x, g);
+}
+
+double trd_ring_steps(int32_t p, int32_t m)
+{
+    return 5.0 * (p - 1.0) * m;
+}
+
+/* Chunk c of segment j is whole at ring index me after the last
+ * reduce-scatter COMBINE for its own chunk me + 1, else after the
+ * allgather step s that receives it (me - s = c). */
+int32_t trd_ring_final(const trd_ring *g, int32_t j, int32_t c)
+{
+    int32_t p = g->p;
+    if (p < 2)
+        return ready_of(g, j);
+    int32_t s = ((g->me - c) % p + p) % p;
+    return s == p - 1 ? rs_at(g, p - 2, j) + 2 : ag_at(g, s, j) + 1;
 }
 
 trd_status trd_schedule_ring(trd_plan *plan)
@@ -83,15 +124,12 @@ trd_status trd_schedule_ring(trd_plan *plan)
     const trd_params *prm = &plan->params;
     int32_t p = (int32_t)prm->n, m = (int32_t)prm->segments;
     trd_xbuild x;
-    trd_status st = trd_xb_begin(&x, plan, (double)p * m, 5.0 * p * (p - 1.0) * m);
+    trd_status st = trd_xb_begin(&x, plan, (double)p * m, (double)p * trd_ring_steps(p, m));
     if (st != TRD_OK)
         return st;
     for (int32_t r = 0; r < p; r++) {
         trd_xb_rank(&x, r);
-        if (p > 1) {
-            emit_reduce_scatter(&x, p, m, r);
-            emit_allgather(&x, p, m, r);
-        }
+        trd_ring_emit(&x, &(trd_ring){.p = p, .m = m, .me = r});
     }
     return trd_xb_end(&x);
 }

@@ -1,0 +1,277 @@
+/* test_node_ring.c: the node-aware allreduce node-ring (src/plan/node_ring.c)
+ * over node maps of every shape, against oracles written here:
+ *
+ *   - the replay of tests/ir_replay.h (well formed, matched in MPI order,
+ *     no race, no deadlock, every block of every rank's slot 0 holding each
+ *     contribution exactly once) for p = 1..20, m = 1..3 segments, and maps
+ *     of nodes of 1 to 5 consecutive ranks (the last one short), one node,
+ *     round-robin (a node's ranks not consecutive) and random ones;
+ *   - the traffic that makes it node-aware, counted from the steps: only a
+ *     node's leader (its lowest rank) sends to another node, and it sends
+ *     2 (H - 1) m chunks there, 2 (H - 1)/H of the buffer; every other rank
+ *     sends m segments, to its leader only;
+ *   - run for real on threads (trd_comm_run_plan) for some maps: every rank
+ *     ends with the sum of distinct powers of two (a lost or doubled
+ *     contribution changes it) in every element;
+ *   - the model, in the simulator: with every transfer alike
+ *     (trd_costs_nodes, D = 1) the flat ring beats node-ring;
+ *   - refusals: a node out of range, a non-commutative operator. */
+#include "ir_replay.h"
+#include "runtime_util.h"
+#include "core/error.h"      /* trd_clear_error */
+#include "ir/plan_layout.h" /* trd_plan_same_programs */
+
+#define P_LAST 20
+#define M_LAST 3
+
+typedef enum shape { BLOCKS, ONE_NODE, ROUND_ROBIN, RANDOM } shape;
+
+/* Node of each rank: BLOCKS of `size` consecutive ranks, one node, `size`
+ * nodes dealt round-robin, or random nodes among `size` (seeded). */
+static void make_map(int32_t *node_of, int32_t p, shape s, int32_t size, uint64_t seed)
+{
+    for (int32_t r = 0; r < p; r++) {
+        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+        node_of[r] = s == BLOCKS        ? r / size
+                     : s == ONE_NODE    ? 0
+                     : s == ROUND_ROBIN ? r % size
+                                        : (int32_t)((seed >> 33) % (uint64_t)size);
+        if (node_of[r] >= p)
+            node_of[r] = p - 1;
+    }
+}
+
+/* The node's leader: its lowest rank. */
+static int32_t leader_of(const int32_t *node_of, int32_t r)
+{
+    int32_t q = 0;
+    while (node_of[q] != node_of[r])
+        q++;
+    return q;
+}
+
+static int32_t node_count(const int32_t *node_of, int32_t p)
+{
+    int32_t H = 0;
+    for (int32_t r = 0; r < p; r++)
+        H += leader_of(node_of, r) == r;
+    return H;
+}
+
+static trd_params params_of(int32_t p, int32_t m, const int32_t *node_of)
+{
+    trd_params prm = tu_params(p, 1.0, 0.5, 0);
+    prm.segments = m;
+    prm.allreduce = true;
+    prm.node_of = node_of;
+    return prm;
+}
+
+/* Only leaders cross nodes, 2 (H - 1) m chunks each; the others send
+ * their m segments to their leader. */
+static void check_traffic(const trd_plan *plan, const int32_t *node_of, int32_t p, int32_t m)
+{
+    int32_t H = node_count(node_of, p);
+    TU_CHECK(trd_plan_blocks(plan) == H * m, "%s: %d blocks, expected H m = %d", ir_where,
+             trd_plan_blocks(plan), H * m);
+    for (int32_t r = 0; r < p; r++) {
+        int64_t across = 0, blocks_across = 0, up = 0;
+        bool leader = leader_of(node_of, r) == r;
+        for (size_t i = 0; i < trd_plan_step_count(plan, r); i++) {
+            const trd_step *s = trd_plan_step(plan, r, i);
+            if (s->kind != TRD_STEP_SEND && s->kind != TRD_STEP_SEND_INPUT)
+                continue;
+            if (node_of[s->peer] != node_of[r]) {
+                across++;
+                blocks_across += ir_width(s);
+            } else if (!leader) {
+                up++;
+                TU_CHECK(s->peer == leader_of(node_of, r) && ir_width(s) == H,
+                         "%s rank %d: a send of %d blocks to %d, not a segment to its "
+                         "leader", ir_where, r, ir_width(s), s->peer);
+            }
+        }
+        int64_t want = leader ? 2 * (int64_t)(H - 1) * m : 0;
+        TU_CHECK(across == want && blocks_across == want,
+                 "%s rank %d: %lld messages (%lld blocks) to other nodes, expected %lld",
+                 ir_where, r, (long long)across, (long long)blocks_across, (long long)want);
+        TU_CHECK(leader || up == m, "%s rank %d: %lld segments sent up, expected %d", ir_where,
+                 r, (long long)up, m);
+    }
+}
+
+static void check_case(int32_t p, int32_t m, shape s, int32_t size, uint64_t seed)
+{
+    int32_t node_of[P_LAST];
+    make_map(node_of, p, s, size, seed);
+    snprintf(ir_where, sizeof ir_where, "node-ring p=%d m=%d map %d/%d/%llu", p, m, (int)s,
+             size, (unsigned long long)seed);
+    trd_params prm = params_of(p, m, node_of);
+    trd_plan *plan = tu_plan("node-ring", &prm);
+    ir_replay rp;
+    ir_load(&rp, plan, false);
+    for (int32_t r = 0; r < p; r++)
+        ir_check_races(&rp, r);
+    ir_match(&rp);
+    ir_run(&rp);
+    ir_unload(&rp);
+    check_traffic(plan, node_of, p, m);
+    double t = trd_plan_makespan(plan);
+    TU_CHECK(isfinite(t) && t >= 0, "%s: makespan %g", ir_where, t);
+    trd_plan_free(plan);
+}
+
+static void test_replay(void **state)
+{
+    (void)state;
+    for (int32_t p = 1; p <= P_LAST; p++)
+        for (int32_t m = 1; m <= M_LAST; m++) {
+            for (int32_t size = 1; size <= 5; size++) {
+                check_case(p, m, BLOCKS, size, 0);
+                check_case(p, m, ROUND_ROBIN, size, 0);
+            }
+            check_case(p, m, ONE_NODE, 1, 0);
+            for (uint64_t seed = 1; seed <= 4; seed++)
+                check_case(p, m, RANDOM, 1 + (int32_t)seed, seed);
+        }
+}
+
+/* Without a node map every rank is a node: the ring's programs. */
+static void test_no_map_is_ring(void **state)
+{
+    (void)state;
+    for (int32_t p = 1; p <= 9; p++) {
+        trd_params prm = params_of(p, 2, NULL);
+        trd_plan *a = tu_plan("node-ring", &prm), *b = tu_plan("ring", &prm);
+        TU_CHECK(trd_plan_same_programs(a, b), "p = %d: node-ring without nodes is not the "
+                 "ring", (int)p);
+        trd_plan_free(a);
+        trd_plan_free(b);
+    }
+}
+
+typedef struct run_ctx {
+    const trd_plan *plan;
+    int64_t **buf;
+    int64_t count;
+    trd_op *op;
+} run_ctx;
+
+static trd_status run_rank(trd_comm *comm, int32_t rank, void *ctx)
+{
+    run_ctx *x = ctx;
+    return trd_comm_run_plan(comm, x->plan, x->buf[rank], x->count, x->op);
+}
+
+static void run_for_real(int32_t p, int32_t m, shape s, int32_t size)
+{
+    int32_t node_of[P_LAST];
+    make_map(node_of, p, s, size, 7);
+    trd_params prm = params_of(p, m, node_of);
+    trd_plan *plan = tu_plan("node-ring", &prm);
+    run_ctx x = {.plan = plan, .count = 41, .buf = tu_alloc((size_t)p, sizeof *x.buf)};
+    assert_int_equal(trd_op_builtin(&x.op, TRD_OP_SUM, TRD_INT64), TRD_OK);
+    for (int32_t r = 0; r < p; r++) {
+        x.buf[r] = tu_alloc((size_t)x.count, sizeof(int64_t));
+        for (int64_t i = 0; i < x.count; i++)
+            x.buf[r][i] = ((int64_t)1 << r) * (i + 1);
+    }
+    trd_threads_opts o = rt_topts(20.0);
+    rt_result res;
+    rt_run(p, &o, run_rank, &x, &res);
+    for (int32_t r = 0; r < p; r++) {
+        TU_CHECK(res.status[r] == TRD_OK, "p=%d m=%d map %d/%d rank %d: %s", p, m, (int)s,
+                 size, (int)r, res.msg[r]);
+        for (int64_t i = 0; i < x.count; i++)
+            TU_CHECK(x.buf[r][i] == (((int64_t)1 << p) - 1) * (i + 1),
+                     "p=%d m=%d map %d/%d rank %d element %lld: %lld, not every rank once",
+                     p, m, (int)s, size, (int)r, (long long)i, (long long)x.buf[r][i]);
+        free(x.buf[r]);
+    }
+    free(x.buf);
+    trd_op_free(x.op);
+    trd_plan_free(plan);
+}
+
+static void test_runs(void **state)
+{
+    (void)state;
+    run_for_real(8, 1, BLOCKS, 2);
+    run_for_real(8, 3, BLOCKS, 4);
+    run_for_real(7, 2, BLOCKS, 3);
+    run_for_real(6, 2, ROUND_ROBIN, 2);
+    run_for_real(5, 1, ONE_NODE, 1);
+    run_for_real(9, 2, RANDOM, 3);
+}
+
+/* node-ring's and ring's simulated makespans on 4 nodes of `per` ranks,
+ * transfers between nodes D times dearer (trd_costs_nodes). */
+static void makespans(int32_t per, double D, double *t_node, double *t_ring)
+{
+    int32_t node_of[16], p = 4 * per;
+    make_map(node_of, p, BLOCKS, per, 0);
+    trd_costs *k;
+    assert_int_equal(trd_costs_create(&k, p, TRD_DIST_CONST, 1.0, 0.05, 0.0), TRD_OK);
+    assert_int_equal(trd_costs_nodes(k, node_of, D), TRD_OK);
+    for (int i = 0; i < 2; i++) {
+        trd_params prm = params_of(p, 4, node_of);
+        prm.c = 0.05;
+        prm.costs = k;
+        trd_plan *plan = tu_plan(i ? "ring" : "node-ring", &prm);
+        *(i ? t_ring : t_node) = trd_plan_makespan(plan);
+        trd_plan_free(plan);
+    }
+    trd_costs_free(k);
+}
+
+/* Where every transfer costs the same, the flat ring must win: node-ring
+ * funnels each node through its leader.  (The per-pair model gives each
+ * rank a port of its own, so it does not see a node's ranks share one
+ * link; it cannot show node-ring winning: docs/ALGORITHMS_ALLREDUCE.md.) */
+static void test_model_flat_wins(void **state)
+{
+    (void)state;
+    for (int32_t per = 2; per <= 4; per += 2) {
+        double tn, tr;
+        makespans(per, 1.0, &tn, &tr);
+        TU_CHECK(isfinite(tn) && isfinite(tr) && tr < tn, "4 nodes of %d, every transfer "
+                 "alike: ring %g not below node-ring %g", per, tr, tn);
+    }
+}
+
+static void test_refusals(void **state)
+{
+    (void)state;
+    int32_t node_of[4] = {0, 0, 4, 1};
+    trd_params prm = params_of(4, 1, node_of);
+    trd_plan *plan = NULL;
+    assert_int_equal(trd_plan_create(&plan, "node-ring", &prm), TRD_EINVAL);
+    TU_CHECK(plan == NULL && strstr(trd_errmsg(), "node_of[2] = 4"), "%s", trd_errmsg());
+    node_of[2] = 1;
+    prm.noncommutative = true;
+    assert_int_equal(trd_plan_create(&plan, "node-ring", &prm), TRD_EUNSUPPORTED);
+    TU_CHECK(plan == NULL && strstr(trd_errmsg(), "commutative"), "%s", trd_errmsg());
+    trd_costs *k;
+    assert_int_equal(trd_costs_create(&k, 4, TRD_DIST_CONST, 1.0, 1.0, 0.0), TRD_OK);
+    node_of[2] = -1;
+    assert_int_equal(trd_costs_nodes(k, node_of, 2.0), TRD_EINVAL);
+    TU_CHECK(strstr(trd_errmsg(), "node_of[2] = -1"), "%s", trd_errmsg());
+    node_of[2] = 1;
+    assert_int_equal(trd_costs_nodes(k, node_of, -1.0), TRD_EINVAL);
+    assert_int_equal(trd_costs_nodes(k, node_of, 3.0), TRD_OK);
+    TU_CHECK(trd_costs_transfer(k, 0, 1) == 1.0 && trd_costs_transfer(k, 1, 2) == 3.0 &&
+                 trd_costs_transfer(k, 2, 2) == 0.0,
+             "trd_costs_nodes: d = %g, %g, %g", trd_costs_transfer(k, 0, 1),
+             trd_costs_transfer(k, 1, 2), trd_costs_transfer(k, 2, 2));
+    trd_costs_free(k);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_refusals),     cmocka_unit_test(test_no_map_is_ring),
+        cmocka_unit_test(test_replay),       cmocka_unit_test(test_runs),
+        cmocka_unit_test(test_model_flat_wins),
+    };
+    return cmocka_run_group_tests_name("node_ring", tests, NULL, NULL);
+}
