@@ -27,13 +27,14 @@ int cmd_list(int argc, char **argv)
     for (size_t i = 0; i < trd_algo_count(); i++) {
         if (json)
             json_array_append_new(
-                all, json_pack("{s:s, s:s, s:s, s:b, s:b, s:b, s:b, s:b}", "name",
+                all, json_pack("{s:s, s:s, s:s, s:b, s:b, s:b, s:b, s:b, s:b}", "name",
                                trd_algo_name(i), "kind", kinds[trd_algo_kind_of(i)],
                                "description", trd_algo_describe(i), "uses_K", trd_algo_uses_k(i),
                                "uses_costs", trd_algo_uses_costs(i), "commutative_only",
                                trd_algo_commutative_only(i), "reproducible",
                                trd_algo_reproducible(i), "needs_factorial_p",
-                               trd_algo_needs_factorial_p(i)));
+                               trd_algo_needs_factorial_p(i), "uses_nodes",
+                               trd_algo_uses_nodes(i)));
         else
             printf("%-20s %-9s %s%s%s\n", trd_algo_name(i), kinds[trd_algo_kind_of(i)],
                    trd_algo_describe(i), trd_algo_uses_k(i) ? " (K)" : "",

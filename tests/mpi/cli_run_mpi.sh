@@ -34,6 +34,8 @@ source "$(dirname "$0")/mpi_lib.sh" "$@"
 part=${3:-all}
 
 kind_of() { "$tool" list --format json | jq -r ".[] | select(.name == \"$1\") | .kind"; }
+# flag_of ALGO FLAG: its registry row's flag (treduce list --format json)
+flag_of() { "$tool" list --format json | jq -r ".[] | select(.name == \"$1\") | .$2"; }
 
 # algorithms [one-per-kind]: the registered algorithms, or the first of each kind
 algorithms() {
@@ -53,15 +55,15 @@ every_algorithm() {
     kind=$(kind_of "$algo")
     mode=(); op=(--op matrix)
     [ "$kind" = exchange ] && mode=(--allreduce)
-    case "$algo" in tree-dyn | ring | star* | hetero-*) op=(--op sum --type int32) ;; esac
+    [ "$(flag_of "$algo" commutative_only)" = true ] && op=(--op sum --type int32)
     for np in "$@"; do
       # the star graph's algorithms take p = n! only: cli_star_mpi.sh runs S_3, S_4
-      case "$algo" in star*) [ "$np" -le 2 ] || np=2 ;; esac
+      [ "$(flag_of "$algo" needs_factorial_p)" = true ] && [ "$np" -gt 2 ] && np=2
       model=(--d 1 --c 1)
-      case "$algo" in hetero-*) # every rank reads the same file
+      if [ "$(flag_of "$algo" uses_costs)" = true ]; then # every rank reads the same file
         "$tool" costs generate -n "$np" --seed "$np" --model nodes --out "$out/costs.txt"
-        model=(--costs "$out/costs.txt") ;;
-      esac
+        model=(--costs "$out/costs.txt")
+      fi
       run_ok "$np" --algo "$algo" --count 1001 "${op[@]}" "${mode[@]}" --root $((np - 1)) \
         "${model[@]}"
     done
