@@ -209,7 +209,12 @@ static bool make_treduce(tml_comm *c, int node_ranks)
                 trd_errmsg());
         return false;
     }
-    return true;
+    /* The nodes, from the world's map learnt at MPI_Init: no communication.
+     * Without them (a process not of the world) every rank is a node. */
+    int32_t *nodes = tml_node_map(c->world, c->size);
+    bool ok = !nodes || trd_comm_set_nodes(c->tc, nodes) == TRD_OK;
+    free(nodes);
+    return ok;
 }
 
 /* Every rank set up, and what rank 0 knows, agreed: false when some rank

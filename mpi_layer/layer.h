@@ -111,6 +111,11 @@ void tml_nodes_finish(void);
  * malloc'd, NULL when out of memory or when a process is not in the
  * world), and how many of them share this process's node.  Local. */
 int *tml_world_ranks(MPI_Comm comm, int *n, int *node_ranks);
+/* The node of each of the n ranks whose world ranks are world[] (treduce's
+ * trd_comm_set_nodes map: the lowest of those ranks on the same node), in
+ * a malloc'd array; NULL when the nodes are not known or out of memory.
+ * Local: every rank computes the same map. */
+int32_t *tml_node_map(const int *world, int n);
 /* How many processes of the world run on this node (0: not known): they
  * share its cores, whichever communicator a call is on. */
 int tml_node_procs(void);

@@ -43,6 +43,28 @@ int tml_node_procs(void)
     return n;
 }
 
+int32_t *tml_node_map(const int *world, int n)
+{
+    if (!node_of || !world)
+        return NULL;
+    int32_t *map = malloc((size_t)n * sizeof *map);
+    int *first = malloc((size_t)world_size * sizeof *first); /* [node] lowest rank of comm there */
+    for (int v = 0; map && first && v < world_size; v++)
+        first[v] = -1;
+    for (int r = 0; map && first && r < n; r++) {
+        int v = node_of[world[r]];
+        if (first[v] < 0)
+            first[v] = r;
+        map[r] = first[v];
+    }
+    free(first);
+    if (!first) {
+        free(map);
+        return NULL;
+    }
+    return map;
+}
+
 void tml_nodes_finish(void)
 {
     free(node_of);

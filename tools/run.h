@@ -35,6 +35,8 @@ typedef struct cli_run_result {
     size_t shm_max;       /* trd_comm_shm_max after the timed calls: the rings'
                              limit they ran with (tuned auto may change it) */
     bool everywhere;      /* refused on every rank alike (rank 0 alone says it) */
+    int32_t nodes;        /* how many nodes the ranks are on (trd_comm_node); 0:
+                             not known */
 } cli_run_result;
 
 /* An operator for a->op and a->type (checker operators ignore the type). */

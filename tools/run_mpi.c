@@ -97,9 +97,13 @@ int cli_run_mpi(const cli_run_args *a, const trd_wire_info *wire)
     trd_status st = cli_run_make_op(a, &op);
     if (st == TRD_OK)
         st = wire->create(&comm, 1, a->timeout);
+    if (st == TRD_OK) /* which ranks share a host: node-ring plans for it */
+        st = trd_comm_learn_nodes(comm);
     if (st == TRD_OK && res.times) {
         if (!node_memory(a, comm, &res))
             cli_run_rank(a, comm, op, &res);
+        for (int r = 0; r < size; r++)
+            res.nodes += trd_comm_node(comm, r) == r;
     } else {
         res = (cli_run_result){.status = st ? st : TRD_ENOMEM, .times = res.times};
         snprintf(res.error, sizeof res.error, "%s", st ? trd_errmsg() : "out of memory");

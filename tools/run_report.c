@@ -40,6 +40,9 @@ static void print_text(const cli_run_args *a, int64_t p, size_t bytes, double me
         printf("  predicted  %10.1f us\n", 1e6 * res->predicted);
     printf("  measured   %10.1f us median, %.1f us min over %lld iterations\n", 1e6 * med,
            1e6 * min, (long long)a->iters);
+    if (res->nodes > 0)
+        printf("  nodes      %ld (the hosts the ranks are on, learnt from the wire)\n",
+               (long)res->nodes);
     printf("  verified   %s\n", res->verified ? "yes: equals the rank-order fold of the inputs"
                                               : "NO: the result differs from the fold");
 }
@@ -87,6 +90,8 @@ static json_t *report_json(const cli_run_args *a, int64_t p, size_t bytes, doubl
     if (!strcmp(a->algo, "auto"))
         json_object_set_new(o, "chosen_by", json_string("auto"));
     json_object_set_new(o, "shm_max_bytes", json_integer((json_int_t)res->shm_max));
+    if (res->nodes > 0)
+        json_object_set_new(o, "nodes", json_integer((json_int_t)res->nodes));
     if (a->explain)
         json_object_set_new(o, "candidates", candidates_json(res, f));
     return o;

@@ -238,6 +238,27 @@ int32_t trd_comm_size(const trd_comm *comm);
  * threads, all of them; MPI, those of this node (counted when the
  * communicator was made).  What a memory check multiplies by.  0 for NULL. */
 int32_t trd_comm_node_size(const trd_comm *comm);
+/* The node (host) of each rank, for the node-aware algorithms
+ * (trd_algo_uses_nodes: node-ring): node_of[0 .. p), each in [0, p), two
+ * ranks on one node sharing a value; copied, renumbered by each node's
+ * lowest rank.  Local, but every rank must give the same grouping (a rank
+ * given another one makes its calls of a node-aware algorithm mismatched
+ * calls).  Set once, before the first collective call (TRD_EINVAL after
+ * it, or for another map than the one set; the same one again is a
+ * no-op), and kept for the communicator's life.  Without it every rank is
+ * a node of its own. */
+trd_status trd_comm_set_nodes(trd_comm *comm, const int32_t *node_of);
+/* The same, learnt from the wire (collective: one trd_comm_allgather):
+ * threads, one node; MPI, the ranks that share a node as
+ * MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) counted them when the
+ * communicator was made.  TRD_EUNSUPPORTED when the wire does not know
+ * them (an MPI wire made with setup.node_ranks given, as the MPI layer
+ * makes them: the layer sets the map itself); else as trd_comm_allgather
+ * and trd_comm_set_nodes. */
+trd_status trd_comm_learn_nodes(trd_comm *comm);
+/* The node of rank in comm's map (its node's lowest rank), or -1 when no
+ * map was set (or for a rank out of range, or a NULL comm). */
+int32_t trd_comm_node(const trd_comm *comm, int32_t rank);
 /* The name of its wire (trd_wire_info.name): "threads" or "mpi". */
 const char *trd_comm_wire(const trd_comm *comm);
 /* Deprecated: trd_comm_wire's older name, which said "transport" for the

@@ -99,6 +99,7 @@ void trd_comm_free(trd_comm *c)
     if (!c)
         return;
     drop_cache(c);
+    free(c->node_of);
     free(c->scratch);
     trd_exec_free(&c->exec);
     if (c->select_free)
@@ -181,6 +182,15 @@ static trd_status build_cache(trd_comm *c, const trd_comm_key *key)
     return st;
 }
 
+/* The same node map by value: each rank of a threads group has its own
+ * copy (runtime/comm_shared.c shares a plan between them). */
+static bool same_nodes(const trd_params *a, const trd_params *b)
+{
+    if (!a->node_of || !b->node_of)
+        return a->node_of == b->node_of;
+    return a->n == b->n && !memcmp(a->node_of, b->node_of, (size_t)a->n * sizeof *a->node_of);
+}
+
 bool trd_comm_same_key(const trd_comm_key *x, const trd_comm_key *y)
 {
     const trd_params *a = &x->params, *b = &y->params;
@@ -191,7 +201,7 @@ bool trd_comm_same_key(const trd_comm_key *x, const trd_comm_key *y)
            a->d == b->d && a->c == b->c && a->latency == b->latency && a->K == b->K &&
            a->combine_fixed == b->combine_fixed && a->flight == b->flight &&
            a->recv_combine_saving == b->recv_combine_saving && a->costs == b->costs &&
-           x->costs_version == y->costs_version;
+           x->costs_version == y->costs_version && same_nodes(a, b);
 }
 
 /* The cached plan (or policy) and engine for key. */

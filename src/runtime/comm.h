@@ -98,6 +98,8 @@ struct trd_comm {
     size_t scratch_size;
     trd_exec exec;
     bool in_call;         /* a collective runs (trd_comm_enter) */
+    int32_t *node_of;     /* the node of each rank (trd_comm_set_nodes), NULL:
+                             none given; every plan's params.node_of */
     struct trd_select_state *select; /* the layer above's; NULL until it needs one */
     void (*select_free)(struct trd_select_state *);
     trd_comm_test *test;  /* NULL but in tests (test_hooks.h) */

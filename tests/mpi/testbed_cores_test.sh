@@ -106,6 +106,14 @@ jcheck '.verified == true and .p == 8' "$out/reduce.json"
 run -- "$tool" run --wire mpi --algo rabenseifner --allreduce --count 20001 --op matrix --iters 2 \
   --format json >"$out/allreduce.json" 2>"$out/err" || bad "allreduce: $(tail -3 "$out/err")"
 jcheck '.verified == true and .p == 8 and .allreduce == true' "$out/allreduce.json"
+# the nodes learnt from MPI (4 hosts), and node-ring planned for them: a
+# sum of powers of two checks that every rank's data came in once
+for placement in block round-robin; do
+  run --placement "$placement" -- "$tool" run --wire mpi --algo node-ring --allreduce \
+    --count 30001 --op sum --type int64 --iters 2 --format json >"$out/nodes.json" 2>"$out/err" ||
+    bad "node-ring ($placement): $(tail -3 "$out/err")"
+  jcheck '.verified == true and .p == 8 and .nodes == 4 and .algo == "node-ring"' "$out/nodes.json"
+done
 
 echo "testbed_cores: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
