@@ -12,15 +12,20 @@
 #           then across hosts),
 #   adapt   OMPI_MCA_coll_adapt_priority=100 (event-driven trees),
 #   layer   LD_PRELOAD=libtreduce_mpi.so (treduce's `auto`),
-# the four alternated launch by launch (the order rotates each run), REPS
+# and, for each algorithm NAME of LAYER_ALGOS (e.g. "node-ring ring"), the
+# layer running NAME (TREDUCE_MPI_ALGO=NAME: the node-aware node-ring plans
+# for the hosts the layer learnt at MPI_Init),
+# all alternated launch by launch (the order rotates each run), REPS
 # runs each.  Writes OUTDIR/raw.txt (platform kind config run bytes us)
 # and prints per point the median of each configuration, the best of
-# Open MPI's three, layer / best, and the allreduce's link bound: every
+# Open MPI's three, layer / best (and each NAME / best), and the
+# allreduce's link bound: every
 # host sends and receives 2 (H - 1) / H n bytes over its link, at the
 # slowest host link's rate.
 # environment: TREDUCE (build/treduce), BENCH (build/bench/bench_mpi_layer),
 # LAYER (build/mpi_layer/libtreduce_mpi.so), PLATFORMS, SIZES
-# (65536,1048576,8388608), KINDS ("allreduce reduce"), REPS (3), MPIRUN.
+# (65536,1048576,8388608), KINDS ("allreduce reduce"), REPS (3), MPIRUN,
+# LAYER_ALGOS (none).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 tool=$(realpath "${TREDUCE:-build/treduce}")
@@ -33,7 +38,8 @@ reps=${REPS:-3}
 out=${1:-build/testbed-cluster}
 name=cl$$
 mpirun=(${MPIRUN:+--mpirun "$MPIRUN"})
-configs=(tuned han adapt layer)
+layer_algos=(${LAYER_ALGOS:-})
+configs=(tuned han adapt layer "${layer_algos[@]}")
 mkdir -p "$out"
 raw=$out/raw.txt
 : >"$raw"
@@ -46,6 +52,8 @@ launch() {
     han) env=(OMPI_MCA_coll_han_priority=100) ;;
     adapt) env=(OMPI_MCA_coll_adapt_priority=100) ;;
     layer) env=(LD_PRELOAD="$layer") ;;
+    tuned) ;;
+    *) env=(LD_PRELOAD="$layer" TREDUCE_MPI_ALGO="$1") ;;
   esac
   "$tool" testbed run --name "$name" "${mpirun[@]}" -- env "${env[@]}" "$bench" --kind "$2" \
     --sizes "$sizes" --seconds 0.5
@@ -70,8 +78,11 @@ for pf in $platforms; do
 done
 
 # the report: medians, the best of Open MPI's, the bound
-echo "| platform | call | bytes | tuned (ms) | han (ms) | adapt (ms) | layer (ms) | layer / best | bound (ms) |"
-echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
+head="| platform | call | bytes |" rule="|---|---|---:|"
+for c in "${configs[@]}"; do head="$head $c (ms) |" rule="$rule---:|"; done
+for c in layer "${layer_algos[@]}"; do head="$head $c / best |" rule="$rule---:|"; done
+echo "$head bound (ms) |"
+echo "$rule---:|"
 for pf in $platforms; do
   base=$(basename "$pf" .json)
   # the slowest host link (bit/s) and the hosts
@@ -90,7 +101,10 @@ for pf in $platforms; do
       best=$(printf '%s\n' "${med[tuned]}" "${med[han]}" "${med[adapt]}" | sort -g | head -1)
       bound=$(awk -v b="$b" -v h="$hosts" -v r="$rate" -v k="$kind" \
         'BEGIN {if (k == "allreduce") printf "%.2f", 2 * (h - 1) / h * b * 8 / r * 1000; else printf "-"}')
-      echo "$line | $(awk -v l="${med[layer]}" -v o="$best" 'BEGIN {printf "%.3f", l / o}') | $bound |"
+      for c in layer "${layer_algos[@]}"; do
+        line="$line | $(awk -v l="${med[$c]}" -v o="$best" 'BEGIN {printf "%.3f", l / o}')"
+      done
+      echo "$line | $bound |"
       unset med
     done
   done

@@ -11,7 +11,9 @@
  *     sum of distinct powers of two (a lost or doubled contribution shows);
  *   - ranks given different maps: the calls of node-ring are mismatched
  *     on every rank (the map is part of the call's signature), while the
- *     ring, which does not read it, runs. */
+ *     ring, which does not read it, runs;
+ *   - the profile measures the link between two nodes where the map has
+ *     two, and nothing of it where there is none. */
 #include "runtime_util.h"
 #include "core/error.h" /* trd_fail */
 
@@ -161,6 +163,57 @@ static void test_other_maps(void **state)
     }
 }
 
+typedef struct profiled {
+    bool nodes;
+    trd_profile got[4];
+} profiled;
+
+/* A profile of 4 ranks, on 2 nodes {0, 1}, {2, 3} or with no map. */
+static trd_status profile_rank(trd_comm *comm, int32_t rank, void *ctx)
+{
+    profiled *x = ctx;
+    static const int32_t two[4] = {0, 0, 1, 1};
+    trd_status st = x->nodes ? trd_comm_set_nodes(comm, two) : TRD_OK;
+    trd_op *sum = NULL;
+    if (st == TRD_OK)
+        st = trd_op_builtin(&sum, TRD_OP_SUM, TRD_DOUBLE);
+    if (st == TRD_OK)
+        st = trd_comm_profile(comm, sum, &x->got[rank]);
+    trd_op_free(sum);
+    return st;
+}
+
+/* Between two nodes the profile measures the link too (rank 0 and rank
+ * 2, the lowest on the other node); with one node, or none known, not;
+ * profile_apply turns it into the call's far_d, far_latency. */
+static void test_profile_far(void **state)
+{
+    (void)state;
+    for (int nodes = 0; nodes < 2; nodes++) {
+        profiled x = {.nodes = nodes};
+        trd_threads_opts o = rt_topts(30.0);
+        rt_result res;
+        rt_run(4, &o, profile_rank, &x, &res);
+        for (int32_t r = 0; r < 4; r++) {
+            TU_CHECK(res.status[r] == TRD_OK, "profile, rank %d: %s", (int)r, res.msg[r]);
+            const trd_profile *pr = &x.got[r];
+            bool far = pr->far_latency > 0 && isfinite(pr->far_per_byte);
+            TU_CHECK(far == (nodes == 1) && (nodes || pr->far_per_byte == 0),
+                     "%s: rank %d far latency %g, per byte %g", nodes ? "2 nodes" : "no map",
+                     (int)r, pr->far_latency, pr->far_per_byte);
+            TU_CHECK(pr->far_latency == x.got[0].far_latency &&
+                         pr->far_per_byte == x.got[0].far_per_byte,
+                     "rank %d's far values are not rank 0's", (int)r);
+        }
+        trd_coll_opts co;
+        trd_coll_opts_init(&co);
+        assert_int_equal(trd_profile_apply(&x.got[0], 1000, 8, &co), TRD_OK);
+        double want = nodes ? x.got[0].far_latency + 8000 * x.got[0].far_per_byte : 0.0;
+        TU_CHECK(co.far_d == want && co.far_latency == (nodes ? x.got[0].far_latency : 0.0),
+                 "applied: far_d %g (want %g), far_latency %g", co.far_d, want, co.far_latency);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -168,6 +221,7 @@ int main(void)
         cmocka_unit_test(test_after_call_and_learn),
         cmocka_unit_test(test_node_ring_runs),
         cmocka_unit_test(test_other_maps),
+        cmocka_unit_test(test_profile_far),
     };
     return cmocka_run_group_tests_name("comm_nodes", tests, NULL, NULL);
 }

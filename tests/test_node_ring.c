@@ -13,8 +13,13 @@
  *   - run for real on threads (trd_comm_run_plan) for some maps: every rank
  *     ends with the sum of distinct powers of two (a lost or doubled
  *     contribution changes it) in every element;
- *   - the model, in the simulator: with every transfer alike
- *     (trd_costs_nodes, D = 1) the flat ring beats node-ring;
+ *   - the model's node links (each node's link to the others one transfer
+ *     at a time each way, transfers between nodes costing params.far_d):
+ *     recursive doubling's makespan by hand on 2 nodes;
+ *   - the model's choice, in the simulator: links 8 times dearer than a
+ *     node's memory and ranks dealt round-robin, node-ring is the fastest
+ *     allreduce of the registry on 4 nodes of 2 and of 4; every transfer
+ *     alike, a flat plan is;
  *   - refusals: a node out of range, a non-commutative operator. */
 #include "ir_replay.h"
 #include "runtime_util.h"
@@ -204,38 +209,77 @@ static void test_runs(void **state)
     run_for_real(9, 2, RANDOM, 3);
 }
 
-/* node-ring's and ring's simulated makespans on 4 nodes of `per` ranks,
- * transfers between nodes D times dearer (trd_costs_nodes). */
-static void makespans(int32_t per, double D, double *t_node, double *t_ring)
+/* The fastest allreduce of the registry in the simulator (and node-ring's
+ * and ring's makespans) on 4 nodes of `per` ranks placed as `s`: d = 1
+ * inside a node, far between two (params.far_d), each node's link to the
+ * others one transfer at a time each way. */
+static const char *fastest(int32_t per, shape s, double far, double *t_node, double *t_ring)
 {
     int32_t node_of[16], p = 4 * per;
-    make_map(node_of, p, BLOCKS, per, 0);
-    trd_costs *k;
-    assert_int_equal(trd_costs_create(&k, p, TRD_DIST_CONST, 1.0, 0.05, 0.0), TRD_OK);
-    assert_int_equal(trd_costs_nodes(k, node_of, D), TRD_OK);
-    for (int i = 0; i < 2; i++) {
-        trd_params prm = params_of(p, 4, node_of);
+    make_map(node_of, p, s, s == BLOCKS ? per : 4, 0);
+    const char *best = NULL;
+    double best_t = INFINITY;
+    for (size_t a = 0; a < trd_algo_count(); a++) {
+        trd_params prm = params_of(p, trd_algo_kind_of(a) == TRD_KIND_EXCHANGE ? 4 : 16,
+                                   node_of);
         prm.c = 0.05;
-        prm.costs = k;
-        trd_plan *plan = tu_plan(i ? "ring" : "node-ring", &prm);
-        *(i ? t_ring : t_node) = trd_plan_makespan(plan);
+        prm.far_d = far;
+        prm.K = trd_algo_uses_k(a) ? 2 : 0;
+        trd_plan *plan = NULL;
+        if (trd_algo_is_dynamic(a) || trd_plan_create(&plan, trd_algo_name(a), &prm) != TRD_OK)
+            continue; /* a reduce, or p is not n! */
+        double t = trd_plan_makespan(plan);
+        if (!strcmp(trd_algo_name(a), "node-ring"))
+            *t_node = t;
+        if (!strcmp(trd_algo_name(a), "ring"))
+            *t_ring = t;
+        if (t < best_t) {
+            best_t = t;
+            best = trd_algo_name(a);
+        }
         trd_plan_free(plan);
     }
-    trd_costs_free(k);
+    trd_clear_error();
+    return best;
 }
 
-/* Where every transfer costs the same, the flat ring must win: node-ring
- * funnels each node through its leader.  (The per-pair model gives each
- * rank a port of its own, so it does not see a node's ranks share one
- * link; it cannot show node-ring winning: docs/ALGORITHMS_ALLREDUCE.md.) */
-static void test_model_flat_wins(void **state)
+/* The node links by hand: recursive doubling on 4 ranks, 2 nodes; one of
+ * its two rounds crosses, both ranks of each node sending at once, so
+ * the round takes 2 far; the other takes d; a combine after each. */
+static void test_model_links(void **state)
+{
+    (void)state;
+    int32_t rr[4] = {0, 1, 0, 1}, block[4] = {0, 0, 1, 1};
+    const int32_t *maps[] = {NULL, rr, block};
+    const double want[] = {2 * (1 + 0.05), 2 * 8 + 1 + 2 * 0.05, 2 * 8 + 1 + 2 * 0.05};
+    for (int i = 0; i < 3; i++) {
+        trd_params prm = params_of(4, 1, maps[i]);
+        prm.c = 0.05;
+        prm.far_d = 8;
+        trd_plan *plan = tu_plan("recursive-doubling", &prm);
+        double t = trd_plan_makespan(plan);
+        TU_CHECK(fabs(t - want[i]) < 1e-9, "recursive doubling, map %d: %.12g, want %.12g", i,
+                 t, want[i]);
+        trd_plan_free(plan);
+    }
+}
+
+/* The model's choice: where the nodes' links are dear and a flat plan
+ * crosses them from every rank (round-robin placement), node-ring must be
+ * the fastest; where every transfer costs the same, a flat plan must beat
+ * it (node-ring funnels each node through its leader). */
+static void test_model_choice(void **state)
 {
     (void)state;
     for (int32_t per = 2; per <= 4; per += 2) {
-        double tn, tr;
-        makespans(per, 1.0, &tn, &tr);
-        TU_CHECK(isfinite(tn) && isfinite(tr) && tr < tn, "4 nodes of %d, every transfer "
-                 "alike: ring %g not below node-ring %g", per, tr, tn);
+        double tn = NAN, tr = NAN;
+        const char *best = fastest(per, ROUND_ROBIN, 8.0, &tn, &tr);
+        TU_CHECK(best && !strcmp(best, "node-ring"), "4 nodes of %d round-robin, links 8x "
+                 "dearer: %s fastest (node-ring %g, ring %g)", per, best ? best : "none", tn,
+                 tr);
+        best = fastest(per, BLOCKS, 1.0, &tn, &tr);
+        TU_CHECK(best && strcmp(best, "node-ring") && tr < tn, "4 nodes of %d, every transfer "
+                 "alike: %s fastest, ring %g, node-ring %g", per, best ? best : "none", tr, tn);
     }
 }
 
@@ -271,7 +315,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_refusals),     cmocka_unit_test(test_no_map_is_ring),
         cmocka_unit_test(test_replay),       cmocka_unit_test(test_runs),
-        cmocka_unit_test(test_model_flat_wins),
+        cmocka_unit_test(test_model_links),  cmocka_unit_test(test_model_choice),
     };
     return cmocka_run_group_tests_name("node_ring", tests, NULL, NULL);
 }

@@ -49,7 +49,8 @@ static void save_then_load(void **state)
     const trd_profile pr = {.latency = 6.25e-5, .per_byte = 1.0 / 3e10, .combine_fixed = 1e-7,
                             .per_element = 2.5e-10, .flight = 6e-5, .parallelism = 1.5,
                             .recv_combine_saving = 0.625, .streams = 3,
-                            .stream_bw = {1e10 / 3, 6e9, 7.5e9}};
+                            .stream_bw = {1e10 / 3, 6e9, 7.5e9}, .far_latency = 1.25e-4,
+                            .far_per_byte = 8e-8};
     const trd_profile_meta m = meta_of("mpi", 16, "matrix", "double", 32, 16384);
     char path[64];
     temp_file(path, sizeof path, "");
@@ -69,7 +70,8 @@ static void save_then_load(void **state)
                  got.combine_fixed == pr.combine_fixed && got.per_element == pr.per_element &&
                  got.flight == pr.flight && got.parallelism == pr.parallelism &&
                  got.recv_combine_saving == pr.recv_combine_saving && got.streams == 3 &&
-                 !memcmp(got.stream_bw, pr.stream_bw, 3 * sizeof(double)),
+                 !memcmp(got.stream_bw, pr.stream_bw, 3 * sizeof(double)) &&
+                 got.far_latency == pr.far_latency && got.far_per_byte == pr.far_per_byte,
              "values differ after a round trip (latency %.17g, per_byte %.17g)", got.latency,
              got.per_byte);
     assert_string_equal(gm.wire, "mpi");
@@ -96,7 +98,8 @@ static void older_profile_loads(void **state)
     trd_profile_meta m;
     TU_CHECK(trd_profile_load(path, &pr, &m) == TRD_OK, "%s", trd_errmsg());
     unlink(path);
-    assert_true(pr.flight == 0 && pr.parallelism == 0 && m.elem_size == 0 && pr.streams == 0);
+    assert_true(pr.flight == 0 && pr.parallelism == 0 && m.elem_size == 0 && pr.streams == 0 &&
+                pr.far_latency == 0 && pr.far_per_byte == 0);
     assert_true(pr.latency == 1e-5 && pr.per_byte == 2e-10 && pr.per_element == 3e-10);
     assert_string_equal(m.wire, "threads"); /* under its older key */
 }

@@ -89,8 +89,17 @@ typedef struct trd_params {
                             node-aware algorithms (trd_algo_uses_nodes:
                             node-ring); the costs that make a node's
                             transfers cheap are params.costs'
-                            (trd_costs_nodes).  Borrowed: it must outlive
-                            the plan */
+                            (trd_costs_nodes), or far_d's.  Borrowed: it
+                            must outlive the plan */
+    double far_d;        /* with node_of and no costs: the time of one
+                            transfer between two nodes (0: d, as inside one;
+                            finite, >= far_latency).  The simulator then
+                            also gives each node one link to the network in
+                            each direction, which its ranks' transfers to
+                            other nodes take in turn (docs/SIMULATION.md,
+                            "Nodes"); the planners ignore it */
+    double far_latency;  /* of far_d, the part paid per message (0 <= it <=
+                            far_d; used when far_d > 0) */
 } trd_params;
 
 /* Defaults: n = 1, d = 1, c = 1, K unset, root 0, commutative, segments

@@ -337,6 +337,11 @@ typedef struct trd_coll_opts {
                                 default 0) */
     double recv_combine_saving; /* the share of a transfer a receive-and-
                                 combine does not pay (trd_params; default 0) */
+    double far_d, far_latency; /* a transfer between two nodes of the
+                                communicator's map (trd_comm_set_nodes) and
+                                its part per message (trd_params; default 0:
+                                as d, latency; the measured model sets them
+                                where the ranks are on several nodes) */
     double parallelism;      /* how many ranks the platform runs at once
                                 (trd_comm_calibrate measures it: fewer
                                 cores than ranks; the shared memory bus
@@ -496,13 +501,19 @@ typedef struct trd_profile {
     double recv_combine_saving; /* trd_params.recv_combine_saving, measured
                              with a 1 MiB message (0: not modelled) */
     int32_t streams;      /* entries of stream_bw (0: not measured) */
+    double far_latency;   /* the same two between ranks of two nodes (rank
+                             0 and the lowest rank on another node of the */
+    double far_per_byte;  /* communicator's map, trd_comm_set_nodes); 0, 0:
+                             one node, or not measured */
     double stream_bw[TRD_STREAMS_MAX]; /* aggregate bytes per second of k
                              ranks streaming a[i] += b[i] at once,
                              stream_bw[k - 1], k = 1 .. min(p, cores):
                              non-decreasing and at most k stream_bw[0] */
 } trd_profile;
 /* Measures a profile (collective): messages of 0 B to 8 MiB between
- * ranks 0 and 1 and combines of 1 Ki to 1 Mi elements of op on every rank
+ * ranks 0 and 1, and where the communicator's node map puts ranks on
+ * several nodes, of 0 B to 256 KiB between rank 0 and the lowest rank on
+ * another node (far_latency, far_per_byte), and combines of 1 Ki to 1 Mi elements of op on every rank
  * (the slowest kept), each fitted by least squares (GSL) to a line, and
  * the parallelism (as trd_comm_calibrate's, with 256 Ki elements), the
  * receive-and-combine saving (1 MiB messages), and the aggregate memory bandwidth of 1 to min(p, cores) ranks streaming

@@ -58,10 +58,11 @@ static trd_status check_costs(const trd_params *p)
 }
 
 /* Whether the tree evaluator (Prop. 3) times plans under p: it knows no
- * flight and charges every message a whole transfer. */
+ * flight, charges every message a whole transfer, and knows no nodes
+ * (their shared links, far_d). */
 static bool evaluator_model(const trd_params *p)
 {
-    return p->flight == 0 && p->recv_combine_saving == 0;
+    return p->flight == 0 && p->recv_combine_saving == 0 && !p->node_of;
 }
 
 trd_cost_view trd_plan_cost_view(const trd_params *p)
@@ -112,8 +113,13 @@ static trd_status check_params(const trd_algo *algo, const trd_params *p)
         return trd_fail(TRD_EINVAL, "recv_combine_saving = %g is outside [0, 1]: it is the "
                         "share of a transfer a receive-and-combine does not pay",
                         p->recv_combine_saving);
-    if ((st = check_cost("combine_fixed", p->combine_fixed)) != TRD_OK)
+    if ((st = check_cost("combine_fixed", p->combine_fixed)) != TRD_OK ||
+        (st = check_cost("far_d", p->far_d)) != TRD_OK ||
+        (st = check_cost("far_latency", p->far_latency)) != TRD_OK)
         return st;
+    if (p->far_d > 0 && p->far_latency > p->far_d)
+        return trd_fail(TRD_EINVAL, "far_latency = %g is above far_d = %g: it is the part of a "
+                        "transfer between nodes paid per message", p->far_latency, p->far_d);
     if (p->combine_fixed > p->c)
         return trd_fail(TRD_EINVAL, "combine_fixed = %g is above c = %g: it is the part of a "
                         "combine paid per call", p->combine_fixed, p->c);
@@ -145,7 +151,7 @@ static trd_status check_params(const trd_algo *algo, const trd_params *p)
  * stays below 4 n^2 blocks (d + c). */
 static trd_status check_range(const trd_params *p)
 {
-    double d = p->d, c = p->c;
+    double d = fmax(p->d, p->far_d), c = p->c;
     if (p->costs) { /* the largest of the bases: every step costs at most that */
         const trd_costs *k = p->costs;
         for (int64_t i = 0; k->dmat && i < p->n * p->n; i++)

@@ -10,8 +10,8 @@ static bool same_opts(const trd_coll_opts *a, const trd_coll_opts *b)
 {
     return a->d == b->d && a->c == b->c && a->latency == b->latency &&
            a->combine_fixed == b->combine_fixed && a->flight == b->flight &&
-           a->recv_combine_saving == b->recv_combine_saving &&
-           a->parallelism == b->parallelism && a->stream_bw == b->stream_bw &&
+           a->recv_combine_saving == b->recv_combine_saving && a->far_d == b->far_d &&
+           a->far_latency == b->far_latency && a->parallelism == b->parallelism && a->stream_bw == b->stream_bw &&
            a->streams == b->streams && a->K == b->K &&
            a->reproducible == b->reproducible && a->segment_bytes == b->segment_bytes &&
            a->tune == b->tune && a->measure_model == b->measure_model && a->costs == b->costs;

@@ -151,6 +151,8 @@ trd_status trd_comm_key_for(const trd_comm *c, int64_t count, const trd_op *op, 
     p.segments = segments_for(trd_algo_entry(index), o, count, elem);
     p.costs = o->costs;
     p.node_of = c->node_of;
+    p.far_d = o->far_d;
+    p.far_latency = o->far_latency;
     *key = (trd_comm_key){.algo = index, .params = p, .parallelism = o->parallelism,
                           .count = count, .elem = elem, .reproducible = o->reproducible,
                           .costs_version = trd_costs_version(o->costs)};

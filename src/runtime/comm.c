@@ -186,7 +186,7 @@ static trd_status build_cache(trd_comm *c, const trd_comm_key *key)
  * copy (runtime/comm_shared.c shares a plan between them). */
 static bool same_nodes(const trd_params *a, const trd_params *b)
 {
-    if (!a->node_of || !b->node_of)
+    if (a->node_of == b->node_of || !a->node_of || !b->node_of)
         return a->node_of == b->node_of;
     return a->n == b->n && !memcmp(a->node_of, b->node_of, (size_t)a->n * sizeof *a->node_of);
 }
@@ -201,7 +201,8 @@ bool trd_comm_same_key(const trd_comm_key *x, const trd_comm_key *y)
            a->d == b->d && a->c == b->c && a->latency == b->latency && a->K == b->K &&
            a->combine_fixed == b->combine_fixed && a->flight == b->flight &&
            a->recv_combine_saving == b->recv_combine_saving && a->costs == b->costs &&
-           x->costs_version == y->costs_version && same_nodes(a, b);
+           x->costs_version == y->costs_version && same_nodes(a, b) && a->far_d == b->far_d &&
+           a->far_latency == b->far_latency;
 }
 
 /* The cached plan (or policy) and engine for key. */

@@ -98,6 +98,8 @@ void trd_comm_sign(const char *algo, const trd_comm_key *key, const trd_op *op,
     h = MIX(h, p->combine_fixed);
     h = MIX(h, p->flight);
     h = MIX(h, p->recv_combine_saving);
+    h = MIX(h, p->far_d);
+    h = MIX(h, p->far_latency);
     h = MIX(h, key->parallelism);
     if (p->costs && trd_algo_uses_costs(key->algo)) /* n^2 bases, once per argument set */
         h = mix_costs(h, p->costs);

@@ -83,7 +83,7 @@ static trd_status receive(trd_comm *c, int32_t from, const leg_bufs *l, size_t b
     return st;
 }
 
-/* One message of `bytes` from rank `from` to the other of ranks 0 and 1,
+/* One message of `bytes` from rank `from` to the other of ranks 0 and peer,
  * as a collective meets it: both leave a barrier, one sends, the other
  * receives; the receiver's time from the barrier to the message's arrival
  * (*seconds; the other ranks: the barrier only).  Not half a ping-pong: a
@@ -91,37 +91,37 @@ static trd_status receive(trd_comm *c, int32_t from, const leg_bufs *l, size_t b
  * for a wire that spins and then parks (threads) to park, where a
  * collective's message mostly arrives during the spin; and a bench times
  * a call the same way, from a barrier to its end. */
-static trd_status one_leg(trd_comm *c, int32_t from, const leg_bufs *l, size_t bytes,
-                          double *seconds)
+static trd_status one_leg(trd_comm *c, int32_t peer, int32_t from, const leg_bufs *l,
+                          size_t bytes, double *seconds)
 {
     trd_wire *w = &c->wire;
     int32_t me = w->rank, id, src;
     trd_status st = trd_comm_barrier(c);
     double t0 = w->now(w->ctx);
     if (st == TRD_OK && me == from) {
-        st = w->isend(w->ctx, 1 - me, 0, l->send, bytes, 0);
+        st = w->isend(w->ctx, me == 0 ? peer : 0, 0, l->send, bytes, 0);
         if (st == TRD_OK)
             st = w->wait(w->ctx, c->timeout_s, &id, &src);
-    } else if (st == TRD_OK && me <= 1) {
+    } else if (st == TRD_OK && (me == 0 || me == peer)) {
         st = receive(c, from, l, bytes);
     }
     *seconds = w->now(w->ctx) - t0;
     return st;
 }
 
-/* The means of rank 0's and rank 1's two values, on rank 0 (rank 1
+/* The means of rank 0's and rank peer's two values, on rank 0 (peer
  * sends its values; the other ranks do nothing). */
-static trd_status mean_of_two(trd_comm *c, const double mine[2], double mean[2])
+static trd_status mean_of_two(trd_comm *c, int32_t peer, const double mine[2], double mean[2])
 {
     trd_wire *w = &c->wire;
     int32_t id, from;
     double theirs[2] = {0.0, 0.0};
     trd_status st = TRD_OK;
     mean[0] = mean[1] = 0.0;
-    if (w->rank > 1)
+    if (w->rank != 0 && w->rank != peer)
         return TRD_OK;
-    st = w->rank == 1 ? w->isend(w->ctx, 0, 1, mine, sizeof theirs, 0)
-                      : w->irecv(w->ctx, 1, 1, theirs, sizeof theirs, 0);
+    st = w->rank == peer ? w->isend(w->ctx, 0, 1, mine, sizeof theirs, 0)
+                         : w->irecv(w->ctx, peer, 1, theirs, sizeof theirs, 0);
     if (st == TRD_OK)
         st = w->wait(w->ctx, c->timeout_s, &id, &from);
     for (int k = 0; k < 2 && w->rank == 0; k++)
@@ -134,11 +134,13 @@ static trd_status mean_of_two(trd_comm *c, const double mine[2], double mean[2])
  * ranks at the same instant (over MPI the rank that gathers the arrivals
  * leaves first), and what that lag adds to one direction it takes from
  * the other.  With op, each message folds into an accumulator. */
-static trd_status timed_legs(trd_comm *c, const trd_op *op, size_t bytes, double legs[2])
+static trd_status timed_legs(trd_comm *c, int32_t peer, const trd_op *op, size_t bytes,
+                             double legs[2])
 {
     double t[PINGS_SMALL];
     int reps = bytes < PROBE_MIN ? PINGS_SMALL : PINGS_LARGE, got = 0;
-    size_t room = c->wire.rank <= 1 && bytes ? bytes : 1;
+    int32_t me = c->wire.rank;
+    size_t room = (me == 0 || me == peer) && bytes ? bytes : 1;
     unsigned char *buf = malloc(3 * room);
     trd_status st = TRD_OK;
     if (!buf)
@@ -148,10 +150,10 @@ static trd_status timed_legs(trd_comm *c, const trd_op *op, size_t bytes, double
     leg_bufs l = {buf, buf + room, buf + 2 * room, op,
                   op ? (int64_t)(bytes / trd_op_elem_size(op)) : 0};
     for (int i = 0; i < 2 * reps && st == TRD_OK; i++) {
-        int32_t from = i % 2; /* directions alternate */
+        int32_t from = i % 2 ? peer : 0; /* directions alternate */
         double one;
-        st = one_leg(c, from, &l, bytes, &one);
-        if (c->wire.rank == 1 - from)
+        st = one_leg(c, peer, from, &l, bytes, &one);
+        if (me == (from == 0 ? peer : 0))
             t[got++] = one;
     }
     st = trd_comm_fail(c, st); /* before buf goes: the peer may hold it */
@@ -162,14 +164,19 @@ static trd_status timed_legs(trd_comm *c, const trd_op *op, size_t bytes, double
         mine[0] = t[got / 4];
     }
     if (st == TRD_OK)
-        st = trd_comm_fail(c, mean_of_two(c, mine, legs));
+        st = trd_comm_fail(c, mean_of_two(c, peer, mine, legs));
     return st;
 }
 
 trd_status trd_calibrate_one_way(trd_comm *c, size_t bytes, double legs[2])
 {
+    return trd_calibrate_one_way_to(c, 1, bytes, legs);
+}
+
+trd_status trd_calibrate_one_way_to(trd_comm *c, int32_t peer, size_t bytes, double legs[2])
+{
     legs[0] = legs[1] = 0.0;
-    return c->wire.size < 2 ? TRD_OK : timed_legs(c, NULL, bytes, legs);
+    return c->wire.size < 2 ? TRD_OK : timed_legs(c, peer, NULL, bytes, legs);
 }
 
 trd_status trd_calibrate_recv_combine(trd_comm *c, const trd_op *op, int64_t count,
@@ -177,7 +184,7 @@ trd_status trd_calibrate_recv_combine(trd_comm *c, const trd_op *op, int64_t cou
 {
     legs[0] = legs[1] = 0.0;
     return c->wire.size < 2 ? TRD_OK
-                            : timed_legs(c, op, (size_t)count * trd_op_elem_size(op), legs);
+                            : timed_legs(c, 1, op, (size_t)count * trd_op_elem_size(op), legs);
 }
 
 double trd_calibrate_leg(const double legs[2], double parallelism, int32_t p)

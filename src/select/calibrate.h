@@ -10,6 +10,8 @@
  * means of the two directions' lower quartiles (legs[0]) and medians
  * (legs[1]) (collective; on rank 0, 0 on the others and when p = 1). */
 trd_status trd_calibrate_one_way(trd_comm *c, size_t bytes, double legs[2]);
+/* The same between ranks 0 and peer (0 < peer < p). */
+trd_status trd_calibrate_one_way_to(trd_comm *c, int32_t peer, size_t bytes, double legs[2]);
 /* The same with a receive-and-combine of count elements of op at the
  * receiving end, run as the executor runs a RECV_COMBINE step: until the
  * message is combined into the receiver's accumulator. */

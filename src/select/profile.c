@@ -16,10 +16,14 @@
 #include "runtime/op.h"
 
 static const size_t transfer_sizes[] = {0, 4096, 65536, 1 << 20, 8 << 20};
+/* Between two nodes: smaller, since the network may be a thousand times
+ * slower than a node's memory (a 100 Mbit/s link moves 256 KiB in 21 ms). */
+static const size_t far_sizes[] = {0, 4096, 65536, 256 << 10};
 static const int64_t combine_counts[] = {1024, 16384, 262144, 1 << 20};
 #define FUSED_PROBE (1 << 20) /* bytes of the receive-and-combine (recv_combine_saving) */
 #define NT (sizeof transfer_sizes / sizeof transfer_sizes[0])
 #define NC (sizeof combine_counts / sizeof combine_counts[0])
+#define NF (sizeof far_sizes / sizeof far_sizes[0])
 
 /* y = c0 + c1 x by least squares on relative errors (weights 1/y^2: a
  * 4-byte message must fit as well as an 8 MiB one, or the latency drowns
@@ -50,12 +54,37 @@ trd_status trd_comm_profile(trd_comm *c, const trd_op *op, trd_profile *out)
     return st;
 }
 
+/* The lowest rank on another node than rank 0's (trd_comm_set_nodes), or
+ * -1: one node, or none known. */
+static int32_t far_peer(const trd_comm *c)
+{
+    int32_t home = trd_comm_node(c, 0);
+    for (int32_t r = 1; home >= 0 && r < c->wire.size; r++)
+        if (trd_comm_node(c, r) != home)
+            return r;
+    return -1;
+}
+
+/* far_latency and far_per_byte from the agreed legs between nodes. */
+static void fit_far(const double *legs, const trd_profile *near, int32_t p, trd_profile *out)
+{
+    double x[NF], t[NF];
+    for (size_t i = 0; i < NF; i++) {
+        x[i] = (double)far_sizes[i];
+        t[i] = trd_calibrate_leg(&legs[2 * i], near->parallelism, p);
+    }
+    fit(x, t, NF, &out->far_latency, &out->far_per_byte);
+    if (out->far_latency <= 0)
+        out->far_latency = t[0];
+}
+
 static trd_status measure(trd_comm *c, const trd_op *op, trd_profile *out)
 {
     /* v: the combines, the gap, then (quartile, median) of each transfer
-     * size's legs and of the fused probe's */
-    enum { GAP = NC, LEGS = NC + 1, FUSED = LEGS + 2 * NT, NV = FUSED + 2 };
+     * size's legs, of the fused probe's and of each far size's */
+    enum { GAP = NC, LEGS = NC + 1, FUSED = LEGS + 2 * NT, FAR = FUSED + 2, NV = FAR + 2 * NF };
     double x[NT], t[NT], xc[NC], tc[NC], v[NV], agreed[NV];
+    int32_t far = far_peer(c);
     int64_t fused = FUSED_PROBE / (int64_t)trd_op_elem_size(op);
     trd_status st = TRD_OK;
     for (size_t i = 0; i < NT && st == TRD_OK; i++) {
@@ -70,6 +99,9 @@ static trd_status measure(trd_comm *c, const trd_op *op, trd_profile *out)
         st = trd_calibrate_gap(c, &v[GAP]);
     if (st == TRD_OK)
         st = trd_calibrate_recv_combine(c, op, fused, &v[FUSED]);
+    for (size_t i = 0; i < NF && st == TRD_OK; i++)
+        st = far < 0 ? (v[FAR + 2 * i] = v[FAR + 2 * i + 1] = 0.0, TRD_OK)
+                     : trd_calibrate_one_way_to(c, far, far_sizes[i], &v[FAR + 2 * i]);
     if (st == TRD_OK)
         st = trd_comm_agree_max(c, v, agreed, NV);
     if (st == TRD_OK)
@@ -94,6 +126,9 @@ static trd_status measure(trd_comm *c, const trd_op *op, trd_profile *out)
         trd_calibrate_leg(&agreed[FUSED], out->parallelism, c->wire.size), out->latency,
         (double)fused * trd_op_elem_size(op) * out->per_byte,
         out->combine_fixed + (double)fused * out->per_element);
+    out->far_latency = out->far_per_byte = 0.0;
+    if (far >= 0)
+        fit_far(&agreed[FAR], out, c->wire.size, out);
     return TRD_OK;
 }
 
@@ -108,6 +143,7 @@ trd_status trd_profile_apply(const trd_profile *p, int64_t count, size_t elem, t
         return trd_fail(TRD_EINVAL, "profile: NULL argument or count < 0");
     if (!valid(p->latency) || !valid(p->per_byte) || !valid(p->combine_fixed) ||
         !valid(p->per_element) || !valid(p->flight) || !valid(p->parallelism) ||
+        !valid(p->far_latency) || !valid(p->far_per_byte) ||
         !(p->recv_combine_saving >= 0 && p->recv_combine_saving <= 1) ||
         !trd_node_curve_valid(p->stream_bw, p->streams))
         return trd_fail(TRD_EINVAL, "profile: every value must be finite and >= 0 (latency "
@@ -124,6 +160,9 @@ trd_status trd_profile_apply(const trd_profile *p, int64_t count, size_t elem, t
     o->combine_fixed = count > 0 ? p->combine_fixed : 0.0;
     o->parallelism = p->parallelism;
     o->recv_combine_saving = p->recv_combine_saving;
+    bool far = p->far_latency > 0 || p->far_per_byte > 0; /* measured between nodes */
+    o->far_latency = far ? p->far_latency : 0.0;
+    o->far_d = far ? p->far_latency + (double)count * (double)elem * p->far_per_byte : 0.0;
     o->stream_bw = p->streams > 0 ? p->stream_bw : NULL;
     o->streams = p->streams;
     o->measure_model = false; /* a model is given now */

@@ -38,7 +38,8 @@ static const char *const known_keys[] = {
     "treduce_profile", "wire", "transport", "p", "op", "type", "elem_size", "latency_s",
     "flight_s", "seconds_per_byte", "bandwidth_GBps", "combine_fixed_s",
     "combine_seconds_per_element", "parallelism", "recv_combine_saving",
-    "stream_bandwidth_Bps", "shm_max_bytes", "shm_probe_us", NULL};
+    "stream_bandwidth_Bps", "shm_max_bytes", "shm_probe_us", "far_latency_s",
+    "far_seconds_per_byte", NULL};
 
 /* A failure naming the file and the key. */
 static trd_status TRD_PRINTF(3, 4) bad_key(const char *path, const char *key, const char *fmt, ...)
@@ -64,7 +65,8 @@ static trd_status check_keys(json_t *root, const char *path)
                             "treduce_profile, wire, p, op, type, elem_size, latency_s, "
                             "flight_s, seconds_per_byte, bandwidth_GBps, combine_fixed_s, "
                             "combine_seconds_per_element, parallelism, "
-                            "recv_combine_saving, stream_bandwidth_Bps, shm_max_bytes)",
+                            "recv_combine_saving, stream_bandwidth_Bps, shm_max_bytes, "
+                            "far_latency_s, far_seconds_per_byte)",
                             path, key);
     }
     return TRD_OK;
@@ -208,6 +210,10 @@ static trd_status read_values(json_t *root, const char *path, trd_profile *pr)
         st = read_seconds(root, path, "parallelism", false, &pr->parallelism);
     if (st == TRD_OK)
         st = read_seconds(root, path, "recv_combine_saving", false, &pr->recv_combine_saving);
+    if (st == TRD_OK) /* measured between nodes only */
+        st = read_seconds(root, path, "far_latency_s", false, &pr->far_latency);
+    if (st == TRD_OK)
+        st = read_seconds(root, path, "far_seconds_per_byte", false, &pr->far_per_byte);
     if (st == TRD_OK && pr->recv_combine_saving > 1)
         st = bad_key(path, "recv_combine_saving", "= %g is above 1: it is the share of a "
                      "transfer a receive-and-combine does not pay", pr->recv_combine_saving);
@@ -272,7 +278,8 @@ static bool valid_name(const char *s)
 static trd_status check_save(const trd_profile *pr, const trd_profile_meta *m)
 {
     const double v[] = {pr->latency, pr->per_byte, pr->combine_fixed, pr->per_element,
-                        pr->flight, pr->parallelism, pr->recv_combine_saving};
+                        pr->flight, pr->parallelism, pr->recv_combine_saving,
+                        pr->far_latency, pr->far_per_byte};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         if (!isfinite(v[i]) || v[i] < 0)
             return trd_fail(TRD_EINVAL, "trd_profile_save: every value must be finite and "
@@ -315,6 +322,10 @@ trd_status trd_profile_save(const char *path, const trd_profile *pr, const trd_p
         return trd_fail(TRD_ENOMEM, "trd_profile_save: out of memory");
     if (m->elem_size == 0)
         json_object_del(o, "elem_size");
+    if (pr->far_latency > 0 || pr->far_per_byte > 0) {
+        json_object_set_new(o, "far_latency_s", json_real(pr->far_latency));
+        json_object_set_new(o, "far_seconds_per_byte", json_real(pr->far_per_byte));
+    }
     json_t *curve = pr->streams > 0 ? json_array() : NULL;
     for (int32_t k = 0; curve && k < pr->streams; k++)
         json_array_append_new(curve, json_real(pr->stream_bw[k]));

@@ -90,6 +90,8 @@ static trd_status record_run(const trd_params *p, trd_engine *engine, recorder *
     trd_virtual virt = {0};
     trd_status st = trd_virtual_init(&virt, (int32_t)p->n, TRD_PORT_FULL, &costs);
     if (st == TRD_OK)
+        st = trd_virtual_set_nodes(&virt, p->node_of, p->far_d, p->far_latency);
+    if (st == TRD_OK)
         st = trd_virtual_trace(&virt);
     if (st == TRD_OK) {
         trd_virtual_reset(&virt, 0, 0);

@@ -63,6 +63,9 @@ trd_status trd_sim_init(trd_sim *sim, const char *algo_name, const trd_params *p
     }
     if (st == TRD_OK)
         st = trd_virtual_init(&sim->virt, n, port, costs);
+    if (st == TRD_OK)
+        st = trd_virtual_set_nodes(&sim->virt, params->node_of, params->far_d,
+                                   params->far_latency);
     if (st != TRD_OK)
         trd_sim_destroy(sim);
     return st;
@@ -129,6 +132,8 @@ trd_status trd_plan_simulate_makespan(const trd_plan *plan, double *makespan)
     if (st == TRD_OK)
         st = trd_virtual_init(&virt, (int32_t)p->n, TRD_PORT_FULL,
                               &costs);
+    if (st == TRD_OK)
+        st = trd_virtual_set_nodes(&virt, p->node_of, p->far_d, p->far_latency);
     if (st == TRD_OK) {
         trd_virtual_reset(&virt, 0, 0);
         st = trd_virtual_run(&virt, engine, NULL);

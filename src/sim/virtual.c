@@ -143,16 +143,50 @@ static bool can_recv(const trd_virtual *v, int32_t r)
     return !(v->ranks[r].busy & v->recv_bits);
 }
 
+/* Node links (trd_virtual_set_nodes): a transfer between nodes takes its
+ * sender node's link out and its receiver node's link in. */
+enum { LINK_OUT = 1, LINK_IN = 2 };
+
+static bool crosses(const trd_virtual *v, int32_t from, int32_t to)
+{
+    return v->node_of && v->node_of[from] != v->node_of[to];
+}
+
+/* Whether a transfer from -> to may take the links it crosses. */
+static bool link_free(const trd_virtual *v, int32_t from, int32_t to)
+{
+    return !crosses(v, from, to) || !((v->node_busy[v->node_of[from]] & LINK_OUT) |
+                                      (v->node_busy[v->node_of[to]] & LINK_IN));
+}
+
 static void set_busy(trd_virtual *v, int32_t from, int32_t to)
 {
     v->ranks[from].busy |= v->send_bits;
     v->ranks[to].busy |= v->recv_bits;
+    if (crosses(v, from, to)) {
+        v->node_busy[v->node_of[from]] |= LINK_OUT;
+        v->node_busy[v->node_of[to]] |= LINK_IN;
+    }
+}
+
+static void mark_if_pending(trd_virtual *v, int32_t rank);
+
+/* A node's link is free again: its ranks may start what waited for it. */
+static COLD void free_link(trd_virtual *v, int32_t node, uint8_t bit)
+{
+    v->node_busy[node] &= (uint8_t)~bit;
+    for (int32_t k = v->node_first[node]; k < v->node_first[node + 1]; k++)
+        mark_if_pending(v, v->node_member[k]);
 }
 
 static void set_free(trd_virtual *v, int32_t from, int32_t to)
 {
     v->ranks[from].busy &= (uint8_t)~v->send_bits;
     v->ranks[to].busy &= (uint8_t)~v->recv_bits;
+    if (crosses(v, from, to)) {
+        free_link(v, v->node_of[from], LINK_OUT);
+        free_link(v, v->node_of[to], LINK_IN);
+    }
 }
 
 /* The first posted receive of `to` without a partner that accepts send s
@@ -196,8 +230,11 @@ static NOINLINE double transfer_cost(trd_virtual *v, int32_t s, int32_t from, in
                                      bool fused)
 {
     double keep = fused ? 1.0 - v->costs->recv_combine_saving : 1.0;
-    double cost = trd_costs_transfer_base(v->costs, from, to) * share(v, s) * keep;
-    return v->costs->latency + (v->random ? cost * trd_costs_factor(v->costs, &v->rng_d) : cost);
+    bool far = v->far && crosses(v, from, to);
+    double base = far ? v->far_base : trd_costs_transfer_base(v->costs, from, to);
+    double cost = base * share(v, s) * keep;
+    return (far ? v->far_latency : v->costs->latency) +
+           (v->random ? cost * trd_costs_factor(v->costs, &v->rng_d) : cost);
 }
 
 /* The fixed part plus c(rank) times the share of combine id times the
@@ -214,7 +251,7 @@ static NOINLINE double combine_cost(trd_virtual *v, int32_t id, int32_t rank)
  * flight time the ports' release and then the arrival. */
 static NOINLINE void push_transfer_end(trd_virtual *v, int32_t s, double cost)
 {
-    double flight = v->costs->flight;
+    double flight = v->costs->flight < cost ? v->costs->flight : cost; /* a far message's */
     if (flight <= 0) {
         push_event(v, LANE_TRANSFER, v->now + cost, op_of(s, EV_TRANSFER));
         return;
@@ -581,7 +618,7 @@ static inline int32_t take_solo(trd_virtual *v, int32_t to, int32_t *r, int32_t 
 {
     int32_t s = v->queues[to].solo, from = v->st[s].rank;
     *rlink = NULL;
-    if (!can_send(v, from))
+    if (!can_send(v, from) || !link_free(v, from, to))
         return -1;
     *r = v->partner[s] >= 0 ? v->partner[s] : find_listed(v, s, to, from, rlink);
     if (*r < 0)
@@ -608,7 +645,7 @@ static inline int32_t take_first(trd_virtual *v, int32_t to, int32_t *r, int32_t
         trd_vpair *pr = &v->pairs[pair];
         int32_t s = items(v, &pr->ready)[0];
         *rlink = NULL;
-        if (!can_send(v, pr->from)) {
+        if (!can_send(v, pr->from) || !link_free(v, pr->from, to)) {
             v->aside[v->naside++] = ~pair; /* the whole pair */
             pairs_pop_top(v, h);
             continue;
@@ -1088,8 +1125,49 @@ trd_status trd_virtual_trace(trd_virtual *v)
     return TRD_OK;
 }
 
+trd_status trd_virtual_set_nodes(trd_virtual *v, const int32_t *node_of, double far_d,
+                                 double far_latency)
+{
+    v->far = node_of && far_d > 0 && !v->costs->dmat && v->port != TRD_PORT_MULTI;
+    v->far_latency = far_latency;
+    v->far_base = far_d - far_latency;
+    free(v->node_busy);
+    free(v->node_first);
+    free(v->node_member);
+    v->node_busy = NULL;
+    v->node_first = v->node_member = NULL;
+    v->node_of = NULL;
+    if (!node_of || v->port == TRD_PORT_MULTI)
+        return TRD_OK;
+    int32_t n = v->n;
+    for (int32_t r = 0; r < n; r++)
+        if (node_of[r] < 0 || node_of[r] >= n)
+            return trd_fail(TRD_EINVAL, "simulator: node_of[%ld] = %ld is not a node: need 0 "
+                            "<= node < n = %ld", (long)r, (long)node_of[r], (long)n);
+    size_t count = n > 0 ? (size_t)n : 1;
+    v->node_busy = calloc(count, 1);
+    v->node_first = calloc(count + 1, sizeof *v->node_first);
+    v->node_member = malloc(count * sizeof *v->node_member);
+    if (!v->node_busy || !v->node_first || !v->node_member) {
+        trd_virtual_set_nodes(v, NULL, 0, 0);
+        return trd_fail(TRD_ENOMEM, "simulator: out of memory for %ld nodes", (long)n);
+    }
+    for (int32_t r = 0; r < n; r++)
+        v->node_first[node_of[r] + 1]++;
+    for (int32_t k = 0; k < n; k++)
+        v->node_first[k + 1] += v->node_first[k];
+    for (int32_t r = 0; r < n; r++) /* counting sort: ascending ranks within a node */
+        v->node_member[v->node_first[node_of[r]]++] = r;
+    for (int32_t k = n; k > 0; k--) /* each start moved to the next node's: back */
+        v->node_first[k] = v->node_first[k - 1];
+    v->node_first[0] = 0;
+    v->node_of = node_of;
+    return TRD_OK;
+}
+
 void trd_virtual_destroy(trd_virtual *v)
 {
+    trd_virtual_set_nodes(v, NULL, 0, 0);
     free(v->started);
     free(v->ranks);
     free(v->idle);
@@ -1131,10 +1209,12 @@ void trd_virtual_reset(trd_virtual *v, uint64_t seed, int64_t run)
     v->mean_c = v->costs->mean_c;
     v->plain = !v->random && !v->costs->dmat && !v->costs->cvec && v->costs->latency == 0 &&
                v->costs->combine_fixed == 0 && v->costs->flight == 0 &&
-               v->costs->recv_combine_saving == 0;
+               v->costs->recv_combine_saving == 0 && !v->far;
     v->draw_c = v->random && (v->costs->cvec || v->costs->mean_c != 0);
     v->scale = NULL; /* until attach */
     v->now = 0.0;
+    if (v->node_busy)
+        memset(v->node_busy, 0, v->n > 0 ? (size_t)v->n : 1);
     trd_eq_clear(&v->events);
     v->ndirty = 0;
     v->holding = false;

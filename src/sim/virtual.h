@@ -119,6 +119,16 @@ typedef struct trd_virtual {
     int32_t naside, aside_cap;
     int32_t *arena;          /* the heaps' items (trd_vheap) */
     size_t arena_used, arena_cap;
+    /* Nodes (trd_virtual_set_nodes; NULL: none): a transfer between two
+     * nodes also takes its sender node's link out and its receiver node's
+     * link in (node_busy bits LINK_OUT, LINK_IN, by node), one transfer
+     * each at a time; node k's ranks are node_member[node_first[k] ..
+     * node_first[k + 1]). */
+    const int32_t *node_of;
+    uint8_t *node_busy;
+    int32_t *node_first, *node_member;
+    bool far;                /* transfers between nodes cost far_latency + */
+    double far_latency, far_base; /* far_base times their share */
 } trd_virtual;
 
 /* Records from now on when each posted step begins, in v->started[id]
@@ -127,6 +137,16 @@ trd_status trd_virtual_trace(trd_virtual *v);
 
 /* Allocates a transport for n ranks; seeds come from trd_virtual_reset. */
 trd_status trd_virtual_init(trd_virtual *v, int32_t n, trd_port port, const trd_costs *costs);
+/* The node of each rank (trd_params.node_of, values in [0, n); borrowed:
+ * it must outlive v): from the next reset on, the ranks of one node share
+ * one link to the network in each direction, as the ports of the port
+ * model are shared by one rank's transfers (none under TRD_PORT_MULTI);
+ * NULL: every rank a node of its own, its ports its links.  far_d > 0
+ * (trd_params.far_d, far_latency): a whole-buffer transfer between two
+ * nodes costs that, far_latency of it per message, instead of the costs'
+ * (homogeneous costs only: bases d[i][j] say it themselves). */
+trd_status trd_virtual_set_nodes(trd_virtual *v, const int32_t *node_of, double far_d,
+                                 double far_latency);
 void trd_virtual_destroy(trd_virtual *v);
 /* Starts run `run` of `seed` at time 0 with its own cost streams. */
 void trd_virtual_reset(trd_virtual *v, uint64_t seed, int64_t run);
