@@ -180,7 +180,7 @@ static tml_reason classify(const tml_args *a, plan *p)
 }
 
 /* The call's options (collective where it measures: choose.c). */
-static tml_reason prepare(plan *p, const trd_coll_opts **opts, trd_status *err)
+static tml_reason prepare(plan *p, const tml_choice **choice, trd_status *err)
 {
     *err = TRD_OK;
     if (p->bytes == 0 || p->c->size == 1)
@@ -189,7 +189,7 @@ static tml_reason prepare(plan *p, const trd_coll_opts **opts, trd_status *err)
         return TML_SETUP;
     if (p->c->failed)
         return TML_FAILED;
-    return tml_choose(p->c, &p->run, opts, err);
+    return tml_choose(p->c, &p->run, choice, err);
 }
 
 /* One rank: the result is the input. */
@@ -256,27 +256,27 @@ int tml_collective(const tml_args *a)
         return pass(a);
     }
     plan p = {0};
-    const trd_coll_opts *opts = NULL;
+    const tml_choice *choice = NULL;
     trd_status err = TRD_OK;
     const char *msg = NULL;
     tml_busy = true; /* a user function's MPI calls: to MPI */
     tml_reason why = classify(a, &p);
     if (why == TML_OK)
-        why = prepare(&p, &opts, &err);
+        why = prepare(&p, &choice, &err);
     int rc = MPI_SUCCESS;
     if (why == TML_OK && err != TRD_OK) { /* measuring the model failed */
         rc = MPI_ERR_OTHER;
         msg = trd_errmsg();
     } else if (why == TML_OK && p.bytes > 0) {
-        rc = p.c->size == 1 ? copy_local(a, &p) : execute(a, &p, opts, &msg);
+        rc = p.c->size == 1 ? copy_local(a, &p) : execute(a, &p, &choice->opts, &msg);
         if (rc == MPI_SUCCESS && p.c->size > 1)
             tml_known_learn(p.c);
     }
     tml_busy = false;
     tml_stats_count(a->allreduce, why);
     if (tml_g.cfg.verbose)
-        tml_verbose(a, p.c ? p.c->rank : -1, why,
-                    opts ? opts->algo : p.bytes == 0 ? "nothing to reduce" : "one rank");
+        tml_verbose(a, p.c ? p.c->rank : -1, why, choice,
+                    p.bytes == 0 ? "nothing to reduce" : "one rank");
     if (why != TML_OK)
         return pass(a);
     return rc == MPI_SUCCESS ? rc : fail(a, &p, rc, msg);

@@ -119,8 +119,16 @@ typedef struct pick_key {
     size_t elem;
     const trd_op *op;
     double d, c, latency, combine_fixed, flight, recv_combine_saving, parallelism;
+    double far_d, far_latency;
     uint64_t stream_bw; /* a hash of the curve */
+    uint64_t nodes;     /* a hash of the node of each rank (trd_comm_node) */
 } pick_key;
+
+/* FNV-1a over 8 more bytes. */
+static uint64_t fnv(uint64_t h, uint64_t bits)
+{
+    return (h ^ bits) * 0x100000001b3ull;
+}
 
 static void key_of(const tml_comm *c, const tml_run *r, const trd_coll_opts *o, pick_key *k)
 {
@@ -141,13 +149,18 @@ static void key_of(const tml_comm *c, const tml_run *r, const trd_coll_opts *o, 
     k->flight = o->flight;
     k->recv_combine_saving = o->recv_combine_saving;
     k->parallelism = o->parallelism;
+    k->far_d = o->far_d;
+    k->far_latency = o->far_latency;
     k->streams = o->stream_bw ? o->streams : 0;
     k->stream_bw = 0xcbf29ce484222325ull; /* FNV-1a over the values' bits */
     for (int32_t i = 0; i < k->streams; i++) {
         uint64_t bits;
         memcpy(&bits, &o->stream_bw[i], sizeof bits);
-        k->stream_bw = (k->stream_bw ^ bits) * 0x100000001b3ull;
+        k->stream_bw = fnv(k->stream_bw, bits);
     }
+    k->nodes = 0xcbf29ce484222325ull; /* the plans read it: one size, other hosts */
+    for (int32_t r = 0; r < c->size; r++)
+        k->nodes = fnv(k->nodes, (uint64_t)(uint32_t)trd_comm_node(c->tc, r));
 }
 
 /* The picks made in this process, for the communicators to come: ranking
@@ -158,6 +171,8 @@ static struct {
     bool used;
     pick_key key;
     tml_reason why;
+    double predicted, next_predicted;
+    char next[TML_ALGO_MAX];
     char algo[TML_ALGO_MAX];
 } picked[PICKS];
 static int next_pick;
@@ -171,6 +186,9 @@ static bool recall(const pick_key *k, tml_choice *ch)
         if (picked[i].used && !memcmp(&picked[i].key, k, sizeof *k)) {
             ch->refused = picked[i].why;
             memcpy(ch->algo, picked[i].algo, sizeof ch->algo);
+            memcpy(ch->next, picked[i].next, sizeof ch->next);
+            ch->predicted = picked[i].predicted;
+            ch->next_predicted = picked[i].next_predicted;
             found = true;
         }
     pthread_mutex_unlock(&pick_lock);
@@ -185,6 +203,9 @@ static void remember(const pick_key *k, const tml_choice *ch)
     picked[next_pick].key = *k;
     picked[next_pick].why = ch->refused;
     memcpy(picked[next_pick].algo, ch->algo, sizeof ch->algo);
+    memcpy(picked[next_pick].next, ch->next, sizeof ch->next);
+    picked[next_pick].predicted = ch->predicted;
+    picked[next_pick].next_predicted = ch->next_predicted;
     next_pick = (next_pick + 1) % PICKS;
     pthread_mutex_unlock(&pick_lock);
 }
@@ -203,18 +224,24 @@ static tml_reason pick(tml_comm *c, const tml_run *r, tml_choice *ch, trd_status
     if (*err == TRD_EUNSUPPORTED) /* no algorithm can run it */
         *err = TRD_OK;
     else
-        for (size_t i = 0; *err == TRD_OK && why != TML_OK && i < n; i++)
-            if (cand[i].status == TRD_OK && !excluded(r, cand[i].algo) &&
-                (!forced || !strcmp(forced, cand[i].algo))) {
+        for (size_t i = 0; *err == TRD_OK && i < n; i++) {
+            bool runs = cand[i].status == TRD_OK && !excluded(r, cand[i].algo);
+            if (runs && why == TML_OK && !ch->next[0]) { /* the runner-up, for VERBOSE */
+                snprintf(ch->next, sizeof ch->next, "%s", cand[i].algo);
+                ch->next_predicted = cand[i].predicted;
+            }
+            if (runs && why != TML_OK && (!forced || !strcmp(forced, cand[i].algo))) {
                 snprintf(ch->algo, sizeof ch->algo, "%s", cand[i].algo);
+                ch->predicted = cand[i].predicted;
                 why = TML_OK;
             }
+        }
     free(cand);
     ch->opts.algo = ch->algo;
     return why;
 }
 
-tml_reason tml_choose(tml_comm *c, const tml_run *r, const trd_coll_opts **opts,
+tml_reason tml_choose(tml_comm *c, const tml_run *r, const tml_choice **choice,
                       trd_status *err)
 {
     *err = TRD_OK;
@@ -226,7 +253,7 @@ tml_reason tml_choose(tml_comm *c, const tml_run *r, const trd_coll_opts **opts,
             ch = e;
     }
     if (ch && !ch->provisional) {
-        *opts = &ch->opts;
+        *choice = ch;
         return ch->refused;
     }
     if (!ch) {
@@ -248,6 +275,6 @@ tml_reason tml_choose(tml_comm *c, const tml_run *r, const trd_coll_opts **opts,
             remember(&k, ch);
     }
     ch->used = *err == TRD_OK;
-    *opts = &ch->opts;
+    *choice = ch;
     return ch->refused;
 }

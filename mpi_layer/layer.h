@@ -234,6 +234,9 @@ typedef struct tml_choice {
     tml_reason refused; /* TML_ALGO: the forced algorithm cannot run it */
     trd_coll_opts opts;
     char algo[TML_ALGO_MAX];
+    double predicted;        /* the model's time of algo (TREDUCE_MPI_VERBOSE) */
+    char next[TML_ALGO_MAX]; /* the next of the ranking that runs the call ("": */
+    double next_predicted;   /* none) and its time */
 } tml_choice;
 
 /* A user operator's cost, agreed by the ranks: fixed + count * per_element. */
@@ -305,12 +308,12 @@ typedef struct tml_run {
     bool exact;      /* every combine order gives the same bits */
     bool user;       /* a user operator */
 } tml_run;
-/* The options (algorithm and model) a call runs with: TML_OK with *opts
- * set, or TML_ALGO when TREDUCE_MPI_ALGO names an algorithm that cannot
+/* The choice (algorithm and model, choice->opts) a call runs with: TML_OK
+ * with *choice set, or TML_ALGO when TREDUCE_MPI_ALGO names an algorithm that cannot
  * run it.  Measures the communicator's profile, or agrees on a user
  * operator's cost, the first time it needs it (collective); *err is then
  * the failure, if any (TML_OK returned). */
-tml_reason tml_choose(tml_comm *c, const tml_run *r, const trd_coll_opts **opts,
+tml_reason tml_choose(tml_comm *c, const tml_run *r, const tml_choice **choice,
                       trd_status *err);
 
 /* ---- One call (call.c) and the counters (stats.c) ---- */
@@ -332,8 +335,11 @@ void tml_stats_count(bool allreduce, tml_reason r);
 /* Rank 0 of the world prints the totals over every process (collective). */
 void tml_stats_report(void);
 /* TREDUCE_MPI_VERBOSE: one line about a call - the algorithm that ran it
- * (why TML_OK) or why it went to MPI - printed by rank 0 of its
- * communicator (rank; -1: unknown, world rank 0 prints). */
-void tml_verbose(const tml_args *a, int rank, tml_reason why, const char *algo);
+ * (why TML_OK: choice's, with the time the model predicted and the next
+ * of its ranking; `otherwise` where there was no choice to make) or why it
+ * went to MPI - printed by rank 0 of its communicator (rank; -1: unknown,
+ * world rank 0 prints). */
+void tml_verbose(const tml_args *a, int rank, tml_reason why, const tml_choice *choice,
+                 const char *otherwise);
 
 #endif

@@ -9,6 +9,7 @@
  * function calling MPI) go to MPI and are not counted. */
 #include <stdatomic.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "layer.h"
 
@@ -56,7 +57,21 @@ void tml_stats_report(void)
     fflush(stderr);
 }
 
-void tml_verbose(const tml_args *a, int rank, tml_reason why, const char *algo)
+/* Why choice's algorithm: forced, or the model's times of it and the next. */
+static void reason(const tml_choice *ch, char *buf, size_t size)
+{
+    if (strcmp(tml_g.cfg.algo, "auto"))
+        snprintf(buf, size, " (TREDUCE_MPI_ALGO)");
+    else if (ch->next[0])
+        snprintf(buf, size, " (predicted %.4g us; next %s, %.4g us)", 1e6 * ch->predicted,
+                 ch->next, 1e6 * ch->next_predicted);
+    else
+        snprintf(buf, size, " (predicted %.4g us; the only one that runs it)",
+                 1e6 * ch->predicted);
+}
+
+void tml_verbose(const tml_args *a, int rank, tml_reason why, const tml_choice *choice,
+                 const char *otherwise)
 {
     if ((rank >= 0 ? rank : tml_g.world_rank) != 0)
         return;
@@ -68,9 +83,13 @@ void tml_verbose(const tml_args *a, int rank, tml_reason why, const char *algo)
     const char *op = a->op != MPI_OP_NULL && tml_op_find(a->op, &o) ? o.name
                                                                     : "an unknown operator";
     const char *fn = a->allreduce ? "MPI_Allreduce" : "MPI_Reduce";
+    char because[160] = "";
+    if (why == TML_OK && choice)
+        reason(choice, because, sizeof because);
     if (why == TML_OK)
-        fprintf(stderr, "treduce-mpi: %s of %d x %s, %s: %s\n", fn, a->count,
-                len > 0 ? type : "a derived datatype", op, algo);
+        fprintf(stderr, "treduce-mpi: %s of %d x %s, %s: %s%s\n", fn, a->count,
+                len > 0 ? type : "a derived datatype", op, choice ? choice->algo : otherwise,
+                because);
     else
         fprintf(stderr, "treduce-mpi: %s of %d x %s, %s: passed to MPI (%s)\n", fn, a->count,
                 len > 0 ? type : "a derived datatype", op, tml_reason_name(why));

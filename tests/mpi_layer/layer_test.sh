@@ -176,10 +176,15 @@ part_stats() {
   runs_ok "stats, off" "^treduce-mpi: MPI_Allreduce handled=0 passed=18 off=18\$" \
     "^treduce-mpi: MPI_Reduce handled=0 passed=15 off=15\$"
   launch $np preload TREDUCE_MPI_VERBOSE=1 TREDUCE_MPI_ALGO=fibonacci -- layer_stats
-  count=$(grep -c "MPI_SUM: fibonacci\$" <<<"$out")
+  count=$(grep -c "MPI_SUM: fibonacci (TREDUCE_MPI_ALGO)\$" <<<"$out")
   runs_ok "verbose" "passed to MPI \(intercomm\)" \
     "MPI_Reduce of 3 x MPI_DOUBLE, MPI_SUM: passed to MPI \(invalid\)"
   if [ "$count" -eq 4 ]; then ok; else bad "verbose: $count lines name fibonacci, not 4"; fi
+  # auto says why: the model's time of its choice and of the next one
+  launch $np preload TREDUCE_MPI_VERBOSE=1 -- layer_stats
+  count=$(grep -cE "MPI_SUM: [a-z-]+ \(predicted [0-9.e+-]+ us; next [a-z-]+, [0-9.e+-]+ us\)\$" \
+    <<<"$out")
+  if [ "$count" -ge 4 ]; then ok; else bad "verbose, auto: $count lines say why: $out"; fi
   for v in TREDUCE_MPI=maybe TREDUCE_MPI_TIMEOUT=2e6 TREDUCE_MPI_ALGO=nope \
     TREDUCE_MPI_STAT=1; do
     launch $np preload "$v" TREDUCE_MPI_STATS=1 -- layer_stats
