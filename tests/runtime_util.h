@@ -112,6 +112,21 @@ static inline void rt_note_once(const char *text)
 /* One rank's part: returns its status (recorded in rt_result). */
 typedef trd_status (*rt_rank_fn)(trd_comm *comm, int32_t rank, void *ctx);
 
+/* One plan run for real on every rank (trd_comm_run_plan): rank r's
+ * buffer is buf[r], count elements of op. */
+typedef struct rt_plan_run {
+    const trd_plan *plan;
+    void **buf;
+    int64_t count;
+    trd_op *op;
+} rt_plan_run;
+
+static inline trd_status rt_run_plan_rank(trd_comm *comm, int32_t rank, void *ctx)
+{
+    rt_plan_run *x = ctx;
+    return trd_comm_run_plan(comm, x->plan, x->buf[rank], x->count, x->op);
+}
+
 typedef struct rt_result {
     int32_t p;
     trd_status status[RT_MAX_P];

@@ -155,42 +155,30 @@ static void test_no_map_is_ring(void **state)
     }
 }
 
-typedef struct run_ctx {
-    const trd_plan *plan;
-    int64_t **buf;
-    int64_t count;
-    trd_op *op;
-} run_ctx;
-
-static trd_status run_rank(trd_comm *comm, int32_t rank, void *ctx)
-{
-    run_ctx *x = ctx;
-    return trd_comm_run_plan(comm, x->plan, x->buf[rank], x->count, x->op);
-}
-
 static void run_for_real(int32_t p, int32_t m, shape s, int32_t size)
 {
     int32_t node_of[P_LAST];
     make_map(node_of, p, s, size, 7);
     trd_params prm = params_of(p, m, node_of);
     trd_plan *plan = tu_plan("node-ring", &prm);
-    run_ctx x = {.plan = plan, .count = 41, .buf = tu_alloc((size_t)p, sizeof *x.buf)};
+    rt_plan_run x = {.plan = plan, .count = 41, .buf = tu_alloc((size_t)p, sizeof *x.buf)};
     assert_int_equal(trd_op_builtin(&x.op, TRD_OP_SUM, TRD_INT64), TRD_OK);
     for (int32_t r = 0; r < p; r++) {
-        x.buf[r] = tu_alloc((size_t)x.count, sizeof(int64_t));
+        int64_t *mine = x.buf[r] = tu_alloc((size_t)x.count, sizeof(int64_t));
         for (int64_t i = 0; i < x.count; i++)
-            x.buf[r][i] = ((int64_t)1 << r) * (i + 1);
+            mine[i] = ((int64_t)1 << r) * (i + 1);
     }
     trd_threads_opts o = rt_topts(20.0);
     rt_result res;
-    rt_run(p, &o, run_rank, &x, &res);
+    rt_run(p, &o, rt_run_plan_rank, &x, &res);
     for (int32_t r = 0; r < p; r++) {
         TU_CHECK(res.status[r] == TRD_OK, "p=%d m=%d map %d/%d rank %d: %s", p, m, (int)s,
                  size, (int)r, res.msg[r]);
+        const int64_t *got = x.buf[r];
         for (int64_t i = 0; i < x.count; i++)
-            TU_CHECK(x.buf[r][i] == (((int64_t)1 << p) - 1) * (i + 1),
+            TU_CHECK(got[i] == (((int64_t)1 << p) - 1) * (i + 1),
                      "p=%d m=%d map %d/%d rank %d element %lld: %lld, not every rank once",
-                     p, m, (int)s, size, (int)r, (long long)i, (long long)x.buf[r][i]);
+                     p, m, (int)s, size, (int)r, (long long)i, (long long)got[i]);
         free(x.buf[r]);
     }
     free(x.buf);

@@ -225,19 +225,6 @@ static void heterogeneous_plans(void **state)
 
 /* ---- dynamic algorithms ---- */
 
-typedef struct run_ctx {
-    const trd_plan *plan;
-    void **buf; /* per rank */
-    int64_t count;
-    trd_op *op;
-} run_ctx;
-
-static trd_status run_rank(trd_comm *comm, int32_t rank, void *ctx)
-{
-    run_ctx *x = ctx;
-    return trd_comm_run_plan(comm, x->plan, x->buf[rank], x->count, x->op);
-}
-
 /* The recorded plan run for real leaves every contribution once at its
  * root: M(0) x ... x M(n-1) with the matrix checker where the plan keeps
  * rank order, else the sum of 2^r over the ranks (int64). */
@@ -246,7 +233,7 @@ static void run_for_real(const trd_plan *plan, const char *what)
     int32_t n = (int32_t)trd_plan_params(plan)->n;
     bool nc = trd_plan_params(plan)->noncommutative;
     size_t elem = nc ? sizeof(trd_matrix2x2) : sizeof(int64_t);
-    run_ctx x = {.plan = plan, .count = 5, .buf = tu_alloc((size_t)n, sizeof *x.buf)};
+    rt_plan_run x = {.plan = plan, .count = 5, .buf = tu_alloc((size_t)n, sizeof *x.buf)};
     if (nc)
         assert_int_equal(trd_op_matrix2x2(&x.op), TRD_OK);
     else
@@ -260,7 +247,7 @@ static void run_for_real(const trd_plan *plan, const char *what)
     }
     trd_threads_opts o = rt_topts(20.0);
     rt_result res;
-    rt_run(n, &o, run_rank, &x, &res);
+    rt_run(n, &o, rt_run_plan_rank, &x, &res);
     for (int32_t r = 0; r < n; r++)
         TU_CHECK(res.status[r] == TRD_OK, "%s rank %d: %s", what, (int)r, res.msg[r]);
     unsigned char want[5 * sizeof(trd_matrix2x2)];
