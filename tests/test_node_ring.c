@@ -20,7 +20,8 @@
  *     node's memory and ranks dealt round-robin, node-ring is the fastest
  *     allreduce of the registry on 4 nodes of 2 and of 4; every transfer
  *     alike, a flat plan is;
- *   - refusals: a node out of range, a non-commutative operator. */
+ *   - refusals: a node out of range, bad far costs, a non-commutative
+ *     operator. */
 #include "ir_replay.h"
 #include "runtime_util.h"
 #include "core/error.h"      /* trd_clear_error */
@@ -280,6 +281,18 @@ static void test_refusals(void **state)
     assert_int_equal(trd_plan_create(&plan, "node-ring", &prm), TRD_EINVAL);
     TU_CHECK(plan == NULL && strstr(trd_errmsg(), "node_of[2] = 4"), "%s", trd_errmsg());
     node_of[2] = 1;
+    prm.far_d = -1; /* the far costs: finite, >= 0, the latency part of the whole */
+    assert_int_equal(trd_plan_create(&plan, "node-ring", &prm), TRD_EINVAL);
+    TU_CHECK(plan == NULL && strstr(trd_errmsg(), "far_d = -1"), "%s", trd_errmsg());
+    prm.far_d = 2;
+    prm.far_latency = 3;
+    assert_int_equal(trd_plan_create(&plan, "node-ring", &prm), TRD_EINVAL);
+    TU_CHECK(plan == NULL && strstr(trd_errmsg(), "far_latency = 3 is above far_d = 2"), "%s",
+             trd_errmsg());
+    prm.far_latency = NAN;
+    assert_int_equal(trd_plan_create(&plan, "node-ring", &prm), TRD_EINVAL);
+    TU_CHECK(plan == NULL && strstr(trd_errmsg(), "far_latency = nan"), "%s", trd_errmsg());
+    prm.far_d = prm.far_latency = 0;
     prm.noncommutative = true;
     assert_int_equal(trd_plan_create(&plan, "node-ring", &prm), TRD_EUNSUPPORTED);
     TU_CHECK(plan == NULL && strstr(trd_errmsg(), "commutative"), "%s", trd_errmsg());

@@ -183,6 +183,9 @@ static void malformed_profiles(void **state)
     load_fails(EDIT("latency_s", "-1"), TRD_EINVAL, "\"latency_s\"", ">= 0");
     load_fails(EDIT("seconds_per_byte", "\"fast\""), TRD_EINVAL, "\"seconds_per_byte\"", NULL);
     load_fails(EDIT("flight_s", "-1"), TRD_EINVAL, "\"flight_s\"", NULL);
+    load_fails(EDIT("far_latency_s", "-1"), TRD_EINVAL, "\"far_latency_s\"", ">= 0");
+    load_fails(EDIT("far_seconds_per_byte", "\"slow\""), TRD_EINVAL,
+               "\"far_seconds_per_byte\"", NULL);
     load_fails(EDIT("flight_s", "1"), TRD_EINVAL, "\"flight_s\"", "above latency_s");
     load_fails(EDIT("parallelism", "\"two\""), TRD_EINVAL, "\"parallelism\"", NULL);
     load_fails(EDIT("recv_combine_saving", "1.5"), TRD_EINVAL, "\"recv_combine_saving\"",
