@@ -77,7 +77,7 @@ for a in binomial pipeline; do
     "$out/$a-all.json" "$out/$a-red.json" >/dev/null && ok ||
     bad "plan --algo $a --allreduce is not longer than the reduce, or not marked allreduce"
 done
-expect 2 'ring is an allreduce algorithm.*--allreduce' -- "$tool" plan --algo ring -n 8
+expect 2 'ring runs allreduce only, not a reduce.*--kind allreduce' -- "$tool" plan --algo ring -n 8
 
 # A pipeline's send starts are its segments', before its makespan (they
 # were the whole buffer's, 12, 10, 8 ... past a makespan of 1.2).

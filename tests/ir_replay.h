@@ -375,19 +375,50 @@ static inline bool ir_advance(ir_replay *rp, size_t g)
     }
 }
 
-/* Whether v holds every rank 0 .. p-1 and no other. */
-static inline bool ir_complete(const ir_sym *v, int32_t p)
+/* Whether v holds ranks lo .. hi and no other. */
+static inline bool ir_holds(const ir_sym *v, int32_t lo, int32_t hi)
 {
     for (int w = 0; w < IR_WORDS; w++) {
-        int32_t bits = p - 64 * w < 0 ? 0 : p - 64 * w > 64 ? 64 : p - 64 * w;
-        uint64_t want = bits == 64 ? ~(uint64_t)0 : ((uint64_t)1 << bits) - 1;
+        uint64_t want = 0;
+        for (int32_t r = lo > 64 * w ? lo : 64 * w; r <= hi && r < 64 * (w + 1); r++)
+            want |= (uint64_t)1 << (r % 64);
         if (v->mask[w] != want)
             return false;
     }
     return true;
 }
 
-static inline void ir_run(ir_replay *rp)
+/* Whether v holds every rank 0 .. p-1 and no other. */
+static inline bool ir_complete(const ir_sym *v, int32_t p)
+{
+    return ir_holds(v, 0, p - 1);
+}
+
+/* The ranks [*lo, *hi] block b of rank r must hold at the end of a plan of
+ * collective coll (trd_collective); false: no requirement. */
+static inline bool ir_expected(const ir_replay *rp, trd_collective coll, int32_t r, int32_t b,
+                               int32_t *lo, int32_t *hi)
+{
+    *lo = 0;
+    *hi = rp->p - 1;
+    switch (coll) {
+    case TRD_COLL_REDUCE_SCATTER: /* part r: blocks [r m, (r + 1) m) */
+        return b / (rp->B / rp->p) == r;
+    case TRD_COLL_SCAN:
+        *hi = r;
+        return true;
+    case TRD_COLL_EXSCAN:
+        *hi = r - 1;
+        return r > 0;
+    default:
+        return true;
+    }
+}
+
+/* Replays the plan and checks that it ends as coll says (trd_collective):
+ * each block that must hold ranks [lo, hi] holds each of them once and no
+ * other, as the interval [lo, hi] for a non-commutative plan. */
+static inline void ir_run_collective(ir_replay *rp, trd_collective coll)
 {
     for (bool progress = true; progress;) {
         progress = false;
@@ -398,15 +429,25 @@ static inline void ir_run(ir_replay *rp)
         TU_CHECK(rp->state[g] == IR_DONE, "%s: deadlock: rank %d step %zu (kind %d) never "
                  "completes", ir_where, rp->rank[g], g - rp->first[rp->rank[g]],
                  rp->step[g]->kind);
+    TU_CHECK(coll != TRD_COLL_REDUCE_SCATTER || rp->B % rp->p == 0,
+             "%s: a reduce-scatter of %d blocks over %d ranks", ir_where, rp->B, rp->p);
     for (int32_t r = 0; r < rp->p; r++)
-        for (int32_t b = 0; b < rp->B; b++) {
+        for (int32_t b = 0, lo, hi; b < rp->B; b++) {
+            if (!ir_expected(rp, coll, r, b, &lo, &hi))
+                continue;
             ir_sym v = *ir_at(rp, r, 0, b);
-            TU_CHECK(v.valid && ir_complete(&v, rp->p), "%s rank %d block %d does not end "
-                     "with every rank's contribution (words %#llx %#llx)", ir_where, r, b,
-                     (unsigned long long)v.mask[0], (unsigned long long)v.mask[1]);
-            TU_CHECK(!rp->nc || (v.lo == 0 && v.hi == rp->p - 1), "%s rank %d block %d ends "
-                     "with [%d, %d]", ir_where, r, b, v.lo, v.hi);
+            TU_CHECK(v.valid && ir_holds(&v, lo, hi), "%s rank %d block %d does not end "
+                     "with ranks %d to %d once each (words %#llx %#llx)", ir_where, r, b, lo,
+                     hi, (unsigned long long)v.mask[0], (unsigned long long)v.mask[1]);
+            TU_CHECK(!rp->nc || (v.lo == lo && v.hi == hi), "%s rank %d block %d ends "
+                     "with [%d, %d], not [%d, %d]", ir_where, r, b, v.lo, v.hi, lo, hi);
         }
+}
+
+/* The same for an allreduce: every block of every rank holds every rank. */
+static inline void ir_run(ir_replay *rp)
+{
+    ir_run_collective(rp, TRD_COLL_ALLREDUCE);
 }
 
 #endif

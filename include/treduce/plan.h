@@ -24,6 +24,34 @@ extern "C" {
  * planners (see "Cost models and simulation" below). */
 typedef struct trd_costs trd_costs;
 
+/* The collective a plan computes (trd_params.collective).  What each rank
+ * holds in its buffer (slot 0) at the end, with x_r rank r's input and (+)
+ * the operator, combined in rank order:
+ *   TRD_COLL_REDUCE          the root: x_0 (+) ... (+) x_{n-1};
+ *   TRD_COLL_ALLREDUCE       every rank: the same;
+ *   TRD_COLL_REDUCE_SCATTER  rank r: block r of it (the buffer cut into n
+ *                            parts of equal size, each further cut into
+ *                            segments: block r m + j is segment j of part r;
+ *                            the runtime's uneven counts move the parts'
+ *                            bounds, not the blocks);
+ *   TRD_COLL_SCAN            rank r: x_0 (+) ... (+) x_r, the whole buffer;
+ *   TRD_COLL_EXSCAN          rank r > 0: x_0 (+) ... (+) x_{r-1} (rank 0:
+ *                            undefined, as in MPI).
+ * REDUCE is 0 and ALLREDUCE 1, so a bool that said "allreduce" still says
+ * the same where a trd_collective is asked for. */
+typedef enum trd_collective {
+    TRD_COLL_REDUCE = 0,
+    TRD_COLL_ALLREDUCE = 1,
+    TRD_COLL_REDUCE_SCATTER = 2,
+    TRD_COLL_SCAN = 3,
+    TRD_COLL_EXSCAN = 4
+} trd_collective;
+/* The collective's name ("reduce", "allreduce", "reduce-scatter", "scan",
+ * "exscan"; NULL out of range), and its value from one (TRD_EINVAL naming
+ * the valid ones). */
+const char *trd_collective_name(trd_collective c);
+trd_status trd_collective_parse(const char *name, trd_collective *out);
+
 typedef struct trd_params {
     int64_t n;           /* number of ranks, 1 <= n <= TRD_N_MAX */
     double d;            /* time of one transfer (finite, >= 0) */
@@ -100,7 +128,15 @@ typedef struct trd_params {
                             "Nodes"); the planners ignore it */
     double far_latency;  /* of far_d, the part paid per message (0 <= it <=
                             far_d; used when far_d > 0) */
+    trd_collective collective; /* what the plan computes (trd_collective);
+                            TRD_COLL_REDUCE with allreduce set means
+                            TRD_COLL_ALLREDUCE (trd_params_collective);
+                            allreduce with another collective is refused */
 } trd_params;
+
+/* The collective params asks for: params->collective, or
+ * TRD_COLL_ALLREDUCE where only params->allreduce says so. */
+trd_collective trd_params_collective(const trd_params *params);
 
 /* Defaults: n = 1, d = 1, c = 1, K unset, root 0, commutative, segments
  * chosen by the algorithm, latency 0, reduce. */
@@ -133,6 +169,8 @@ bool trd_algo_reproducible(size_t i);
 /* Whether algorithm i runs on p = n! ranks only (the n-star graph); other
  * p are refused (TRD_EUNSUPPORTED). */
 bool trd_algo_needs_factorial_p(size_t i);
+/* Whether algorithm i computes collective c (its registry row's kind). */
+bool trd_algo_runs(size_t i, trd_collective c);
 /* Whether algorithm i is dynamic (tree-dyn, nc-tree-dyn): it decides at run
  * time, so it has no static plan (trd_plan_create refuses it) and is run by
  * the simulator or the runtime. */
@@ -142,8 +180,9 @@ bool trd_algo_is_dynamic(size_t i);
  *                       has the closed-form makespan of canon-antoniu;
  *   TRD_KIND_PIPELINED  a tree cut into segments chosen from the model
  *                       (pipeline, pipelined-fibonacci);
- *   TRD_KIND_EXCHANGE   an allreduce exchange pattern (recursive-doubling,
- *                       ring, rabenseifner): allreduce only;
+ *   TRD_KIND_EXCHANGE   writes every rank's program itself: the allreduce
+ *                       exchanges (recursive-doubling, ring, rabenseifner),
+ *                       the reduce-scatters and the scans;
  *   TRD_KIND_DYNAMIC    decides at run time (no static plan). */
 typedef enum trd_algo_kind {
     TRD_KIND_TREE = 0,
@@ -307,7 +346,8 @@ int32_t trd_plan_scratch_slots(const trd_plan *plan, int32_t rank);
  * in the order of the two programs (MPI's non-overtaking rule). */
 int32_t trd_plan_blocks(const trd_plan *plan);
 /* The rank that ends with the reduced value (params.root; every rank holds
- * it too when params.allreduce). */
+ * it too when params.allreduce; for the other collectives, every rank holds
+ * its part of the result: trd_collective). */
 int32_t trd_plan_result_rank(const trd_plan *plan);
 
 #ifdef __cplusplus

@@ -16,10 +16,14 @@
 #define TRD_EXCHANGE(name, schedule, flags, text) trd_status schedule(trd_plan *plan);
 #define TRD_DYNAMIC(name, policy, bound, source, flags, text) \
     trd_status policy(int32_t n, trd_policy *out);
+#define TRD_REDUCE_SCATTER(name, schedule, flags, text) trd_status schedule(trd_plan *plan);
+#define TRD_SCAN(name, schedule, flags, text) trd_status schedule(trd_plan *plan);
 #include "plan/registry.def"
 #undef TRD_TREE
 #undef TRD_PIPELINED
 #undef TRD_EXCHANGE
 #undef TRD_DYNAMIC
+#undef TRD_REDUCE_SCATTER
+#undef TRD_SCAN
 
 #endif

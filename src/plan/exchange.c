@@ -21,9 +21,6 @@ trd_status trd_xb_begin(trd_xbuild *x, trd_plan *plan, double blocks, double ste
     const trd_params *p = &plan->params;
     const char *name = plan->algo->name;
     *x = (trd_xbuild){.plan = plan, .st = TRD_OK};
-    if (!p->allreduce)
-        return trd_fail(TRD_EUNSUPPORTED, "%s is an allreduce algorithm: ask for an "
-                        "allreduce (--allreduce)", name);
     if (steps > STEPS_LIMIT || blocks > (double)INT32_MAX)
         return trd_fail(TRD_EINVAL, "%s: p = %lld ranks with %lld segments make %.4g steps "
                         "over %.4g blocks, above the %.4g steps and %ld blocks a plan can "
@@ -86,9 +83,21 @@ int32_t trd_xb_combine(trd_xbuild *x, trd_side side, trd_xrange r, int32_t dep0,
 int32_t trd_xb_combine_from(trd_xbuild *x, trd_side side, int32_t src, trd_xrange r,
                             int32_t dep0, int32_t dep1)
 {
-    trd_step s = step(TRD_STEP_COMBINE, -1, 0, src, r, dep0, dep1);
+    return trd_xb_combine_into(x, side, 0, src, r, dep0, dep1);
+}
+
+int32_t trd_xb_combine_into(trd_xbuild *x, trd_side side, int32_t dst, int32_t src,
+                            trd_xrange r, int32_t dep0, int32_t dep1)
+{
+    trd_step s = step(TRD_STEP_COMBINE, -1, dst, src, r, dep0, dep1);
     s.side = side;
     return emit(x, s);
+}
+
+int32_t trd_xb_copy(trd_xbuild *x, int32_t dst, int32_t src, trd_xrange r, int32_t dep0,
+                    int32_t dep1)
+{
+    return emit(x, step(TRD_STEP_COPY, -1, dst, src, r, dep0, dep1));
 }
 
 trd_status trd_xb_end(trd_xbuild *x)

@@ -22,7 +22,7 @@ typedef struct trd_xbuild {
     trd_status st;
 } trd_xbuild;
 
-/* Checks that plan->params asks for an allreduce and that `steps` steps
+/* Checks that `steps` steps
  * (all ranks together) over `blocks` blocks fit in a plan the engine can
  * run, then sets plan->blocks and allocates plan->step_first. */
 trd_status trd_xb_begin(trd_xbuild *x, trd_plan *plan, double blocks, double steps);
@@ -42,6 +42,13 @@ int32_t trd_xb_send_slot(trd_xbuild *x, int32_t peer, int32_t slot, trd_xrange r
                          int32_t dep1);
 int32_t trd_xb_combine_from(trd_xbuild *x, trd_side side, int32_t src, trd_xrange r,
                             int32_t dep0, int32_t dep1);
+/* The general forms: COMBINE is slot dst = slot src (+) slot dst (LEFT)
+ * or slot dst (+) slot src (RIGHT, clobbering src); COPY is slot dst =
+ * slot src. */
+int32_t trd_xb_combine_into(trd_xbuild *x, trd_side side, int32_t dst, int32_t src,
+                            trd_xrange r, int32_t dep0, int32_t dep1);
+int32_t trd_xb_copy(trd_xbuild *x, int32_t dst, int32_t src, trd_xrange r, int32_t dep0,
+                    int32_t dep1);
 /* Hands the steps to the plan (plan->steps, step_first[n]), or frees them
  * and returns the failure. */
 trd_status trd_xb_end(trd_xbuild *x);

@@ -30,6 +30,11 @@ void trd_params_init(trd_params *p)
                       .allreduce = false, .flight = 0.0, .recv_combine_saving = 0.0};
 }
 
+trd_collective trd_params_collective(const trd_params *p)
+{
+    return p->allreduce && p->collective == TRD_COLL_REDUCE ? TRD_COLL_ALLREDUCE : p->collective;
+}
+
 static trd_status check_cost(const char *name, double v)
 {
     if (isnan(v))
@@ -127,7 +132,11 @@ static trd_status check_params(const trd_algo *algo, const trd_params *p)
         return trd_fail(TRD_EINVAL, "segments = %lld is out of range: need 0 (the "
                         "algorithm's choice) to %d", (long long)p->segments,
                         TRD_SEGMENTS_MAX);
-    if ((st = trd_algo_check_collective(algo, p->allreduce)) != TRD_OK ||
+    if (p->allreduce && p->collective != TRD_COLL_REDUCE && p->collective != TRD_COLL_ALLREDUCE)
+        return trd_fail(TRD_EINVAL, "allreduce is set with collective = %s: set one of them",
+                        trd_collective_name(p->collective) ? trd_collective_name(p->collective)
+                                                           : "out of range");
+    if ((st = trd_algo_check_collective(algo, trd_params_collective(p))) != TRD_OK ||
         (st = check_nodes(p)) != TRD_OK)
         return st;
     double blocks = p->segments ? (double)p->segments : 1.0;
@@ -319,6 +328,9 @@ static trd_status new_plan(trd_plan **out, const char *algo_name,
         return trd_fail(TRD_ENOMEM, "treduce: out of memory");
     plan->algo = algo;
     plan->params = *params;
+    /* One truth inside a plan: the tree builders read allreduce. */
+    plan->params.collective = trd_params_collective(params);
+    plan->params.allreduce = plan->params.collective == TRD_COLL_ALLREDUCE;
     if ((st = build_plan(plan, makespan_only, fuse)) != TRD_OK) {
         trd_plan_free(plan);
         return st;

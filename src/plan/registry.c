@@ -25,11 +25,20 @@ static const trd_algo algos[] = {
 #define TRD_DYNAMIC(n, policy_fn, bound, source, flags, text)                             \
     {.name = n, .kind = TRD_KIND_DYNAMIC, .policy = policy_fn, .upper_bound = bound,       \
      .bound_source = source, .caps = (flags) | TRD_CAP_REDUCE, .description = text},
+#define TRD_REDUCE_SCATTER(n, schedule_fn, flags, text)                                   \
+    {.name = n, .kind = TRD_KIND_EXCHANGE, .schedule = schedule_fn,                        \
+     .bound_source = "none (reduce-scatter)", .caps = (flags) | TRD_CAP_REDUCE_SCATTER,    \
+     .description = text},
+#define TRD_SCAN(n, schedule_fn, flags, text)                                             \
+    {.name = n, .kind = TRD_KIND_EXCHANGE, .schedule = schedule_fn,                        \
+     .bound_source = "none (scan)", .caps = (flags) | TRD_CAP_SCAN, .description = text},
 #include "plan/registry.def"
 #undef TRD_TREE
 #undef TRD_PIPELINED
 #undef TRD_EXCHANGE
 #undef TRD_DYNAMIC
+#undef TRD_REDUCE_SCATTER
+#undef TRD_SCAN
 };
 
 #define ALGO_COUNT (sizeof algos / sizeof algos[0])
@@ -76,16 +85,64 @@ trd_status trd_algo_check_reproducible(const trd_algo *a, bool reproducible)
                                                 : "each rank adds in its own order");
 }
 
-trd_status trd_algo_check_collective(const trd_algo *a, bool allreduce)
+static const char *const collective_names[] = {"reduce", "allreduce", "reduce-scatter",
+                                               "scan", "exscan"};
+#define COLLECTIVES (sizeof collective_names / sizeof collective_names[0])
+
+const char *trd_collective_name(trd_collective c)
 {
-    if (allreduce && !(a->caps & TRD_CAP_ALLREDUCE))
+    return (unsigned)c < COLLECTIVES ? collective_names[c] : NULL;
+}
+
+trd_status trd_collective_parse(const char *name, trd_collective *out)
+{
+    for (size_t i = 0; name && i < COLLECTIVES; i++)
+        if (strcmp(name, collective_names[i]) == 0) {
+            *out = (trd_collective)i;
+            return TRD_OK;
+        }
+    return trd_fail(TRD_EINVAL, "unknown collective '%s': need reduce, allreduce, "
+                    "reduce-scatter, scan or exscan", name ? name : "(null)");
+}
+
+unsigned trd_collective_cap(trd_collective c)
+{
+    static const unsigned cap[] = {TRD_CAP_REDUCE, TRD_CAP_ALLREDUCE, TRD_CAP_REDUCE_SCATTER,
+                                   TRD_CAP_SCAN, TRD_CAP_SCAN};
+    return (unsigned)c < COLLECTIVES ? cap[c] : 0;
+}
+
+bool trd_algo_runs(size_t i, trd_collective c)
+{
+    return i < ALGO_COUNT && (algos[i].caps & trd_collective_cap(c));
+}
+
+/* The collectives a's row runs, for a refusal's message. */
+static void runs_list(const trd_algo *a, char *out, size_t size)
+{
+    out[0] = 0;
+    for (size_t i = 0; i < COLLECTIVES; i++)
+        if (a->caps & trd_collective_cap((trd_collective)i)) {
+            size_t len = strlen(out);
+            snprintf(out + len, size - len, "%s%s", len ? ", " : "", collective_names[i]);
+        }
+}
+
+trd_status trd_algo_check_collective(const trd_algo *a, trd_collective c)
+{
+    if (a->caps & trd_collective_cap(c))
+        return TRD_OK;
+    if (c == TRD_COLL_ALLREDUCE && a->kind == TRD_KIND_DYNAMIC)
         return trd_fail(TRD_EUNSUPPORTED, "%s is a reduce: the rank that ends with the result "
                         "is known only at the end (use a tree or exchange algorithm for an "
                         "allreduce)", a->name);
-    if (!allreduce && !(a->caps & TRD_CAP_REDUCE))
-        return trd_fail(TRD_EUNSUPPORTED, "%s is an allreduce algorithm: ask for an "
-                        "allreduce (--allreduce)", a->name);
-    return TRD_OK;
+    char runs[96];
+    runs_list(a, runs, sizeof runs);
+    const char *name = trd_collective_name(c);
+    if (!name)
+        return trd_fail(TRD_EINVAL, "collective = %d is out of range", (int)c);
+    return trd_fail(TRD_EUNSUPPORTED, "%s runs %s only, not a %s: ask for one of those "
+                    "(--kind %s)", a->name, runs, name, strchr(runs, ',') ? "..." : runs);
 }
 
 /* Whether p is n! for some n >= 1. */
@@ -105,11 +162,10 @@ trd_status trd_algo_check_ranks(const trd_algo *a, int64_t p)
                     "(1, 2, 6, 24, 120, 720, 5040, ...); p = %lld", a->name, (long long)p);
 }
 
-bool trd_algo_fits(const trd_algo *a, bool allreduce, bool noncommutative, bool reproducible,
+bool trd_algo_fits(const trd_algo *a, trd_collective c, bool noncommutative, bool reproducible,
                    int64_t p)
 {
-    unsigned need = (allreduce ? TRD_CAP_ALLREDUCE : TRD_CAP_REDUCE) |
-                    (reproducible ? TRD_CAP_REPRODUCIBLE : 0);
+    unsigned need = trd_collective_cap(c) | (reproducible ? TRD_CAP_REPRODUCIBLE : 0);
     return (a->caps & need) == need && !(noncommutative && (a->caps & TRD_CAP_COMMUTATIVE)) &&
            (!(a->caps & TRD_CAP_FACTORIAL_P) || is_factorial(p));
 }

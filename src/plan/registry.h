@@ -20,7 +20,9 @@ enum {
     TRD_CAP_FACTORIAL_P = 16,  /* p = n! ranks only */
     TRD_CAP_REDUCE = 32,       /* runs a reduce (kinds tree, pipelined, dynamic) */
     TRD_CAP_ALLREDUCE = 64,    /* runs an allreduce (kinds tree, pipelined, exchange) */
-    TRD_CAP_NODES = 128        /* reads params.node_of */
+    TRD_CAP_NODES = 128,       /* reads params.node_of */
+    TRD_CAP_REDUCE_SCATTER = 256, /* runs a reduce-scatter (kind reduce-scatter) */
+    TRD_CAP_SCAN = 512         /* runs a scan and an exscan (kind scan) */
 };
 
 typedef struct trd_algo {
@@ -47,11 +49,13 @@ const trd_algo *trd_algo_entry(size_t i);
 trd_status trd_algo_check_operator(const trd_algo *a, bool noncommutative);
 trd_status trd_algo_check_costs(const trd_algo *a, bool has_costs);
 trd_status trd_algo_check_reproducible(const trd_algo *a, bool reproducible);
-trd_status trd_algo_check_collective(const trd_algo *a, bool allreduce);
+trd_status trd_algo_check_collective(const trd_algo *a, trd_collective c);
 trd_status trd_algo_check_ranks(const trd_algo *a, int64_t p);
 /* Whether a runs this call: every check above but costs, without a
  * message (auto's candidates). */
-bool trd_algo_fits(const trd_algo *a, bool allreduce, bool noncommutative, bool reproducible,
+bool trd_algo_fits(const trd_algo *a, trd_collective c, bool noncommutative, bool reproducible,
                    int64_t p);
+/* The TRD_CAP_* flag of the collective c. */
+unsigned trd_collective_cap(trd_collective c);
 
 #endif
