@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # cli_bench_test.sh: a quick end-to-end check of `treduce bench` (docs/CLI.md):
 # the CSV columns, every result verified, auto and the baseline at every
-# point, exchange algorithms only in allreduce, the figures written, the JSON
-# summary, and usage errors (exit 2).  Over threads, and under MPI with
-# mpirun -np 2 when this treduce has MPI and mpirun is there.  A few seconds.
+# point, exchange algorithms only in allreduce, the other collectives
+# (--kinds reduce-scatter,scan,exscan) with the algorithms that run them, the
+# figures written, the JSON summary, and usage errors (exit 2).  Over
+# threads, and under MPI with mpirun -np 2 when this treduce has MPI and
+# mpirun is there.  A few seconds.
 # usage: cli_bench_test.sh PATH/TO/treduce OUTDIR
 set -u
 tool=$1
@@ -73,6 +75,32 @@ expect 0 'reduce of costly' -- "$tool" bench -p 3 --ops costly --op-cost 20 --si
 awk -F, 'NR > 1 && ($10 != "true" || $6 == "bound")' "$out/costly/bench.csv" | grep -q . \
   && bad "costly: unverified rows or a bound" || ok
 
+# --kinds: the other collectives, each timed with the algorithms that run
+# it (binomial runs none of them), auto and the baseline, every rank's
+# result checked (a reduce-scatter's size is its part)
+# check_kinds DIR JSON BASE: the series and files of a run of sizes 8,1K
+# over those kinds and algorithms
+check_kinds() {
+  local dir=$1 json=$2 base=$3
+  jcheck '(.points | length) == 22 and all(.points[]; .verified)
+          and ([.points[] | "\(.kind) \(.algo)"] | unique) ==
+              (["exscan", "scan"] | map(. + " " + ("auto", "'"$base"'", "scan-binomial",
+                                                   "scan-chain"))
+               + ["reduce-scatter auto", "reduce-scatter '"$base"'",
+                  "reduce-scatter reduce-scatter-pairwise"] | sort)
+          and all(.points[] | select(.algo == "auto"); .chosen | test("^(scan|reduce-scatter)-"))
+          and ([.points[] | .bytes] | unique) == [8, 1024]' "$json"
+  for f in time-reduce-scatter-sum.png time-scan-sum.png time-exscan-sum.png ratio-sum.png; do
+    [ -s "$dir/$f" ] && ok || bad "$dir/$f missing"
+  done
+}
+# (--tune=0: Open MPI's mpirun takes a bare --tune N as its own option)
+kinds=(--sizes 8,1K --kinds reduce-scatter,scan,exscan --iters 2 --tune=0
+       --algos binomial,reduce-scatter-pairwise,scan-chain,scan-binomial --format json)
+timeout 60 "$tool" bench -p 3 "${kinds[@]}" --out "$out/kinds" >"$out/kinds.json" ||
+  bad "bench --kinds reduce-scatter,scan,exscan failed"
+check_kinds "$out/kinds" "$out/kinds.json" bound
+
 # --- bad input: exit 2, naming the bad value --------------------------------
 expect 2 "unknown operator 'prod'" -- "$tool" bench --ops sum,prod
 expect 2 "invalid size '12'" -- "$tool" bench --sizes 8,12
@@ -80,7 +108,8 @@ expect 2 "invalid size '1X'" -- "$tool" bench --sizes 1X
 expect 2 'invalid --iters 0' -- "$tool" bench --iters 0
 expect 2 'invalid --tune 9' -- "$tool" bench --tune 9
 expect 2 "unknown algorithm 'nope'" -- "$tool" bench --algos binomial,nope
-expect 2 "unknown kind 'scan'" -- "$tool" bench --kinds scan
+expect 2 "invalid --kinds: unknown collective 'gather': need reduce, allreduce, reduce-scatter, scan or exscan" \
+  -- "$tool" bench --kinds scan,gather
 expect 2 "unknown wire 'tcp'" -- "$tool" bench --transport tcp
 expect 0 'usage: treduce bench' -- "$tool" bench --help
 
@@ -93,6 +122,10 @@ if command -v mpirun >/dev/null && ldd "$tool" | grep -q 'libmpi'; then
     --sizes 8,1K,64K --algos binomial,ring --iters 3 --out "$out/mpi"
   check_csv "$out/mpi" mpi mpi
   expect 2 "invalid --iters 0" -- "${launch[@]}" "$tool" bench --transport mpi --iters 0
+  # MPI_Reduce_scatter_block, MPI_Scan and MPI_Exscan as the baselines
+  "${launch[@]}" "$tool" bench --wire mpi "${kinds[@]}" --out "$out/mpi-kinds" \
+    >"$out/mpi-kinds.json" || bad "bench --wire mpi --kinds reduce-scatter,scan,exscan failed"
+  check_kinds "$out/mpi-kinds" "$out/mpi-kinds.json" mpi
 else
   echo "cli_bench: MPI part skipped (no mpirun or no MPI in this build)"
 fi

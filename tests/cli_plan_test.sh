@@ -2,8 +2,13 @@
 # cli_plan_test.sh: every algorithm of `treduce list` can be planned,
 # printed, exported and drawn (docs/CLI.md, "treduce plan"):
 #   - `plan --format json|text|dot` and `--gantt FILE.svg` exit 0 for each,
-#     with the options it needs (--K, --costs, --allreduce for the exchanges,
-#     n = 3! for the star graph);
+#     with the options it needs (--K, --costs, the first collective it
+#     runs as --kind: --allreduce, its older spelling, for the allreduce
+#     exchanges; n = 3! for the star graph);
+#   - `treduce list` names the collectives each algorithm runs, and a plan
+#     of another collective is refused naming the algorithm and those;
+#     --kind's plans say their kind (text and JSON), --root is refused
+#     where the collective has none;
 #   - the times printed belong to the makespan printed: every step, and
 #     every send start of the text table, ends by the makespan, and the
 #     last step ends at it;
@@ -60,13 +65,71 @@ plan_all() {
 
 "$tool" list --format json >"$out/list.json" || bad "list --format json failed"
 jcheck 'length >= 20' "$out/list.json"
-while read -r name kind uses_k uses_costs; do
+# the collectives of the registry's rows: what each kind of row runs
+jcheck 'all(.[]; (.collectives | length) >= 1 and all(.collectives[];
+          IN("reduce", "allreduce", "reduce-scatter", "scan", "exscan")))
+        and ([.[] | select(.kind == "tree" or .kind == "pipelined") | .collectives]
+             | unique) == [["reduce", "allreduce"]]
+        and ([.[] | select(.kind == "dynamic") | .collectives] | unique) == [["reduce"]]
+        and (.[] | select(.name == "ring") | .collectives) == ["allreduce"]
+        and ([.[] | select(.name | startswith("reduce-scatter-")) | .collectives] | unique)
+            == [["reduce-scatter"]]
+        and ([.[] | select(.name | startswith("scan-")) | .collectives] | unique)
+            == [["scan", "exscan"]]
+        and ([.[] | select(.name | test("^(reduce-scatter|scan)-"))] | length) == 6' \
+  "$out/list.json"
+expect 0 '^scan-chain +exchange +scan,exscan ' -- "$tool" list
+expect 0 '^greedy +tree +reduce,allreduce ' -- "$tool" list
+while read -r name uses_k uses_costs first; do
   args=(-n $n)
   [ "$uses_k" = true ] && args+=(--K 2)
   [ "$uses_costs" = true ] && args=(--costs "$out/costs.txt")
-  [ "$kind" = exchange ] && args+=(--allreduce)
+  if [ "$first" = allreduce ]; then args+=(--allreduce)
+  elif [ "$first" != reduce ]; then args+=(--kind "$first"); fi
   plan_all "$name" "${args[@]}"
-done < <(jq -r '.[] | "\(.name) \(.kind) \(.uses_K) \(.uses_costs)"' "$out/list.json")
+  jcheck '.kind == "'"$first"'" and .allreduce == ("'"$first"'" == "allreduce")' "$out/$name.json"
+done < <(jq -r '.[] | "\(.name) \(.uses_K) \(.uses_costs) \(.collectives[0])"' "$out/list.json")
+# exscan, the second collective of the scans, plans too
+for a in scan-chain scan-recursive-doubling scan-binomial; do
+  plan_all "$a" -n 7 --kind exscan
+  jcheck '.kind == "exscan" and .root == null and all(.parent[]; . == -1)' "$out/$a.json"
+done
+
+# --kind: the plan says its kind; a collective the algorithm does not run is
+# refused with the ones it does; a bad name lists the valid ones
+expect 0 '^scan-chain plan: n = 5, d = 1, c = 1, scan$' -- "$tool" plan --kind scan \
+  --algo scan-chain -n 5
+"$tool" plan --kind scan --algo scan-chain -n 5 >"$out/scan5.txt"
+# no root: every row's parent is -; each rank after 0 receives from the one before
+awk 'NR > 6 && ($2 != "-" || ($1 > 0 && $4 != $1 - 1)) {e = 1} END {exit e || NR != 11}' \
+  "$out/scan5.txt" && ok || bad "plan --kind scan --algo scan-chain -n 5: $(cat "$out/scan5.txt")"
+expect 0 ', reduce-scatter, 3 segments' -- "$tool" plan --kind reduce-scatter \
+  --algo reduce-scatter-ring -n 3
+expect 2 'ring runs allreduce only, not a reduce-scatter' -- "$tool" plan \
+  --kind reduce-scatter --algo ring -n 4
+expect 2 'binomial runs reduce, allreduce only, not a scan' -- "$tool" plan --kind scan \
+  --algo binomial -n 4
+expect 2 'scan-binomial runs scan, exscan only, not a reduce-scatter' -- "$tool" plan \
+  --kind reduce-scatter --algo scan-binomial -n 4
+expect 2 'reduce-scatter-pairwise runs reduce-scatter only, not an? allreduce' -- "$tool" plan \
+  --allreduce --algo reduce-scatter-pairwise -n 4
+expect 2 "invalid --kind: unknown collective 'gather': need reduce, allreduce, reduce-scatter, scan or exscan" \
+  -- "$tool" plan --kind gather --algo binomial -n 4
+expect 2 '--root .*a scan has none' -- "$tool" plan --kind scan --algo scan-chain -n 4 --root 1
+expect 2 '--root .*a reduce-scatter has none' -- "$tool" plan --kind reduce-scatter \
+  --algo reduce-scatter-ring -n 4 --root 0
+expect 2 '--kind scan contradicts the earlier --kind allreduce' -- "$tool" plan --allreduce \
+  --kind scan --algo scan-chain -n 4
+# --allreduce is --kind allreduce; an allreduce's tree still takes a root
+"$tool" plan --algo binomial -n 6 --root 2 --allreduce --format json >"$out/all-old.json"
+"$tool" plan --algo binomial -n 6 --root 2 --kind allreduce --format json >"$out/all-new.json"
+cmp -s "$out/all-old.json" "$out/all-new.json" && ok || bad "--allreduce and --kind allreduce differ"
+jcheck '.kind == "allreduce" and .allreduce and .root == 2 and .parent[2] == -1' \
+  "$out/all-new.json"
+"$tool" plan --algo binomial -n 6 --kind reduce --format json >"$out/red-kind.json"
+"$tool" plan --algo binomial -n 6 --format json >"$out/red-default.json"
+cmp -s "$out/red-kind.json" "$out/red-default.json" && ok || bad "--kind reduce is not the default"
+jcheck '.kind == "reduce" and (.allreduce | not) and .root == 0' "$out/red-kind.json"
 
 # Tree and pipelined algorithms as allreduces: reduce, then broadcast.
 for a in binomial pipeline; do

@@ -4,7 +4,9 @@
 # verified result for tree, pipelined, dynamic and exchange algorithms
 # (reduce, --allreduce, --root, --segment, the non-commutative checkers),
 # the text report, and clear errors: exit 2 with a message naming the bad
-# value, exit 1 within a few seconds for a dead rank.
+# value, exit 1 within a few seconds for a dead rank; --kind runs every
+# reduce-scatter and scan algorithm (and auto) with each rank's result
+# checked.
 # usage: cli_run_test.sh PATH/TO/treduce OUTDIR
 set -u
 tool=$1
@@ -69,6 +71,57 @@ for a in recursive-doubling ring rabenseifner; do
   jrun "all-$a-7" 7 56 --algo "$a" --count 7 --allreduce
 done
 jrun all-rd-matrix 5 1600 --algo recursive-doubling --count 100 --op matrix --allreduce
+# --kind: every reduce-scatter and scan algorithm, verified rank by rank
+# (reduce-scatter: rank r's part, the fold of every rank's part r; scan:
+# the fold of ranks 0..r; exscan: 0..r-1, and rank 0's buffer untouched)
+# with the non-commutative checkers wherever the algorithm takes them;
+# --count is the part of a reduce-scatter (bytes: the part's).  The model
+# is measured for one run of each kind, given for the others (faster).
+given=(--d 1e-6 --c 1e-7)
+for a in reduce-scatter-ring reduce-scatter-halving; do # commutative only
+  jrun "rs-$a" 6 4100 --algo "$a" --kind reduce-scatter --count 1025 --type int32 --op bxor \
+    "${given[@]}"
+  jrun "rs-$a-5" 5 24 --algo "$a" --kind reduce-scatter --count 3 --type int64 --op prod \
+    "${given[@]}"
+done
+jrun rs-pairwise-matrix 7 1616 --algo reduce-scatter-pairwise --kind reduce-scatter \
+  --count 101 --op matrix
+jrun rs-pairwise-interval 4 16 --algo reduce-scatter-pairwise --kind reduce-scatter \
+  --count 1 --op interval "${given[@]}"
+jrun rs-pairwise-seg 5 16400 --algo reduce-scatter-pairwise --kind reduce-scatter \
+  --count 1025 --op matrix --segment 2048 "${given[@]}"
+jcheck '.kind == "reduce-scatter" and .allreduce == false and .count == 1025' \
+  "$out/rs-pairwise-seg.json"
+jrun rs-p1 1 80 --algo reduce-scatter-pairwise --kind reduce-scatter --count 10 "${given[@]}"
+jrun rs-count0 4 0 --algo reduce-scatter-ring --kind reduce-scatter --count 0 "${given[@]}"
+model=()
+for a in scan-chain scan-recursive-doubling scan-binomial; do
+  for k in scan exscan; do
+    jrun "$k-$a" 7 1616 --algo "$a" --kind "$k" --count 101 --op matrix "${model[@]}"
+    jrun "$k-$a-4" 4 16400 --algo "$a" --kind "$k" --count 1025 --op interval --segment 4096 \
+      "${given[@]}"
+    jrun "$k-$a-int" 5 12 --algo "$a" --kind "$k" --count 3 --type int32 "${given[@]}"
+    jcheck '.kind == "'"$k"'" and .allreduce == false' "$out/$k-$a.json"
+  done
+  model=("${given[@]}")
+done
+jrun exscan-p1 1 80 --algo scan-chain --kind exscan --count 5 --op matrix "${given[@]}"
+jrun scan-seg 6 32792 --algo scan-chain --kind scan --count 4099 --segment 1024 --d 1e-3 \
+  --c 1e-3 --latency 1e-5
+# auto ranks only the algorithms that run the kind
+for k in reduce-scatter scan exscan; do
+  jrun "auto-$k" 6 1600 --algo auto --kind "$k" --count 100 --op matrix --d 1e-5 --c 1e-6 \
+    --explain
+  pre=$([ "$k" = reduce-scatter ] && echo reduce-scatter- || echo scan-)
+  jcheck '.kind == "'"$k"'" and .chosen_by == "auto" and (.algo | startswith("'"$pre"'"))
+          and (.candidates | length) >= 1
+          and all(.candidates[]; .algo | startswith("'"$pre"'"))' "$out/auto-$k.json"
+done
+# --allreduce is --kind allreduce
+jrun kind-all 5 800 --algo greedy --count 100 --kind allreduce "${given[@]}"
+jcheck '.kind == "allreduce" and .allreduce == true' "$out/kind-all.json"
+jcheck '.kind == "reduce"' "$out/binomial.json"
+jcheck '.kind == "allreduce"' "$out/all-greedy.json"
 # --segment: many blocks
 jrun seg-bin 8 16396 --algo binomial --count 4099 --type int32 --segment 128
 jrun seg-matrix 4 8240 --algo greedy --count 515 --op matrix --segment 64 --root 3
@@ -83,6 +136,10 @@ run given --algo binomial -p 4 --count 10 --d 2e-6 --c 1e-7 --latency 1e-6 && \
 expect 0 'verified +yes' -- "$tool" run --algo binomial -p 4 --count 100
 expect 0 'verified' -- "$tool" run --algo nc-tree-dyn -p 5 --count 30 --op interval --root 4
 expect 0 'allreduce.*ring|ring.*allreduce' -- "$tool" run --algo ring -p 3 --count 9 --allreduce
+expect 0 '^reduce-scatter of 9 x double \(72 bytes per part, p parts each\)' -- "$tool" run \
+  --algo reduce-scatter-pairwise --kind reduce-scatter -p 3 --count 9 "${given[@]}"
+expect 0 '^exscan of 9 x matrix2x2 .*scan-binomial' -- "$tool" run --algo scan-binomial \
+  --kind exscan -p 3 --count 9 --op matrix "${given[@]}"
 expect 0 'usage: treduce run' -- "$tool" run --help
 
 # --- bad usage: exit 2, the message names the value ---------------------------
@@ -101,6 +158,23 @@ expect 2 "tree-dyn.*non-commutative" -- \
 expect 2 "tree-dyn.*allreduce|allreduce.*tree-dyn" -- \
   "$tool" run --algo tree-dyn -p 4 --count 4 --allreduce
 expect 2 "ring.*allreduce" -- "$tool" run --algo ring -p 4 --count 4
+# --kind: a collective the algorithm does not run names the ones it does;
+# --root belongs to a reduce; a bad name lists the valid ones
+expect 2 "ring runs allreduce only, not a reduce-scatter" -- "$tool" run --algo ring \
+  --kind reduce-scatter -p 4 --count 4
+expect 2 "reduce-scatter-ring takes commutative operators only" -- "$tool" run \
+  --algo reduce-scatter-ring --kind reduce-scatter -p 4 --count 4 --op matrix
+expect 2 "binomial runs reduce, allreduce only, not a scan" -- "$tool" run --algo binomial \
+  --kind scan -p 4 --count 4
+expect 2 "scan-chain runs scan, exscan only, not a reduce" -- "$tool" run --algo scan-chain \
+  -p 4 --count 4
+expect 2 "invalid --kind: unknown collective 'bcast': need reduce, allreduce, reduce-scatter, scan or exscan" \
+  -- "$tool" run --algo auto -p 4 --count 4 --kind bcast
+expect 2 "--root .*a scan has none" -- "$tool" run --algo scan-chain --kind scan -p 4 \
+  --count 4 --root 2
+expect 2 "--root .*an allreduce has none" -- "$tool" run --algo ring --allreduce -p 4 \
+  --count 4 --root 1
+expect 2 "contradicts" -- "$tool" run --algo scan-chain --kind scan --allreduce -p 4 --count 4
 expect 2 "format 'xml'" -- "$tool" run --algo binomial -p 4 --count 4 --format xml
 expect 2 "type 'quad'" -- "$tool" run --algo binomial -p 4 --count 4 --type quad
 expect 2 "'nope'" -- "$tool" run --algo binomial -p 4 --count 4 --op nope

@@ -3,7 +3,8 @@
 # (docs/SIMULATION.md): JSON keys and values against closed forms computed
 # here with jq (Markov chain of Benoit et al. Sec. 5, constant-cost runs
 # against `treduce plan`, Theorem 1's worst case, Figure 3), reproducibility
-# across thread counts, and clear usage errors (exit 2, 1 for I/O).
+# across thread counts, --kind (every other collective's plans against
+# `treduce plan`), and clear usage errors (exit 2, 1 for I/O).
 # usage: cli_sim_test.sh PATH/TO/treduce OUTDIR
 set -u
 tool=$1
@@ -76,6 +77,34 @@ sim fig3-nc --algo nc-tree-dyn -n 8 --costs "$out/fig3.txt" --runs 2
 jcheck '.mean == 4' "$out/fig3-nc.json"
 sim fig3-td --algo tree-dyn -n 8 --costs "$out/fig3.txt" --runs 2
 jcheck '(.mean - 3.1 | fabs) < 1e-12' "$out/fig3-td.json"
+
+# --kind: the other collectives simulate their plans; with constant costs,
+# one-port full duplex (how a plan's makespan is defined), every run ends at
+# the plan's makespan; random costs spread them
+for ak in scan-chain:scan scan-recursive-doubling:exscan scan-binomial:scan \
+          reduce-scatter-ring:reduce-scatter reduce-scatter-halving:reduce-scatter \
+          reduce-scatter-pairwise:reduce-scatter ring:allreduce binomial:allreduce; do
+  a=${ak%%:*} k=${ak#*:}
+  sim "kind-$a" --algo "$a" --kind "$k" -n 7 --mean-d 1 --mean-c 0.5 --port full --runs 5
+  want=$(timeout 60 "$tool" plan --algo "$a" --kind "$k" -n 7 --d 1 --c 0.5 --format json |
+         jq .makespan)
+  jcheck '.kind == "'"$k"'" and .std == 0 and (.mean - '"${want:-0}"' | fabs) < 1e-9
+          and .mean > 0' "$out/kind-$a.json"
+  sim "kind-$a-exp" --algo "$a" --kind "$k" -n 7 --dist exp --runs 200 --seed 4
+  jcheck '.kind == "'"$k"'" and .std > 0 and .min < .max' "$out/kind-$a-exp.json"
+done
+sim kind-default --algo binomial -n 7 --runs 2
+jcheck '.kind == "reduce"' "$out/kind-default.json"
+expect 0 '^scan-chain on n = 5 ranks \(scan\), 10 runs' -- "$tool" simulate --algo scan-chain \
+  --kind scan -n 5 --runs 10
+expect 2 'binomial runs reduce, allreduce only, not a reduce-scatter' -- "$tool" simulate \
+  --algo binomial --kind reduce-scatter -n 4 --runs 2
+expect 2 'scan-chain runs scan, exscan only, not a reduce' -- "$tool" simulate \
+  --algo scan-chain -n 4 --runs 2
+expect 2 "invalid --kind: unknown collective 'prefix': need reduce, allreduce, reduce-scatter, scan or exscan" \
+  -- "$tool" simulate --algo scan-chain --kind prefix -n 4
+expect 2 '--root .*an exscan has none' -- "$tool" simulate --algo scan-chain --kind exscan \
+  -n 4 --root 1
 
 expect 0 'mean .*std' -- "$tool" simulate --algo fibonacci -n 8 --runs 100
 expect 0 'usage: treduce simulate' -- "$tool" simulate --help

@@ -26,19 +26,34 @@ void rtm_push(case_list *l, rt_case k)
     l->v[l->len++] = k;
 }
 
+int64_t rtm_part(int64_t count, int32_t p, int32_t r)
+{
+    return p > 1 && r % 3 == 1 ? 0 : count + r % 4;
+}
+
+/* The calls of the matrix: reduce to root 0 and to root p-1, allreduce,
+ * reduce-scatter of equal and of uneven parts, scan, exscan. */
+static const struct {
+    trd_collective coll;
+    bool last_root, uneven;
+} calls[] = {{TRD_COLL_REDUCE, false, false},         {TRD_COLL_REDUCE, true, false},
+             {TRD_COLL_ALLREDUCE, false, false},      {TRD_COLL_REDUCE_SCATTER, false, false},
+             {TRD_COLL_REDUCE_SCATTER, false, true},  {TRD_COLL_SCAN, false, false},
+             {TRD_COLL_EXSCAN, false, false}};
+
 void rtm_add_matrix(case_list *l, size_t algo, int32_t p, const trd_coll_opts *base,
                     const int64_t *cnt, size_t ncnt, uint64_t seed0)
 {
     uint64_t seed = seed0;
     for (int op = 0; op < RT_NOPS; op++)
         for (size_t ci = 0; ci < ncnt; ci++)
-            for (int call = 0; call < 3; call++) {
-                int32_t root = call == 1 ? p - 1 : 0;
-                if (call == 1 && p == 1)
+            for (size_t call = 0; call < sizeof calls / sizeof calls[0]; call++) {
+                if (calls[call].last_root && p == 1)
                     continue; /* root p-1 is root 0 */
                 for (int mode = 0; mode < 3; mode++) {
                     rt_case k = {.algo = algo, .op = (rt_opid)op, .count = cnt[ci],
-                                 .root = root, .allreduce = call == 2,
+                                 .root = calls[call].last_root ? p - 1 : 0,
+                                 .coll = calls[call].coll, .uneven = calls[call].uneven,
                                  .mode = (rtm_bufmode)mode, .seed = seed++, .opts = *base};
                     rtm_push(l, k);
                 }
@@ -69,16 +84,13 @@ static int expected_outcome(const rt_case *k, int32_t p)
 {
     if (k->name) /* "auto" picks an algorithm that can run the call */
         return WANT_OK;
-    trd_algo_kind kind = trd_algo_kind_of(k->algo);
-    if (kind == TRD_KIND_DYNAMIC && (k->opts.reproducible || k->allreduce))
-        return WANT_REFUSE;
-    if (kind == TRD_KIND_EXCHANGE && !k->allreduce)
-        return WANT_REFUSE;
+    if (!trd_algo_runs(k->algo, k->coll))
+        return WANT_REFUSE; /* its row's kind: a dynamic allreduce, an exchange reduce, ... */
     if (rt_op_nc(k->op) && trd_algo_commutative_only(k->algo))
         return WANT_REFUSE; /* tree-dyn, hetero-greedy, hetero-exact, ring, the stars */
     if (k->opts.reproducible && !trd_algo_reproducible(k->algo))
         return WANT_REFUSE; /* the dynamic ones, star */
-    if (k->allreduce && rt_plan_refuses(k->algo, p, rt_op_nc(k->op)))
+    if (rt_plan_refuses_coll(k->algo, p, rt_op_nc(k->op), k->coll))
         return WANT_REFUSE;
     return WANT_OK;
 }
@@ -87,16 +99,47 @@ static int expected_outcome(const rt_case *k, int32_t p)
 typedef struct rank_call {
     unsigned char *send, *recv, *want, *input;
     size_t elem, bytes, total; /* total: bytes and the guard */
+    int64_t in_count;          /* elements of the input (a reduce-scatter: every part) */
+    int64_t out_count, out_at; /* of the result: its elements, where it starts in the
+                                  reduction of every input */
+    int32_t lo, hi;            /* it folds ranks lo .. hi */
+    int64_t parts[RT_MAX_P];   /* an uneven reduce-scatter's recvcounts */
     rtm_bufmode mode;          /* as this rank passes its buffers */
     bool gets;                 /* the result lands here */
     char what[320];
 } rank_call;
 
+/* The shape of case k at rank: its input, its result and the ranks it
+ * folds (rank_call). */
+static void shape_of(const rt_case *k, int32_t p, int32_t rank, rank_call *b)
+{
+    b->in_count = b->out_count = k->count;
+    b->out_at = 0;
+    b->lo = 0;
+    b->hi = p - 1;
+    b->gets = k->coll != TRD_COLL_REDUCE || rank == k->root;
+    if (k->coll == TRD_COLL_SCAN || k->coll == TRD_COLL_EXSCAN)
+        b->hi = k->coll == TRD_COLL_SCAN ? rank : rank - 1;
+    if (k->coll == TRD_COLL_EXSCAN)
+        b->gets = rank > 0;
+    if (k->coll != TRD_COLL_REDUCE_SCATTER)
+        return;
+    b->in_count = 0;
+    for (int32_t r = 0; r < p; r++) {
+        b->parts[r] = k->uneven ? rtm_part(k->count, p, r) : k->count;
+        if (r == rank)
+            b->out_at = b->in_count;
+        b->in_count += b->parts[r];
+    }
+    b->out_count = b->parts[rank];
+}
+
 static void describe(rank_call *b, const rtm_run *x, const rt_case *k, size_t index)
 {
     snprintf(b->what, sizeof b->what,
-             "%s: case %zu: %s %s p=%d count=%lld %s root=%d %s seg=%lld d=%g c=%g lat=%g",
-             x->h->wire, index, k->opts.algo, k->allreduce ? "allreduce" : "reduce",
+             "%s: case %zu: %s %s%s p=%d count=%lld %s root=%d %s seg=%lld d=%g c=%g lat=%g",
+             x->h->wire, index, k->opts.algo, trd_collective_name(k->coll),
+             k->uneven ? " (uneven)" : "",
              (int)x->p, (long long)k->count, rt_op_names[k->op], (int)k->root,
              mode_names[k->mode], (long long)k->opts.segment_bytes, k->opts.d, k->opts.c,
              k->opts.latency);
@@ -109,7 +152,7 @@ static trd_status call_case(trd_comm *comm, int32_t rank, rtm_run *x, const rt_c
     memset(b->send, RT_CANARY, b->total);
     memset(b->recv, RT_CANARY, b->total);
     memset(b->input, RT_CANARY, b->total);
-    trd_status st = rt_fill(k->op, b->input, k->count, rank, k->seed);
+    trd_status st = rt_fill(k->op, b->input, b->in_count, rank, k->seed);
     if (st != TRD_OK)
         return st;
     const void *sendbuf = b->send;
@@ -122,10 +165,21 @@ static trd_status call_case(trd_comm *comm, int32_t rank, rtm_run *x, const rt_c
         memcpy(b->recv, b->input, b->total);
         sendbuf = b->mode == RTM_IN_PLACE ? TRD_IN_PLACE : b->recv;
     }
-    return k->allreduce
-               ? trd_allreduce(comm, sendbuf, recvbuf, k->count, x->ops[k->op], &k->opts)
-               : trd_reduce(comm, sendbuf, recvbuf, k->count, x->ops[k->op], k->root,
-                            &k->opts);
+    const trd_op *op = x->ops[k->op];
+    switch (k->coll) {
+    case TRD_COLL_REDUCE:
+        return trd_reduce(comm, sendbuf, recvbuf, k->count, op, k->root, &k->opts);
+    case TRD_COLL_ALLREDUCE:
+        return trd_allreduce(comm, sendbuf, recvbuf, k->count, op, &k->opts);
+    case TRD_COLL_REDUCE_SCATTER:
+        return k->uneven ? trd_reduce_scatter(comm, sendbuf, recvbuf, b->parts, op, &k->opts)
+                         : trd_reduce_scatter_block(comm, sendbuf, recvbuf, k->count, op,
+                                                    &k->opts);
+    case TRD_COLL_SCAN:
+        return trd_scan(comm, sendbuf, recvbuf, k->count, op, &k->opts);
+    default:
+        return trd_exscan(comm, sendbuf, recvbuf, k->count, op, &k->opts);
+    }
 }
 
 /* A refusal must say why and lose nothing. */
@@ -153,22 +207,28 @@ static bool check_result(rtm_run *x, int32_t rank, const rt_case *k, rank_call *
     if (b->mode == RTM_SEPARATE && memcmp(b->send, b->input, b->total) != 0)
         rt_failf(&x->log, "%s rank %d: sendbuf changed (first element %lld)", b->what,
                  (int)rank,
-                 (long long)rt_first_diff(b->send, b->input, k->count + RTM_GUARD, b->elem));
-    if (!b->gets) {
-        if (!rt_is_canary(b->recv, b->total))
-            rt_failf(&x->log, "%s rank %d: non-root recvbuf was written", b->what, (int)rank);
+                 (long long)rt_first_diff(b->send, b->input, b->in_count + RTM_GUARD, b->elem));
+    if (!b->gets) { /* as it was: canaries, or its own input where it passed it there */
+        bool kept = b->mode == RTM_SEPARATE ? rt_is_canary(b->recv, b->total)
+                                            : !memcmp(b->recv, b->input, b->total);
+        if (!kept)
+            rt_failf(&x->log, "%s rank %d: the recvbuf of a rank without a result was "
+                     "written", b->what, (int)rank);
         return true;
     }
-    if (rt_expected(k->op, b->want, k->count, x->p, k->seed) != TRD_OK) {
+    if (rt_expected_ranks(k->op, b->want, b->in_count, b->lo, b->hi, k->seed) != TRD_OK) {
         rt_failf(&x->log, "%s: expected value failed: %s", b->what, trd_errmsg());
         return false;
     }
-    int64_t i = rt_first_diff(b->recv, b->want, k->count, b->elem);
+    int64_t i = rt_first_diff(b->recv, b->want + (size_t)b->out_at * b->elem, b->out_count,
+                              b->elem);
     if (i >= 0)
         rt_failf(&x->log, "%s rank %d: wrong result at element %lld of %lld", b->what,
-                 (int)rank, (long long)i, (long long)k->count);
-    if (!rt_is_canary(b->recv + b->bytes, RTM_GUARD * b->elem))
-        rt_failf(&x->log, "%s rank %d: wrote past count elements of recvbuf", b->what,
+                 (int)rank, (long long)i, (long long)b->out_count);
+    /* past the result: canaries, or (in place) the rest of the input's room */
+    size_t end = b->mode == RTM_SEPARATE ? (size_t)b->out_count * b->elem : b->bytes;
+    if (!rt_is_canary(b->recv + end, RTM_GUARD * b->elem))
+        rt_failf(&x->log, "%s rank %d: wrote past its elements of recvbuf", b->what,
                  (int)rank);
     return true;
 }
@@ -178,11 +238,12 @@ static bool check_result(rtm_run *x, int32_t rank, const rt_case *k, rank_call *
 static bool run_case(trd_comm *comm, int32_t rank, rtm_run *x, const rt_case *k, size_t index,
                      rank_call *b)
 {
+    shape_of(k, x->p, rank, b);
     b->elem = rt_elem(k->op);
-    b->bytes = (size_t)k->count * b->elem;
+    b->bytes = (size_t)b->in_count * b->elem;
     b->total = b->bytes + RTM_GUARD * b->elem;
-    b->gets = k->allreduce || rank == k->root;
-    b->mode = b->gets ? k->mode : RTM_SEPARATE;
+    /* in place everywhere but at a reduce's other ranks (exscan's rank 0 too) */
+    b->mode = b->gets || k->coll == TRD_COLL_EXSCAN ? k->mode : RTM_SEPARATE;
     describe(b, x, k, index);
     int want = expected_outcome(k, x->p);
     trd_status st = call_case(comm, rank, x, k, b);
@@ -220,8 +281,9 @@ trd_status rtm_rank(trd_comm *comm, int32_t rank, void *arg)
 {
     rtm_run *x = arg;
     size_t most = 0;
-    for (size_t i = 0; i < x->ncases; i++) {
-        size_t t = ((size_t)x->cases[i].count + RTM_GUARD) * rt_elem(x->cases[i].op);
+    for (size_t i = 0; i < x->ncases; i++) { /* a reduce-scatter's input: p parts */
+        size_t t = (((size_t)x->cases[i].count + 4) * (size_t)x->p + RTM_GUARD) *
+                   rt_elem(x->cases[i].op);
         most = t > most ? t : most;
     }
     rank_call b = {.send = malloc(most), .recv = malloc(most), .want = malloc(most),

@@ -2,8 +2,8 @@
  * wire (runtime_matrix.c), the way Gloo parameterises its tests over
  * transports.  A case is one collective call every rank makes: an
  * algorithm, an operator (built-ins checked bitwise against plain loops,
- * the non-commutative checkers), a count, a root, reduce or allreduce and
- * how the caller passes its buffers.  rtm_rank runs a list of cases on one
+ * the non-commutative checkers), a count, a root, the collective and how
+ * the caller passes its buffers.  rtm_rank runs a list of cases on one
  * rank of any communicator and checks what that rank can see: the result
  * against the sequential rank-order fold, the canaries past count and on
  * the non-roots, sendbuf unchanged, refusals that lose nothing.
@@ -27,9 +27,10 @@ typedef struct rt_case {
     size_t algo;
     const char *name; /* NULL: the registry's name of algo; else e.g. "auto" */
     rt_opid op;
-    int64_t count;
+    int64_t count;    /* a reduce-scatter: each part's (uneven: their base) */
     int32_t root;
-    bool allreduce;
+    trd_collective coll;
+    bool uneven;      /* a reduce-scatter of parts rtm_part() (trd_reduce_scatter) */
     rtm_bufmode mode;
     uint64_t seed;
     trd_coll_opts opts;
@@ -40,12 +41,17 @@ typedef struct case_list {
     size_t len, cap;
 } case_list;
 
+/* Part r's count in an uneven reduce-scatter of base count on p ranks:
+ * some empty, the others of different sizes. */
+int64_t rtm_part(int64_t count, int32_t p, int32_t r);
+
 /* Appends k (opts.algo set from name or algo). */
 void rtm_push(case_list *l, rt_case k);
 
 /* The matrix of one algorithm on p ranks with options base: every
- * operator x counts cnt x {root 0, root p-1, allreduce} x every buffer
- * mode, seeds from seed0 on. */
+ * operator x counts cnt x {reduce to root 0, to root p-1, allreduce,
+ * reduce-scatter of equal and of uneven parts, scan, exscan} x every
+ * buffer mode, seeds from seed0 on. */
 void rtm_add_matrix(case_list *l, size_t algo, int32_t p, const trd_coll_opts *base,
                     const int64_t *cnt, size_t ncnt, uint64_t seed0);
 

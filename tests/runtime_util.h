@@ -404,20 +404,20 @@ static inline trd_status rt_fill(rt_opid id, void *buf, int64_t count, int32_t r
     return TRD_OK;
 }
 
-/* The sequential fold v0 (+) v1 (+) ... (+) v_{p-1}, in plain C for the
- * built-in operators (wrapping arithmetic in unsigned types). */
-static inline trd_status rt_expected(rt_opid id, void *out, int64_t count, int32_t p,
-                                     uint64_t seed)
+/* The sequential fold v_lo (+) ... (+) v_hi of ranks lo <= hi, in plain C
+ * for the built-in operators (wrapping arithmetic in unsigned types). */
+static inline trd_status rt_expected_ranks(rt_opid id, void *out, int64_t count, int32_t lo,
+                                           int32_t hi, uint64_t seed)
 {
     if (id == RT_MATRIX)
-        return trd_matrix2x2_expected(out, count, 0, p - 1);
+        return trd_matrix2x2_expected(out, count, lo, hi);
     if (id == RT_INTERVAL)
-        return trd_interval_expected(out, count, 0, p - 1);
+        return trd_interval_expected(out, count, lo, hi);
     for (int64_t i = 0; i < count; i++) {
         uint32_t s32 = 0;
         uint64_t prod = 1, x = 0;
         double sd = 0.0;
-        for (int32_t r = 0; r < p; r++) {
+        for (int32_t r = lo; r <= hi; r++) {
             uint64_t w = rt_word(seed, r, i);
             s32 += (uint32_t)w;
             prod *= w | 1u;
@@ -432,6 +432,13 @@ static inline trd_status rt_expected(rt_opid id, void *out, int64_t count, int32
         }
     }
     return TRD_OK;
+}
+
+/* The fold of every rank, v0 (+) v1 (+) ... (+) v_{p-1}. */
+static inline trd_status rt_expected(rt_opid id, void *out, int64_t count, int32_t p,
+                                     uint64_t seed)
+{
+    return rt_expected_ranks(id, out, count, 0, p - 1, seed);
 }
 
 /* Index of the first differing element of two buffers of count elements of
@@ -467,24 +474,30 @@ static inline size_t rt_algo(const char *name)
     return i;
 }
 
-/* Whether algorithm a's plan refuses an allreduce on p ranks (with a
+/* Whether algorithm a's plan refuses collective coll (rt_plan_refuses: an
+ * allreduce) on p ranks (with a
  * non-commutative operator when nc): an exchange algorithm that cannot take
  * this p or operator (star and star-reduce-bcast need p = n! and a
  * commutative operator, ring a commutative one for p > 2).  The runtime
  * must then refuse the call too. */
-static inline bool rt_plan_refuses(size_t a, int32_t p, bool nc)
+static inline bool rt_plan_refuses_coll(size_t a, int32_t p, bool nc, trd_collective coll)
 {
     if (trd_algo_kind_of(a) != TRD_KIND_EXCHANGE)
         return false;
     trd_params prm;
     trd_params_init(&prm);
     prm.n = p;
-    prm.allreduce = true;
+    prm.collective = coll;
     prm.noncommutative = nc;
     trd_plan *plan = NULL;
     trd_status st = trd_plan_create(&plan, trd_algo_name(a), &prm);
     trd_plan_free(plan);
     return st == TRD_EUNSUPPORTED;
+}
+
+static inline bool rt_plan_refuses(size_t a, int32_t p, bool nc)
+{
+    return rt_plan_refuses_coll(a, p, nc, TRD_COLL_ALLREDUCE);
 }
 
 /* Whether a status and message say the algorithm is not written yet (the

@@ -70,7 +70,7 @@ static void n_max_is_too_large(void **state)
         if (trd_algo_is_dynamic(i)) /* no static plan at any n */
             continue;
         p.K = trd_algo_uses_k(i) ? 2 : 0;
-        p.allreduce = trd_algo_kind_of(i) == TRD_KIND_EXCHANGE;
+        p.collective = tu_coll_of(i);
         expect_failure(trd_algo_name(i), &p, TRD_ENOMEM, "too large");
     }
     /* Planning 2^31 ranks takes minutes: refusing must take no time. */
@@ -189,7 +189,7 @@ static void overflowing_costs(void **state)
         if (trd_algo_is_dynamic(i))
             continue;
         trd_params p = tu_params(8, 1e308, 1e308, trd_algo_uses_k(i) ? 2 : 0);
-        p.allreduce = trd_algo_kind_of(i) == TRD_KIND_EXCHANGE;
+        p.collective = tu_coll_of(i);
         if (!strncmp(trd_algo_name(i), "star", 4))
             p.n = 6; /* the star algorithms need n = k! */
         bool costs = trd_algo_uses_costs(i); /* bases at their mean: d and c */

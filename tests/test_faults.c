@@ -3,8 +3,8 @@
  *
  * Each case runs one world per algorithm, all at once (the cases wait on
  * deadlines, not on the CPU): p = 4 ranks (6 for the star graph's
- * algorithms), a reduce to rank p - 1 or an allreduce as the algorithm
- * allows, with the non-commutative 2x2 matrix checker where the
+ * algorithms), a reduce to rank p - 1, or else the first collective the
+ * algorithm's row runs (an allreduce, a reduce-scatter, a scan), with the non-commutative 2x2 matrix checker where the
  * algorithm takes it (else int64 products), and checks on every rank:
  *   - delays before every send: both calls succeed with the right result;
  *   - a slow combine (the first combine of the world sleeps well past the
@@ -46,7 +46,7 @@ typedef enum fault { F_DELAY, F_SLOW, F_STALL, F_DEAD, F_MISMATCH } fault;
 /* One rank's collective call. */
 typedef struct call_spec {
     const char *algo;
-    bool allreduce;
+    trd_collective coll;
     int32_t root;
     int64_t count;
     rt_opid op;
@@ -133,10 +133,13 @@ static call_spec spec_of(const world *w, int32_t rank)
     if (rank != 0)
         return c;
     switch (w->m) {
-    case M_KIND: c.allreduce = !c.allreduce; c.root = c.allreduce ? 0 : w->p - 1; break;
+    case M_KIND: /* reduce <-> allreduce (trees only: set_up) */
+        c.coll = c.coll == TRD_COLL_REDUCE ? TRD_COLL_ALLREDUCE : TRD_COLL_REDUCE;
+        c.root = c.coll == TRD_COLL_REDUCE ? w->p - 1 : 0;
+        break;
     case M_ROOT: c.root = 0; break;
     case M_COUNT: c.count = COUNT + 1; break;
-    case M_ALGO: c.algo = other_algo(c.algo, c.allreduce); break;
+    case M_ALGO: c.algo = other_algo(c.algo, c.coll); break;
     case M_OP:
         c.op = c.op == RT_MATRIX ? RT_INTERVAL : RT_U64_BXOR; /* the same element size */
         break;
@@ -153,8 +156,14 @@ static trd_status call(const world *w, trd_comm *comm, const call_spec *c, const
     o.algo = c->algo;
     o.costs = w->costs;
     const trd_op *op = w->f == F_SLOW ? w->slow : w->op[c->op];
-    return c->allreduce ? trd_allreduce(comm, in, out, c->count, op, &o)
-                        : trd_reduce(comm, in, out, c->count, op, c->root, &o);
+    switch (c->coll) {
+    case TRD_COLL_REDUCE: return trd_reduce(comm, in, out, c->count, op, c->root, &o);
+    case TRD_COLL_ALLREDUCE: return trd_allreduce(comm, in, out, c->count, op, &o);
+    case TRD_COLL_REDUCE_SCATTER:
+        return trd_reduce_scatter_block(comm, in, out, c->count, op, &o);
+    case TRD_COLL_SCAN: return trd_scan(comm, in, out, c->count, op, &o);
+    default: return trd_exscan(comm, in, out, c->count, op, &o);
+    }
 }
 
 /* Call k (0: the faulty one, 1: a correct one after it) of rank r. */
@@ -162,18 +171,22 @@ static void one_call(world *w, int32_t r, int k)
 {
     rank_out *o = &w->out[r];
     call_spec c = k == 0 ? spec_of(w, r) : w->base;
-    size_t bytes = (size_t)c.count * rt_elem(c.op);
+    /* a reduce-scatter's input: p parts of count, rank r's result part r */
+    int64_t in_count = c.coll == TRD_COLL_REDUCE_SCATTER ? c.count * w->p : c.count;
+    size_t bytes = (size_t)in_count * rt_elem(c.op);
     unsigned char *in = guarded(bytes), *res = guarded(bytes), *want = malloc(bytes);
-    rt_fill(c.op, in, c.count, r, SEED);
+    rt_fill(c.op, in, in_count, r, SEED);
     memset(res, RT_CANARY, bytes);
     double t0 = rt_now();
     o->st[k] = in && res && want ? call(w, w->comm[r], &c, in, res) : TRD_ENOMEM;
     o->seconds[k] = rt_now() - t0;
     snprintf(o->msg[k], RT_MSG, "%s", o->st[k] == TRD_OK ? "" : trd_errmsg());
-    bool gets = c.allreduce || r == c.root;
+    bool gets = c.coll == TRD_COLL_REDUCE ? r == c.root : c.coll != TRD_COLL_EXSCAN || r > 0;
+    int32_t hi = c.coll == TRD_COLL_SCAN ? r : c.coll == TRD_COLL_EXSCAN ? r - 1 : w->p - 1;
+    size_t at = c.coll == TRD_COLL_REDUCE_SCATTER ? (size_t)(c.count * r) * rt_elem(c.op) : 0;
     if (o->st[k] == TRD_OK && gets && want) {
-        rt_expected(c.op, want, c.count, w->p, SEED);
-        o->wrong |= rt_first_diff(res, want, c.count, rt_elem(c.op)) >= 0;
+        rt_expected_ranks(c.op, want, in_count, 0, hi, SEED);
+        o->wrong |= rt_first_diff(res, want + at, c.count, rt_elem(c.op)) >= 0;
         o->got_result = true;
     }
     if (o->st[k] != TRD_OK && k == 1 && res)
@@ -217,16 +230,18 @@ static bool set_up(world *w, size_t a, fault f, mism m)
     trd_algo_kind kind = trd_algo_kind_of(a);
     const char *name = trd_algo_name(a);
     *w = (world){.algo = a, .p = P, .f = f, .m = m};
-    if (kind == TRD_KIND_EXCHANGE && rt_plan_refuses(a, P, false))
+    if (rt_plan_refuses_coll(a, P, false, tu_coll_of(a)))
         w->p = 6; /* star, star-reduce-bcast: p = 3! */
-    bool allreduce = kind == TRD_KIND_EXCHANGE;
-    bool nc = !trd_algo_commutative_only(a) && !(allreduce && rt_plan_refuses(a, w->p, true));
-    w->base = (call_spec){.algo = name, .allreduce = allreduce,
-                          .root = allreduce ? 0 : w->p - 1, .count = COUNT,
+    trd_collective coll = tu_coll_of(a);
+    bool nc = !trd_algo_commutative_only(a) && !rt_plan_refuses_coll(a, w->p, true, coll);
+    w->base = (call_spec){.algo = name, .coll = coll,
+                          .root = coll == TRD_COLL_REDUCE ? w->p - 1 : 0, .count = COUNT,
                           .op = nc ? RT_MATRIX : RT_I64_PROD};
     w->costs = trd_algo_uses_costs(a) ? tu_costs(w->p, 1, 1, 7) : NULL;
+    if (m == M_ALGO && nc && trd_algo_commutative_only(rt_algo(other_algo(name, coll))))
+        return false; /* no other row of the collective takes the operator */
     if ((m == M_KIND && kind != TRD_KIND_TREE && kind != TRD_KIND_PIPELINED) ||
-        (m == M_ROOT && allreduce))
+        (m == M_ROOT && coll != TRD_COLL_REDUCE))
         return false;
     return true;
 }

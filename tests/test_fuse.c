@@ -292,12 +292,13 @@ static void test_every_static_algorithm(void **state)
             continue;
         for (int32_t p = 1; p <= 9; p++)
             for (int32_t m = 1; m <= 3; m++)
-                for (int all = 0; all < 2; all++) {
+                for (trd_collective coll = 0; coll <= TRD_COLL_EXSCAN; coll++) {
+                    bool all = coll == TRD_COLL_ALLREDUCE;
                     trd_params prm;
                     trd_params_init(&prm);
                     prm.n = p;
                     prm.segments = m;
-                    prm.allreduce = all;
+                    prm.collective = coll;
                     prm.K = 2;
                     trd_plan *plan = NULL, *raw = NULL;
                     if (trd_plan_create(&plan, trd_algo_name(a), &prm) != TRD_OK)
@@ -306,7 +307,7 @@ static void test_every_static_algorithm(void **state)
                                      TRD_OK);
                     char what[96];
                     snprintf(what, sizeof what, "%s p=%d m=%d %s", trd_algo_name(a), p, m,
-                             all ? "allreduce" : "reduce");
+                             trd_collective_name(coll));
                     int64_t produced = 0, fused = check_plan(plan, raw, what, &produced);
                     /* ring's combines wait for their receive alone; recursive doubling's
                      * also wait for the SEND of their accumulator */

@@ -176,21 +176,22 @@ static void static_plans(void **state)
         const char *algo = trd_algo_name(a);
         if (trd_algo_is_dynamic(a) || trd_algo_uses_costs(a))
             continue;
-        bool exchange = trd_algo_kind_of(a) == TRD_KIND_EXCHANGE;
         for (int64_t n = 1; n <= 8; n++) {
             if (trd_algo_needs_factorial_p(a) && n != 1 && n != 2 && n != 6)
                 continue;
             for (size_t k = 0; k < sizeof dc / sizeof dc[0]; k++)
-                for (int all = exchange; all < 2; all++)
+                for (trd_collective coll = 0; coll <= TRD_COLL_EXSCAN; coll++)
                     for (int64_t m = 0; m <= 3; m += 3) {
                         trd_params p = tu_params(n, dc[k][0], dc[k][1], 2);
                         p.latency = dc[k][2];
-                        p.allreduce = all;
+                        if (!trd_algo_runs(a, coll))
+                            continue;
+                        p.collective = coll;
                         p.segments = m;
                         char what[160];
-                        snprintf(what, sizeof what, "%s n=%lld d=%g c=%g latency=%g%s m=%lld",
+                        snprintf(what, sizeof what, "%s n=%lld d=%g c=%g latency=%g %s m=%lld",
                                  algo, (long long)n, p.d, p.c, p.latency,
-                                 all ? " allreduce" : "", (long long)m);
+                                 trd_collective_name(coll), (long long)m);
                         check_plan(algo, &p, what);
                     }
         }

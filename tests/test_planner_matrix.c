@@ -111,14 +111,13 @@ static void segmented_plans_respect_their_bound(void **state)
         if (trd_algo_is_dynamic(a) || trd_algo_uses_costs(a) ||
             !strncmp(trd_algo_name(a), "star", 4))
             continue;
-        bool exchange = trd_algo_kind_of(a) == TRD_KIND_EXCHANGE;
         for (int64_t n = 2; n <= 12; n++)
             for (int64_t m = 1; m <= 16; m *= 4)
                 for (size_t l = 0; l < sizeof lat / sizeof lat[0]; l++) {
                     trd_params p = tu_params(n, 1.0, 0.7, trd_algo_uses_k(a) ? 2 : 0);
                     p.segments = trd_algo_kind_of(a) == TRD_KIND_PIPELINED ? 0 : m;
                     p.latency = lat[l];
-                    p.allreduce = exchange;
+                    p.collective = tu_coll_of(a);
                     trd_plan *plan = tu_plan(trd_algo_name(a), &p);
                     double ms = trd_plan_makespan(plan), lb = trd_plan_lower_bound(plan);
                     TU_CHECK(lb <= ms || tu_close(lb, ms), "%s n=%lld blocks=%ld latency=%g: "

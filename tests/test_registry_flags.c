@@ -9,7 +9,8 @@
  *   - needs p = n!: p = 5 is refused, p = 6 = 3! planned;
  *   - reads nodes: a node map changes the programs of a row with the flag
  *     and of no other;
- *   - the kind: exchange rows refuse a reduce, dynamic rows an allreduce.
+ *   - the collectives: a row refuses those it does not run (exchange rows a
+ *     reduce, dynamic rows an allreduce, reduce-scatter and scan rows both).
  * Order-determinism (reproducible) is test_reproducible's: every row with
  * the flag bitwise equal over runs with random delays, every other refused. */
 #include "testutil.h"
@@ -18,12 +19,23 @@
 #define P 6
 #define COUNT 33
 
+/* The first collective row i runs (trd_collective order): a reduce for
+ * the trees and the dynamic rows, an allreduce for the exchanges, else
+ * the row's own (reduce-scatter, scan). */
+static trd_collective collective_for(size_t i)
+{
+    trd_collective c = TRD_COLL_REDUCE;
+    while (c < TRD_COLL_EXSCAN && !trd_algo_runs(i, c))
+        c = (trd_collective)(c + 1);
+    return c;
+}
+
 static trd_params params_for(size_t i, int64_t n)
 {
     trd_params prm;
     trd_params_init(&prm);
     prm.n = n;
-    prm.allreduce = trd_algo_kind_of(i) == TRD_KIND_EXCHANGE;
+    prm.collective = collective_for(i);
     prm.K = trd_algo_uses_k(i) ? 2 : 0;
     prm.costs = trd_algo_uses_costs(i) ? tu_costs(n, 1.0, 1.0, 1) : NULL;
     return prm;
@@ -89,9 +101,9 @@ static void test_plan_flags(void **state)
                  "%s, p = 5: %s (%s)", name, trd_strerror(st), trd_errmsg());
         check_nodes_flag(i);
         prm = params_for(i, P);
-        prm.allreduce = false;
+        prm.collective = TRD_COLL_REDUCE;
         st = plan_status(i, &prm);
-        TU_CHECK(st == (trd_algo_kind_of(i) == TRD_KIND_EXCHANGE ? TRD_EUNSUPPORTED : TRD_OK),
+        TU_CHECK(st == (trd_algo_runs(i, TRD_COLL_REDUCE) ? TRD_OK : TRD_EUNSUPPORTED),
                  "%s, reduce: %s", name, trd_strerror(st));
     }
 }
@@ -151,10 +163,9 @@ static void test_call_flags(void **state)
 {
     (void)state;
     for (size_t i = 0; i < trd_algo_count(); i++) {
-        trd_algo_kind kind = trd_algo_kind_of(i);
         trd_status nc = trd_algo_commutative_only(i) ? TRD_EUNSUPPORTED : TRD_OK;
-        check_call(i, false, kind == TRD_KIND_EXCHANGE ? TRD_EUNSUPPORTED : nc);
-        check_call(i, true, kind == TRD_KIND_DYNAMIC ? TRD_EUNSUPPORTED : nc);
+        check_call(i, false, trd_algo_runs(i, TRD_COLL_REDUCE) ? nc : TRD_EUNSUPPORTED);
+        check_call(i, true, trd_algo_runs(i, TRD_COLL_ALLREDUCE) ? nc : TRD_EUNSUPPORTED);
     }
 }
 

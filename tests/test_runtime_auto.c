@@ -30,7 +30,7 @@ static void test_auto(void **state)
         rt_opid op = (rt_opid)(n % RT_NOPS);
         rt_case k = {.name = "auto", .op = op, .count = n % 4 == 3 ? 4099 : (int64_t)((n + 1) % 8),
                      .root = rt_op_nc(op) ? (n % 2 ? p - 1 : 0) : (int32_t)(n % p),
-                     .allreduce = n % 3 == 1, .mode = (rtm_bufmode)(n % 3), .seed = 5 + n, .opts = o};
+                     .coll = n % 3 == 1 ? TRD_COLL_ALLREDUCE : TRD_COLL_REDUCE, .mode = (rtm_bufmode)(n % 3), .seed = 5 + n, .opts = o};
         rtm_push(&l, k);
         if (n % 6 == 5) { /* another algorithm in between */
             trd_coll_opts_init(&o);
@@ -100,11 +100,12 @@ static trd_status memo_auto(trd_comm *comm, int32_t rank, rt_log *log, const trd
         st = m->allreduce ? trd_allreduce(comm, in, out, m->count, sum, &o)
                           : trd_reduce(comm, in, out, m->count, sum, 0, &o);
         const trd_select_memo *mm = &trd_select_state_of(comm)->memo;
+        trd_collective coll = m->allreduce ? TRD_COLL_ALLREDUCE : TRD_COLL_REDUCE;
         if (st == TRD_OK && (!mm->valid || mm->args.count != m->count ||
-                             mm->args.opts.c != m->c || mm->args.allreduce != m->allreduce))
-            rt_failf(log, "memo: rank %d call %zu: remembered count %lld, c %g, allreduce %d",
+                             mm->args.opts.c != m->c || mm->args.coll != coll))
+            rt_failf(log, "memo: rank %d call %zu: remembered count %lld, c %g, collective %d",
                      (int)rank, k, (long long)mm->args.count, mm->args.opts.c,
-                     (int)mm->args.allreduce);
+                     (int)mm->args.coll);
         if (st == TRD_OK && k == 0) {
             trd_select_memo *planted = &trd_select_state_of(comm)->memo;
             planted->key.algo = chain; /* planted: a reduce as good as any */

@@ -64,34 +64,27 @@ static void check_calibrated(const calib_ctx *x, const rt_result *res, int32_t p
 static void check_predictions(trd_comm **comm, int32_t p, const trd_op *op, size_t a,
                               const trd_coll_opts *o)
 {
-    trd_algo_kind kind = trd_algo_kind_of(a);
-    for (int all = 0; all < 2; all++) {
-        if ((kind == TRD_KIND_DYNAMIC && all) || (kind == TRD_KIND_EXCHANGE && !all))
-            continue;
+    for (trd_collective coll = TRD_COLL_REDUCE; coll <= TRD_COLL_EXSCAN; coll++) {
+        const char *what = trd_collective_name(coll);
         for (int64_t count = 1; count <= 10000; count *= 100) {
-            double t = NAN;
-            trd_comm *c = comm[all ? p - 1 : 0];
-            trd_status st = trd_comm_predict(c, count, op, p - 1, all, o, &t);
-            if (st == TRD_EUNSUPPORTED && rt_plan_refuses(a, p, false))
-                continue; /* star, star-reduce-bcast: p is no n! */
-            if (rt_not_yet(st, trd_errmsg())) {
-                char note[160];
-                snprintf(note, sizeof note, "skipped %s: %s", o->algo, trd_errmsg());
-                rt_note_once(note);
+            double t = 1234.5;
+            trd_comm *c = comm[coll == TRD_COLL_REDUCE ? 0 : p - 1];
+            /* a reduce-scatter's count is its whole input: p parts */
+            int64_t n = coll == TRD_COLL_REDUCE_SCATTER ? count * p : count;
+            trd_status st = trd_comm_predict(c, n, op, p - 1, coll, o, &t);
+            if (!trd_algo_runs(a, coll)) { /* its row's kind refuses it */
+                TU_CHECK(st == TRD_EUNSUPPORTED, "predict %s refused %s: status %d", o->algo,
+                         what, (int)st);
                 continue;
             }
+            if (st == TRD_EUNSUPPORTED && rt_plan_refuses_coll(a, p, false, coll))
+                continue; /* star, star-reduce-bcast: p is no n! */
             TU_CHECK(st == TRD_OK, "predict %s p=%d count=%lld %s: %s", o->algo, (int)p,
-                     (long long)count, all ? "allreduce" : "reduce", trd_errmsg());
+                     (long long)count, what, trd_errmsg());
             TU_CHECK(isfinite(t) && (p == 1 ? t >= 0 : t > 0),
                      "predict %s p=%d count=%lld %s: %g", o->algo, (int)p, (long long)count,
-                     all ? "allreduce" : "reduce", t);
+                     what, t);
         }
-    }
-    if (kind == TRD_KIND_DYNAMIC || kind == TRD_KIND_EXCHANGE) {
-        double t = 1234.5;
-        trd_status st = trd_comm_predict(comm[0], 10, op, 0, kind == TRD_KIND_DYNAMIC, o, &t);
-        TU_CHECK(st == TRD_EUNSUPPORTED, "predict %s refused kind: status %d", o->algo,
-                 (int)st);
     }
 }
 
@@ -344,9 +337,10 @@ static trd_status calibrated_rank(trd_comm *comm, int32_t rank, void *arg)
     int32_t *in = malloc(count * sizeof *in), *out = malloc(count * sizeof *out),
             *want = malloc(count * sizeof *want);
     for (size_t a = 0; st == TRD_OK && a < trd_algo_count(); a++) {
-        trd_algo_kind kind = trd_algo_kind_of(a);
         o.algo = trd_algo_name(a);
-        bool all = kind == TRD_KIND_EXCHANGE;
+        bool all = trd_algo_runs(a, TRD_COLL_ALLREDUCE) && !trd_algo_runs(a, TRD_COLL_REDUCE);
+        if (!trd_algo_runs(a, TRD_COLL_REDUCE) && !all)
+            continue; /* the other collectives: their predictions above, runs elsewhere */
         if ((all && rt_plan_refuses(a, p, false)) || trd_algo_uses_costs(a))
             continue; /* star, star-reduce-bcast: p is no n!; hetero-*: need costs */
         rt_fill(RT_I32_SUM, in, count, rank, a);
@@ -380,10 +374,11 @@ static void test_calibrated_runs(void **state)
     rt_log_check(&x.log, "calibrated runs");
     int want = 0; /* one result per static reduce (root 2), five per allreduce */
     for (size_t a = 0; a < trd_algo_count(); a++)
-        want += trd_algo_uses_costs(a)                  ? 0
-                : trd_algo_kind_of(a) != TRD_KIND_EXCHANGE ? 1
-                : rt_plan_refuses(a, 5, false)            ? 0
-                                                          : 5;
+        want += trd_algo_uses_costs(a)               ? 0
+                : trd_algo_runs(a, TRD_COLL_REDUCE)     ? 1
+                : !trd_algo_runs(a, TRD_COLL_ALLREDUCE) ? 0
+                : rt_plan_refuses(a, 5, false)         ? 0
+                                                       : 5;
     TU_CHECK(atomic_load(&x.verified) == want, "calibrated runs: %d results checked, expected %d",
              atomic_load(&x.verified), want);
     rt_log_destroy(&x.log);

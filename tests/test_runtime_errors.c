@@ -316,7 +316,7 @@ static void test_bad_algo(void **state)
     BAD(.what = "nc-tree-dyn allreduce", .algo = "nc-tree-dyn", .allreduce = true,
         .want = TRD_EUNSUPPORTED, .key = {"nc-tree-dyn"});
     for (size_t a = 0; a < trd_algo_count(); a++) {
-        if (trd_algo_kind_of(a) != TRD_KIND_EXCHANGE)
+        if (trd_algo_runs(a, TRD_COLL_REDUCE))
             continue;
         char what[96];
         snprintf(what, sizeof what, "%s reduce", trd_algo_name(a));

@@ -2,7 +2,8 @@
  * wire (runtime_matrix.c holds the cases and checks; tests/mpi runs the
  * same source over MPI).  Every registered algorithm (all kinds, iterated
  * from the registry, one cmocka test each) over p in {1,2,3,4,5,7,8,9},
- * counts {0, 1, 7, 4099}, reduce to root 0 and to root p-1 and allreduce,
+ * counts {0, 1, 7, 4099}, reduce to root 0 and to root p-1, allreduce,
+ * reduce-scatter of equal and of uneven parts (some empty), scan, exscan,
  * with int32 sum, int64 prod, uint64 bxor, double sum of small integers
  * (all checked BITWISE against a sequential rank-order fold written in
  * plain C) and the non-commutative checkers matrix2x2 and interval, each
@@ -45,7 +46,8 @@ static void test_matrix(void **state)
 typedef struct zero_ctx {
     trd_op *op;
     size_t algo;
-    bool allreduce, null_bufs;
+    trd_collective coll; /* the first its row runs */
+    bool null_bufs;
 } zero_ctx;
 
 static trd_status zero_rank(trd_comm *comm, int32_t rank, void *arg)
@@ -60,8 +62,15 @@ static trd_status zero_rank(trd_comm *comm, int32_t rank, void *arg)
         o.costs = tu_costs(trd_comm_size(comm), 1, 1, 1);
     const void *s = x->null_bufs ? NULL : &send;
     void *r = x->null_bufs ? NULL : &recv;
-    trd_status st = x->allreduce ? trd_allreduce(comm, s, r, 0, x->op, &o)
-                                 : trd_reduce(comm, s, r, 0, x->op, trd_comm_size(comm) - 1, &o);
+    int64_t parts[4] = {0, 0, 0, 0};
+    trd_status st;
+    switch (x->coll) {
+    case TRD_COLL_REDUCE: st = trd_reduce(comm, s, r, 0, x->op, trd_comm_size(comm) - 1, &o); break;
+    case TRD_COLL_ALLREDUCE: st = trd_allreduce(comm, s, r, 0, x->op, &o); break;
+    case TRD_COLL_REDUCE_SCATTER: st = trd_reduce_scatter(comm, s, r, parts, x->op, &o); break;
+    case TRD_COLL_SCAN: st = trd_scan(comm, s, r, 0, x->op, &o); break;
+    default: st = trd_exscan(comm, s, r, 0, x->op, &o); break;
+    }
     if (st == TRD_OK && (send != 5 || recv != 6))
         return TRD_EIO; /* count 0 must read and write nothing */
     return st;
@@ -72,9 +81,9 @@ static void test_count_zero_first(void **state)
     (void)state;
     zero_ctx x = {.op = rt_op_create(RT_I32_SUM)};
     for (size_t a = 0; a < trd_algo_count(); a++) {
-        trd_algo_kind kind = trd_algo_kind_of(a);
         x.algo = a;
-        x.allreduce = kind == TRD_KIND_EXCHANGE;
+        for (x.coll = TRD_COLL_REDUCE; !trd_algo_runs(a, x.coll); x.coll++)
+            ;
         for (int nb = 0; nb < 2; nb++) {
             x.null_bufs = nb;
             trd_threads_opts topts = rt_topts(RT_TIMEOUT_S);
@@ -82,7 +91,7 @@ static void test_count_zero_first(void **state)
             rt_run(4, &topts, zero_rank, &x, &res);
             for (int32_t r = 0; r < 4; r++) {
                 if (rt_not_yet(res.status[r], res.msg[r]) ||
-                    (x.allreduce && rt_plan_refuses(a, 4, false) &&
+                    (rt_plan_refuses_coll(a, 4, false, x.coll) &&
                      res.status[r] == TRD_EUNSUPPORTED))
                     continue; /* star and star-reduce-bcast: p = 4 is no n! */
                 TU_CHECK(res.status[r] == TRD_OK, "%s count 0 first call (%s buffers) rank %d: "
@@ -123,7 +132,7 @@ static void test_segments_trees(void **state)
                     if (trd_algo_uses_costs(a))
                         o.costs = tu_costs(sp[i], 1, 1, (uint64_t)sp[i]);
                     rt_case k = {.algo = a, .op = op, .count = op == RT_MATRIX ? 515 : 4099,
-                                 .root = call == 1 ? sp[i] - 1 : 0, .allreduce = call == 2,
+                                 .root = call == 1 ? sp[i] - 1 : 0, .coll = call == 2 ? TRD_COLL_ALLREDUCE : TRD_COLL_REDUCE,
                                  .mode = (rtm_bufmode)((call + j) % 3), .seed = 77 + l.len,
                                  .opts = o};
                     rtm_push(&l, k);
@@ -172,7 +181,7 @@ static void test_segments_pipelined(void **state)
                 for (int j = 0; j < 2; j++) {
                     rt_case k = {.algo = a, .op = j ? RT_MATRIX : RT_I32_SUM,
                                  .count = j ? 515 : 1031,
-                                 .root = call == 1 ? sp[i] - 1 : 0, .allreduce = call == 2,
+                                 .root = call == 1 ? sp[i] - 1 : 0, .coll = call == 2 ? TRD_COLL_ALLREDUCE : TRD_COLL_REDUCE,
                                  .mode = (rtm_bufmode)((call + j) % 3), .seed = 6000 + l.len,
                                  .opts = o};
                     rtm_push(&l, k);
@@ -198,7 +207,7 @@ static void test_segments_exchange(void **state)
             o.segment_bytes = 1024;
             for (int op = 0; op < RT_NOPS; op++) {
                 rt_case k = {.algo = a, .op = (rt_opid)op, .count = 4099, .root = 0,
-                             .allreduce = true, .mode = (rtm_bufmode)(op % 3),
+                             .coll = tu_coll_of(a), .mode = (rtm_bufmode)(op % 3),
                              .seed = 900 + l.len, .opts = o};
                 rtm_push(&l, k);
             }

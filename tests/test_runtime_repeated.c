@@ -44,12 +44,18 @@ static void test_repeated_mixed(void **state)
                 op = (rt_opid)(n % 4); /* commutative: so the call is not refused */
             if (trd_algo_uses_costs(a))
                 o.costs = tu_costs(p, 1, 1, (uint64_t)n);
-            bool all = kind == TRD_KIND_EXCHANGE || (kind != TRD_KIND_DYNAMIC && n % 3 == 0);
+            /* a reduce, or an allreduce every third call where it runs one;
+             * the other collectives where the row runs no reduce */
+            trd_collective coll = !trd_algo_runs(a, TRD_COLL_REDUCE) ? tu_coll_of(a)
+                                  : n % 3 == 0 && trd_algo_runs(a, TRD_COLL_ALLREDUCE)
+                                      ? TRD_COLL_ALLREDUCE
+                                      : TRD_COLL_REDUCE;
             /* noncommutative trees can always put the root on 0 or p-1 */
             int32_t root = rt_op_nc(op) ? (n % 2 ? p - 1 : 0) : (int32_t)(n % (size_t)p);
             o.reproducible = round == 2; /* the dynamic ones must refuse it */
             rt_case k = {.algo = a, .op = op, .count = cnt[n % 8], .root = root,
-                         .allreduce = all, .mode = (rtm_bufmode)(n % 3), .seed = 31 * n, .opts = o};
+                         .coll = coll, .mode = (rtm_bufmode)(n % 3), .seed = 31 * n,
+                         .opts = o};
             rtm_push(&l, k);
         }
     rtm_threads_cases(&l, p, comm, NULL, "mixed sequence");
@@ -73,7 +79,7 @@ static void test_repeated_dynamic(void **state)
             trd_coll_opts o;
             trd_coll_opts_init(&o);
             rt_case k = {.algo = rt_algo(names[a]), .op = op, .count = n % 5 == 4 ? 513 : 1 + n % 9,
-                         .root = (int32_t)(n % p), .allreduce = false,
+                         .root = (int32_t)(n % p), .coll = TRD_COLL_REDUCE,
                          .mode = (rtm_bufmode)(n % 3), .seed = 4242 + (uint64_t)n, .opts = o};
             rtm_push(&l, k);
         }
@@ -108,7 +114,7 @@ static void test_random_delays(void **state)
                 trd_coll_opts_init(&o);
                 rt_case k = {.algo = rt_algo(names[a]), .op = op, .count = 33 + n,
                              .root = nc ? (n % 3 ? p - 1 : 0) : (int32_t)(n % p),
-                             .allreduce = a == 2 && n % 3 == 2, .mode = (rtm_bufmode)(n % 3),
+                             .coll = a == 2 && n % 3 == 2 ? TRD_COLL_ALLREDUCE : TRD_COLL_REDUCE, .mode = (rtm_bufmode)(n % 3),
                              .seed = 99 * seed + (uint64_t)n, .opts = o};
                 rtm_push(&l, k);
             }

@@ -94,6 +94,16 @@ static inline const trd_costs *tu_costs(int64_t n, double d, double c, uint64_t 
 }
 
 /* Creates a plan that must succeed (fails the test with trd_errmsg()). */
+/* The first collective (trd_collective) algorithm a's row runs: reduce
+ * where it runs one, allreduce for the exchanges, ... */
+static inline trd_collective tu_coll_of(size_t a)
+{
+    trd_collective c = TRD_COLL_REDUCE;
+    while (c < TRD_COLL_EXSCAN && !trd_algo_runs(a, c))
+        c++;
+    return c;
+}
+
 static inline trd_plan *tu_plan(const char *algo, const trd_params *p)
 {
     trd_plan *plan = NULL;

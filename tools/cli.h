@@ -83,6 +83,44 @@ int cli_parse_options_short(const char *cmd, const char *shortopts, int argc, ch
  * (tools/cli_values.c). */
 int64_t cli_run_value(const char *op, int64_t r, int64_t i);
 
+/* The collective a command plans, simulates or runs (tools/cli_kind.c):
+ * --kind NAME, with --allreduce its older spelling of --kind allreduce. */
+typedef struct cli_kind {
+    trd_collective coll; /* TRD_COLL_REDUCE unless given */
+    bool set;            /* --kind or --allreduce was given */
+    bool root_set;       /* --root was given */
+} cli_kind;
+/* Takes --kind name into k: a name trd_collective_parse does not know, or
+ * a second kind other than the first, is a usage error (naming the valid
+ * ones). */
+int cli_take_kind(const char *cmd, const char *name, cli_kind *k);
+/* A --root given for a collective that has none (reduce-scatter, scan,
+ * exscan; an allreduce too unless tree_root: a plan's allreduce reduces
+ * to its root and broadcasts from it) is a usage error: the user meant
+ * something the command would not do. */
+int cli_kind_root(const char *cmd, const cli_kind *k, bool tree_root);
+/* The first collective registry algorithm `algo` runs (trd_algo_runs). */
+trd_collective cli_algo_first_kind(size_t algo);
+/* Elements of each rank's input for a call of count: p parts of count for
+ * a reduce-scatter (count is the part each rank gets), else count; also
+ * the count trd_comm_predict and trd_comm_explain take. */
+int64_t cli_kind_input(trd_collective kind, int64_t count, int64_t p);
+/* The library call of kind: trd_reduce (to root), trd_allreduce,
+ * trd_reduce_scatter_block, trd_scan or trd_exscan, count as for
+ * cli_kind_input. */
+trd_status cli_kind_call(trd_comm *comm, trd_collective kind, const void *in, void *out,
+                         int64_t count, const trd_op *op, int32_t root, const trd_coll_opts *o);
+/* What rank `rank` of p gets from a call of kind: whether it gets a
+ * result, and that result's definition, independent of any algorithm:
+ * the rank-order fold of ranks 0 .. ranks-1's inputs, elements offset ..
+ * offset+count of each (its part, for a reduce-scatter). */
+typedef struct cli_kind_result {
+    bool gets;
+    int64_t ranks, offset;
+} cli_kind_result;
+cli_kind_result cli_kind_result_of(trd_collective kind, int64_t rank, int64_t p, int64_t count,
+                                   int64_t root);
+
 /* Sorts v[0..n) ascending (medians of timings). */
 void cli_sort(double *v, size_t n);
 

@@ -1,7 +1,7 @@
 /* cmd_bench.c: `treduce bench`: every treduce algorithm, auto and a
  * baseline, timed on real data over a range of sizes (docs/BENCHMARKS.md).
- * Under MPI the baseline is the linked MPI library's own
- * MPI_Reduce / MPI_Allreduce measured in the same run; over threads, the
+ * Under MPI the baseline is the linked MPI library's own collective of
+ * the kind (MPI_Reduce, MPI_Allreduce, ...) measured in the same run; over threads, the
  * memory-bandwidth bound (bench_threads.c says why it is one).  auto runs
  * what the model picks under a profile of the platform measured once at
  * the start (trd_comm_profile), and every point carries the model's
@@ -16,15 +16,17 @@
 static void help(void)
 {
     printf("usage: treduce bench [--wire threads|mpi] [-p P] [--sizes LIST]\n"
-           "         [--ops LIST] [--kinds reduce,allreduce] [--algos LIST|all] [--iters I]\n"
+           "         [--ops LIST] [--kinds LIST] [--algos LIST|all] [--iters I]\n"
            "         [--op-cost US] [--tune N] [--out DIR] [--timeout S]\n"
            "         [--format text|json]\n"
            "mpirun -np P treduce bench --wire mpi ...\n\n"
-           "Times reduce and allreduce of doubles over a range of sizes with every\n"
+           "Times collectives of doubles (reduce and allreduce; --kinds adds\n"
+           "reduce-scatter, scan, exscan) over a range of sizes with every\n"
            "algorithm of 'treduce list' that runs the kind, with auto (the algorithm the\n"
            "model predicts fastest under a profile measured once at the start; with\n"
            "--tune, the fastest of the model's best timed on its first calls), and with\n"
-           "a baseline: under MPI, the MPI library's own MPI_Reduce / MPI_Allreduce;\n"
+           "a baseline: under MPI, the MPI library's own collective (MPI_Reduce,\n"
+           "MPI_Allreduce, MPI_Reduce_scatter_block, MPI_Scan, MPI_Exscan);\n"
            "over threads, the memory-bandwidth bound (the bytes a reduction must read\n"
            "and write over the bandwidth of p ranks streaming a[i] += b[i] at once,\n"
            "best of several; for the sum only).  Each series: a warm-up call, then\n"
@@ -40,9 +42,11 @@ static void help(void)
            "  --ops LIST      sum (default), costly (sleep-sum: sleeps US per call, a\n"
            "                  combine offloaded elsewhere), costly-spin (spin-sum: spins\n"
            "                  US per call, compute-bound)\n"
-           "  --kinds LIST    reduce, allreduce (default both); reduce is to rank 0\n"
-           "  --algos LIST    algorithms timed besides auto (default all; exchange ones\n"
-           "                  run allreduce only, dynamic ones reduce only)\n"
+           "  --kinds LIST    the collectives, of reduce (to rank 0), allreduce,\n"
+           "                  reduce-scatter (a size is the part each rank gets: its\n"
+           "                  input is P parts), scan, exscan (default reduce,allreduce)\n"
+           "  --algos LIST    algorithms timed besides auto (default all; each in the\n"
+           "                  kinds 'treduce list' names for it)\n"
            "  --iters I       repetitions per series (default: adaptive, about 0.2 s per\n"
            "                  series, between 5 and 200)\n"
            "  --op-cost US    microseconds per call of the costly operators (default 200)\n"
@@ -124,8 +128,12 @@ static int check_args(bench_args *a)
                                a->op_cost_us);
     if (!(a->timeout > 0))
         return cli_usage_error(cmd, "invalid --timeout %g: must be > 0", a->timeout);
-    if (!a->kind[BENCH_REDUCE] && !a->kind[BENCH_ALLREDUCE])
-        return cli_usage_error(cmd, "--kinds names no kind: reduce, allreduce or both");
+    bool any = false;
+    for (int k = 0; k < BENCH_KINDS; k++)
+        any = any || a->kind[k];
+    if (!any)
+        return cli_usage_error(cmd, "--kinds names no kind: reduce, allreduce, "
+                               "reduce-scatter, scan or exscan");
     qsort(a->sizes, a->nsizes, sizeof a->sizes[0], by_size);
     size_t n = 0;
     for (size_t i = 0; i < a->nsizes; i++)
@@ -146,7 +154,7 @@ static void defaults(bench_args *a, int argc, char **argv)
     a->op_cost_us = 200;
     a->tune = 4;
     a->timeout = 120;
-    a->kind[BENCH_REDUCE] = a->kind[BENCH_ALLREDUCE] = true;
+    a->kind[TRD_COLL_REDUCE] = a->kind[TRD_COLL_ALLREDUCE] = true;
     a->ops[a->nops++] = "sum";
     bench_default_sizes(a);
     bench_parse_algos("all", a);

@@ -135,7 +135,7 @@ static int print_real_runs(void)
         a.iters = 5;
         size_t index;
         trd_algo_find(a.algo, &index);
-        a.allreduce = trd_algo_kind_of(index) == TRD_KIND_EXCHANGE;
+        a.kind.coll = cli_algo_first_kind(index); /* exchange algorithms: allreduce */
         double times[5];
         cli_run_result res = {.times = times};
         trd_status st = cli_run_threads_collect(&a, &res);

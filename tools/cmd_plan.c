@@ -14,7 +14,7 @@ enum format { FORMAT_TEXT, FORMAT_JSON, FORMAT_DOT };
 static void help(void)
 {
     printf("usage: treduce plan --algo NAME -n N [--d D] [--c C] [--K K] [--root R]\n"
-           "                    [--allreduce] [--costs FILE | --preset NAME [--slow X]]\n"
+           "                    [--kind K] [--costs FILE | --preset NAME [--slow X]]\n"
            "                    [--noncommutative] [--format text|json|dot] [--gantt FILE]\n\n"
            "Builds the reduction plan of algorithm NAME for N ranks (0..N-1) under the\n"
            "homogeneous model of Canon & Antoniu: a transfer takes D, a combine C, a rank\n"
@@ -38,14 +38,26 @@ static void help(void)
            "                      et al. Sec. 4), slow transfers X times D (--slow X,\n"
            "                      default 2; --D X: the same, its older spelling)\n"
            "  --K K               limit of greedy-k-transfers / greedy-k-reducers\n"
-           "  --root R            rank that gets the result (default 0)\n"
-           "  --allreduce         every rank gets the result (tree algorithms: reduce,\n"
-           "                      then broadcast down the same tree; the exchange\n"
-           "                      algorithms are allreduces only and need it)\n"
+           "  --root R            rank that gets the result (default 0; a reduce, or the\n"
+           "                      tree of an allreduce)\n"
+           "  --kind K            the collective planned: reduce (default), allreduce\n"
+           "                      (every rank gets the result; tree algorithms reduce,\n"
+           "                      then broadcast down the same tree), reduce-scatter (rank\n"
+           "                      r gets part r of it), scan (rank r gets the fold of\n"
+           "                      ranks 0..r) or exscan (of ranks 0..r-1); each\n"
+           "                      algorithm plans the kinds 'treduce list' names\n"
+           "  --allreduce         the same as --kind allreduce (its older spelling)\n"
            "  --noncommutative    number ranks so each combine joins adjacent ranges\n"
            "  --format F          text (default), json or dot (Graphviz)\n"
            "  --gantt FILE        draw the schedule to FILE.png or FILE.svg\n\n"
            "Exit status: 0 ok, 1 failure, 2 bad usage or input.\n");
+}
+
+/* Whether the plan's collective has a root: a reduce's, or the tree an
+ * allreduce reduces to and broadcasts from. */
+static bool rooted(const trd_params *p)
+{
+    return p->collective == TRD_COLL_REDUCE || p->collective == TRD_COLL_ALLREDUCE;
 }
 
 /* A plan and the times of its steps (trd_plan_step_times: those of the
@@ -151,7 +163,10 @@ static int print_json(const plan_view *v)
                           "upper_bound_source", trd_plan_upper_bound_source(plan));
     json_object_set_new(o, "K", p->K > 0 ? json_integer(p->K) : json_null());
     json_object_set_new(o, "heterogeneous", json_boolean(p->costs != NULL));
-    json_object_set_new(o, "allreduce", json_boolean(p->allreduce));
+    json_object_set_new(o, "kind", json_string(trd_collective_name(p->collective)));
+    json_object_set_new(o, "allreduce", json_boolean(p->collective == TRD_COLL_ALLREDUCE));
+    if (!rooted(p))
+        json_object_set_new(o, "root", json_null());
     json_object_set_new(o, "segments", json_integer(trd_plan_blocks(plan)));
     json_object_set_new(o, "parent", parent);
     json_object_set_new(o, "send_start", start);
@@ -198,11 +213,15 @@ static void print_text(const plan_view *v)
     const trd_params *p = trd_plan_params(plan);
     size_t index = 0;
     trd_algo_find(trd_plan_algo(plan), &index); /* it planned: it exists */
-    printf("%s plan: n = %lld, %s = %g, %s = %g, root %lld%s%s%s", trd_plan_algo(plan),
-           (long long)p->n, p->costs ? "heterogeneous costs, mean d" : "d", p->d,
-           p->costs ? "mean c" : "c", p->c, (long long)p->root,
-           trd_algo_is_dynamic(index) ? " (where its run ended)" : "",
-           p->allreduce ? ", allreduce" : "", p->noncommutative ? ", non-commutative" : "");
+    printf("%s plan: n = %lld, %s = %g, %s = %g", trd_plan_algo(plan), (long long)p->n,
+           p->costs ? "heterogeneous costs, mean d" : "d", p->d, p->costs ? "mean c" : "c",
+           p->c);
+    if (rooted(p))
+        printf(", root %lld%s", (long long)p->root,
+               trd_algo_is_dynamic(index) ? " (where its run ended)" : "");
+    printf("%s%s%s", p->collective == TRD_COLL_REDUCE ? "" : ", ",
+           p->collective == TRD_COLL_REDUCE ? "" : trd_collective_name(p->collective),
+           p->noncommutative ? ", non-commutative" : "");
     if (p->K > 0)
         printf(", K = %lld", (long long)p->K);
     if (trd_plan_blocks(plan) > 1)
@@ -217,14 +236,14 @@ static void print_text(const plan_view *v)
         printf("  upper bound  %g  (%s)\n\n", trd_plan_upper_bound(plan),
                trd_plan_upper_bound_source(plan));
     printf("%8s %8s %12s  %s\n", "rank", "parent", "send start",
-           p->allreduce || trd_plan_blocks(plan) > 1 ? "receives from, in program order"
-                                                     : "inputs in arrival order");
+           p->collective != TRD_COLL_REDUCE || trd_plan_blocks(plan) > 1
+               ? "receives from, in program order" : "inputs in arrival order");
     for (int32_t r = 0; r < p->n; r++) {
         double t = send_start(v, r);
         char start[32] = "-", parent[16] = "-";
         if (!isnan(t))
             snprintf(start, sizeof start, "%g", t);
-        if (trd_plan_parent(plan, r) >= 0 || (int64_t)r == p->root)
+        if (trd_plan_parent(plan, r) >= 0 || (rooted(p) && (int64_t)r == p->root))
             snprintf(parent, sizeof parent, "%ld", (long)trd_plan_parent(plan, r));
         printf("%8ld %8s %12s ", (long)r, parent, start);
         print_inputs(plan, r);
@@ -276,7 +295,8 @@ static void print_dot(const plan_view *v)
            "  rankdir=BT;\n  node [shape=circle];\n",
            trd_plan_algo(plan), trd_plan_algo(plan), (long long)p->n, p->d, p->c,
            trd_plan_makespan(plan));
-    printf("  %lld [style=filled, fillcolor=lightgrey];\n", (long long)p->root);
+    if (rooted(p))
+        printf("  %lld [style=filled, fillcolor=lightgrey];\n", (long long)p->root);
     bool tree = false;
     for (int32_t r = 0; r < p->n; r++)
         if (trd_plan_parent(plan, r) >= 0) {
@@ -295,6 +315,7 @@ typedef struct plan_args {
     const char *gantt;
     enum format format;
     trd_params params;
+    cli_kind kind;
     bool have_n;
     const char *costs_file, *preset;
     double slow;
@@ -321,7 +342,8 @@ static int parse_args(int argc, char **argv, plan_args *a)
         {"format", required_argument, 0, 'f'}, {"gantt", required_argument, 0, 'g'},
         {"costs", required_argument, 0, 'C'}, {"preset", required_argument, 0, 'p'},
         {"D", required_argument, 0, 'S'},    {"slow", required_argument, 0, 'S'},
-        {"allreduce", no_argument, 0, 'A'},  {"help", no_argument, 0, 'h'},
+        {"allreduce", no_argument, 0, 'A'},  {"kind", required_argument, 0, 'k'},
+        {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     int opt, st;
     opterr = 0;
@@ -333,9 +355,13 @@ static int parse_args(int argc, char **argv, plan_args *a)
         case 'd': ok = cli_real("plan", "--d", optarg, &a->params.d); break;
         case 'c': ok = cli_real("plan", "--c", optarg, &a->params.c); break;
         case 'K': ok = cli_int("plan", "--K", optarg, &a->params.K); break;
-        case 'r': ok = cli_int("plan", "--root", optarg, &a->params.root); break;
+        case 'r': ok = cli_int("plan", "--root", optarg, &a->params.root);
+                  a->kind.root_set = true; break;
         case 'N': a->params.noncommutative = true; break;
-        case 'A': a->params.allreduce = true; break;
+        case 'A': if ((st = cli_take_kind("plan", "allreduce", &a->kind)) != CLI_OK) return st;
+                  break;
+        case 'k': if ((st = cli_take_kind("plan", optarg, &a->kind)) != CLI_OK) return st;
+                  break;
         case 'f': if ((st = parse_format(optarg, &a->format)) != CLI_OK) return st; break;
         case 'g': a->gantt = optarg; break;
         case 'C': a->costs_file = optarg; break;
@@ -354,6 +380,9 @@ static int parse_args(int argc, char **argv, plan_args *a)
         return cli_usage_error("plan", "--costs and --preset exclude each other");
     if (!a->have_n && !a->costs_file)
         return cli_usage_error("plan", "missing -n N (the number of ranks)");
+    if ((st = cli_kind_root("plan", &a->kind, true)) != CLI_OK)
+        return st;
+    a->params.collective = a->kind.coll;
     return -1;
 }
 

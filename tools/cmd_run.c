@@ -1,4 +1,5 @@
-/* cmd_run.c: `treduce run`: a real reduce or allreduce on real data over
+/* cmd_run.c: `treduce run`: a real collective (reduce, allreduce,
+ * reduce-scatter, scan, exscan: --kind) on real data over
  * the threads wire (ranks are threads of this process) or MPI
  * (`mpirun -np P treduce run --wire mpi ...`).  Each rank fills its
  * buffer with values that make the result exact in any combine order
@@ -20,14 +21,14 @@
 static void help(void)
 {
     printf("usage: treduce run --algo NAME [--wire threads|mpi] -p P --count M\n"
-           "         [--type T] [--op OP] [--root R] [--allreduce] [--segment BYTES]\n"
+           "         [--type T] [--op OP] [--kind K] [--root R] [--segment BYTES]\n"
            "         [--iters I] [--warmup W]\n"
            "         [--d D --c C [--latency L [--flight F]] [--parallelism K]\n"
            "          | --profile FILE | --costs FILE]\n"
            "         [--K K] [--explain] [--tune N] [--reproducible]\n"
            "         [--timeout S] [--format text|json]\n\n"
-           "Runs a real reduction of M elements per rank over P ranks and checks the\n"
-           "result against a sequential rank-order fold of the same inputs.\n"
+           "Runs a real collective of M elements per rank over P ranks and checks each\n"
+           "rank's result against a sequential rank-order fold of the same inputs.\n"
            "Under MPI: mpirun -np P treduce run --wire mpi ... (-p is then the\n"
            "MPI size).\n\n"
            "  --algo NAME       any algorithm of 'treduce list' (default binomial), or\n"
@@ -42,7 +43,8 @@ static void help(void)
            "  --wire W          threads (default: P threads, no launcher) or mpi\n"
            "                    (--transport W: the same, its older spelling)\n"
            "  -p P              number of ranks (threads wire)\n"
-           "  --count M         elements per rank (>= 0)\n"
+           "  --count M         elements per rank (>= 0; a reduce-scatter's part: each\n"
+           "                    rank's input is P parts of M)\n"
            "  --type T          int32, int64, uint64, float, double (default double)\n"
            "  --op OP           sum (default), prod, min, max, land, lor, band, bor, bxor,\n"
            "                    or a non-commutative checker: matrix (2x2 products mod\n"
@@ -50,8 +52,14 @@ static void help(void)
            "                    or a costly user operator on doubles: sleep-sum (sleeps\n"
            "                    --op-cost US per call: a combine offloaded elsewhere) or\n"
            "                    spin-sum (spins US per call: compute-bound)\n"
-           "  --root R          rank that gets a reduce's result (default 0)\n"
-           "  --allreduce       every rank gets the result\n"
+           "  --kind K          the collective: reduce (default: the root gets the\n"
+           "                    fold), allreduce (every rank gets it), reduce-scatter\n"
+           "                    (rank r gets part r of it), scan (rank r gets the fold of\n"
+           "                    ranks 0..r) or exscan (of ranks 0..r-1; rank 0's buffer\n"
+           "                    must stay untouched)\n"
+           "  --allreduce       the same as --kind allreduce (its older spelling)\n"
+           "  --root R          rank that gets a reduce's result (default 0; refused with\n"
+           "                    another --kind)\n"
            "  --segment BYTES   cut the buffer into segments of about BYTES (default:\n"
            "                    the algorithm's choice)\n"
            "  --iters I         timed iterations (default 10); --warmup W untimed (1)\n"
@@ -77,7 +85,8 @@ static void help(void)
            "                    mpi: the process kills itself at the first timed call)\n"
            "  --format F        text (default) or json (one object, from rank 0)\n\n"
            "JSON keys: algo (auto's choice when auto), wire (and transport, its older\n"
-           "name), p, count, type, op, bytes, allreduce, iters, median_us, min_us,\n"
+           "name), p, kind, count, type, op, bytes (count's), allreduce (whether the kind\n"
+           "is allreduce), iters, median_us, min_us,\n"
            "predicted_us, verified, model {latency_us, flight_us, d_us, c_us,\n"
            "recv_combine_saving, parallelism, given}, with auto: chosen_by ('auto')\n"
            "and with --explain: candidates [{algo, predicted_us}, with --tune and\n"
@@ -98,8 +107,10 @@ static int take_option(int opt, void *ctx)
               return cli_int(cmd, "--count", optarg, &a->count) ? CLI_OK : CLI_USAGE;
     case 't': a->type = optarg; return CLI_OK;
     case 'o': a->op = optarg; return CLI_OK;
-    case 'r': return cli_int(cmd, "--root", optarg, &a->root) ? CLI_OK : CLI_USAGE;
-    case 'A': a->allreduce = true; return CLI_OK;
+    case 'r': a->kind.root_set = true;
+              return cli_int(cmd, "--root", optarg, &a->root) ? CLI_OK : CLI_USAGE;
+    case 'A': return cli_take_kind(cmd, "allreduce", &a->kind);
+    case 'Q': return cli_take_kind(cmd, optarg, &a->kind);
     case 's': return cli_int(cmd, "--segment", optarg, &a->segment) ? CLI_OK : CLI_USAGE;
     case 'i': return cli_int(cmd, "--iters", optarg, &a->iters) ? CLI_OK : CLI_USAGE;
     case 'w': return cli_int(cmd, "--warmup", optarg, &a->warmup) ? CLI_OK : CLI_USAGE;
@@ -156,44 +167,61 @@ static int check_profile(const cli_run_args *a)
     return CLI_OK;
 }
 
-/* A buffer of count elements of the run's type, in bytes; false when it,
- * or the buffers of `ranks` ranks, overflow. */
-static bool buffer_bytes(const cli_run_args *a, int64_t ranks, size_t *bytes)
+/* Bytes per element of the run's operator; 0 when it cannot be made
+ * (the run says why: under MPI on rank 0 only). */
+static size_t elem_size(const cli_run_args *a)
 {
     trd_op *op = NULL;
     if (cli_run_make_op(a, &op) != TRD_OK)
-        return false;
+        return 0;
     size_t elem = trd_op_elem_size(op);
     trd_op_free(op);
-    return !__builtin_mul_overflow((uint64_t)a->count, (uint64_t)elem, bytes) &&
+    return elem;
+}
+
+/* A rank's input of a run of p ranks (count elements, p times that for a
+ * reduce-scatter), in bytes; false when it, or the buffers of `ranks`
+ * ranks, overflow. */
+static bool buffer_bytes(const cli_run_args *a, size_t elem, int64_t ranks, int64_t p,
+                         size_t *bytes)
+{
+    uint64_t count = (uint64_t)a->count;
+    if (a->kind.coll == TRD_COLL_REDUCE_SCATTER &&
+        __builtin_mul_overflow(count, (uint64_t)p, &count))
+        return false;
+    return !__builtin_mul_overflow(count, (uint64_t)elem, bytes) &&
            *bytes <= SIZE_MAX / 4 / (size_t)(ranks + 1);
 }
 
-int cli_run_check_memory(const cli_run_args *a, int64_t ranks, bool threads, char *why,
-                         size_t size)
+int cli_run_check_memory(const cli_run_args *a, int64_t ranks, int64_t p, bool threads,
+                         char *why, size_t size)
 {
-    size_t bytes = 0;
-    if (!buffer_bytes(a, ranks, &bytes))
-        return CLI_OK; /* check_memory says why */
-    /* an input and an output buffer per rank, two more on rank 0 for the
-     * check; over threads, each rank's thread and communicator */
-    double buffers = (double)bytes * 2.0 * (double)(ranks + 1);
-    double need = buffers + (threads ? RUN_RANK_BYTES * (double)ranks : 0.0);
-    double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
-    if (have > 0 && need > 0.8 * have) {
-        char text[512];
+    size_t bytes = 0, elem = elem_size(a);
+    char text[512];
+    if (elem == 0)
+        return CLI_OK;
+    if (!buffer_bytes(a, elem, ranks, p, &bytes)) { /* threads: check_memory said so */
+        snprintf(text, sizeof text, "--count %lld is too large for a buffer (%lld ranks)",
+                 (long long)a->count, (long long)p);
+    } else {
+        /* an input and an output buffer per rank, two more on rank 0 for
+         * the check; over threads, each rank's thread and communicator */
+        double buffers = (double)bytes * 2.0 * (double)(ranks + 1);
+        double need = buffers + (threads ? RUN_RANK_BYTES * (double)ranks : 0.0);
+        double have = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+        if (have <= 0 || need <= 0.8 * have)
+            return CLI_OK;
         snprintf(text, sizeof text, "--count %lld is too large: %lld ranks on this machine "
                  "need %.1f GiB (%lld buffers of %zu bytes%s), more than 80%% of its %.1f GiB",
                  (long long)a->count, (long long)ranks, need / 1073741824.0,
                  (long long)(2 * (ranks + 1)), bytes,
                  threads ? ", a thread and a communicator each" : "", have / 1073741824.0);
-        if (why)
-            snprintf(why, size, "%s", text);
-        else
-            fprintf(stderr, "treduce run: %s\n", text);
-        return CLI_FAILED;
     }
-    return CLI_OK;
+    if (why)
+        snprintf(why, size, "%s", text);
+    else
+        fprintf(stderr, "treduce run: %s\n", text);
+    return CLI_FAILED;
 }
 
 /* A size that overflows is bad input; one that does not fit in this
@@ -204,20 +232,18 @@ int cli_run_check_memory(const cli_run_args *a, int64_t ranks, bool threads, cha
  * allocates itself (scratch, plans) before allocating it. */
 static int check_memory(const cli_run_args *a)
 {
-    size_t bytes = 0;
-    trd_op *op = NULL;
-    if (cli_run_make_op(a, &op) != TRD_OK)
+    size_t bytes = 0, elem = elem_size(a);
+    if (elem == 0)
         return CLI_OK; /* the run says why (under MPI on rank 0 only) */
-    size_t elem = trd_op_elem_size(op);
-    trd_op_free(op);
     const trd_wire_info *wire;
     trd_wire_find(a->wire, &wire); /* checked by check_args */
-    int64_t ranks = wire->launched ? 1 : a->p;
-    if (!buffer_bytes(a, ranks, &bytes))
-        return cli_usage_error("run", "invalid --count %lld: %lld elements of %zu bytes are "
+    int64_t ranks = wire->launched ? 1 : a->p; /* MPI: the size is not known yet */
+    if (!buffer_bytes(a, elem, ranks, ranks, &bytes))
+        return cli_usage_error("run", "invalid --count %lld: %lld elements of %zu bytes%s are "
                                "too large for a buffer", (long long)a->count,
-                               (long long)a->count, elem);
-    return cli_run_check_memory(a, ranks, !wire->launched, NULL, 0);
+                               (long long)a->count, elem,
+                               a->kind.coll == TRD_COLL_REDUCE_SCATTER ? " times -p" : "");
+    return cli_run_check_memory(a, ranks, ranks, !wire->launched, NULL, 0);
 }
 
 static int check_args(const cli_run_args *a)
@@ -233,7 +259,8 @@ static int check_args(const cli_run_args *a)
         return cli_usage_error(cmd, "--count is required");
     if (a->count < 0)
         return cli_usage_error(cmd, "invalid --count %lld: must be >= 0", (long long)a->count);
-    if ((st = cli_wire_ranks(cmd, wire, a->p)) != CLI_OK)
+    if ((st = cli_wire_ranks(cmd, wire, a->p)) != CLI_OK ||
+        (st = cli_kind_root(cmd, &a->kind, false)) != CLI_OK)
         return st;
     if (a->iters < 1 || a->iters > RUN_ITERS_MAX || a->warmup < 0 || a->warmup > RUN_ITERS_MAX)
         return cli_usage_error(cmd, "invalid --iters %lld or --warmup %lld: need 1 <= iters "
@@ -278,7 +305,8 @@ static int parse_args(int argc, char **argv, cli_run_args *a)
         {"wire", required_argument, 0, 'T'},
         {"count", required_argument, 0, 'm'},     {"type", required_argument, 0, 't'},
         {"op", required_argument, 0, 'o'},        {"root", required_argument, 0, 'r'},
-        {"allreduce", no_argument, 0, 'A'},       {"segment", required_argument, 0, 's'},
+        {"allreduce", no_argument, 0, 'A'},       {"kind", required_argument, 0, 'Q'},
+        {"segment", required_argument, 0, 's'},
         {"iters", required_argument, 0, 'i'},     {"warmup", required_argument, 0, 'w'},
         {"d", required_argument, 0, 'd'},         {"c", required_argument, 0, 'c'},
         {"latency", required_argument, 0, 'l'},   {"flight", required_argument, 0, 'L'},

@@ -14,7 +14,7 @@ static void help(void)
     printf("usage: treduce simulate --algo NAME -n N [--dist const|exp|gamma] [--mean-d X]\n"
            "         [--mean-c Y] [--cv Z] [--costs FILE | --preset NAME [--slow X]]\n"
            "         [--port half|full|multi] [--runs R] [--seed S] [--threads T]\n"
-           "         [--K K] [--root R] [--noncommutative] [--format text|json]\n\n"
+           "         [--K K] [--kind K] [--root R] [--noncommutative] [--format text|json]\n\n"
            "Simulates R reductions of N ranks in virtual time: the schedule interpreter\n"
            "runs over a transport with a virtual clock.  Each transfer costs its base\n"
            "(X, or d[i][j] from FILE)\n"
@@ -34,6 +34,11 @@ static void help(void)
            "  --port P       half (one transfer per rank, default), full, multi\n"
            "  --runs R       number of runs (default 10000)\n"
            "  --seed S       seed (default 1); --threads T: 0 = all cores (default)\n"
+           "  --kind K       the collective simulated: reduce (default), allreduce,\n"
+           "                 reduce-scatter, scan or exscan ('treduce list' names the\n"
+           "                 kinds each algorithm runs)\n"
+           "  --root R       rank that gets a reduce's result (default 0; or the root of\n"
+           "                 an allreduce's tree)\n"
            "Prints the mean, standard deviation and the 10/50/90 %% quantiles of the\n"
            "makespan; a progress bar shows on a terminal.\n");
 }
@@ -41,6 +46,7 @@ static void help(void)
 typedef struct sim_args {
     const char *algo, *costs_file, *preset;
     trd_params params;
+    cli_kind kind;
     trd_dist dist;
     double mean_d, mean_c, cv, slow;
     bool cv_set, json;
@@ -80,7 +86,9 @@ static int parse_option(int opt, sim_args *a)
     case 's': return cli_int("simulate", "--seed", optarg, &a->seed) ? CLI_OK : CLI_USAGE;
     case 't': return cli_int("simulate", "--threads", optarg, &a->threads) ? CLI_OK : CLI_USAGE;
     case 'K': return cli_int("simulate", "--K", optarg, &a->params.K) ? CLI_OK : CLI_USAGE;
-    case 'R': return cli_int("simulate", "--root", optarg, &a->params.root) ? CLI_OK : CLI_USAGE;
+    case 'R': a->kind.root_set = true;
+              return cli_int("simulate", "--root", optarg, &a->params.root) ? CLI_OK : CLI_USAGE;
+    case 'k': return cli_take_kind("simulate", optarg, &a->kind);
     case 'N': a->params.noncommutative = true; break;
     case 'F': if ((st = parse_enum("--format", optarg, formats, 2, &v)) == CLI_OK) a->json = v; break;
     default: return CLI_USAGE;
@@ -97,6 +105,7 @@ static int parse_args(int argc, char **argv, sim_args *a)
         {"D", 1, 0, 'S'},
         {"port", 1, 0, 'P'}, {"runs", 1, 0, 'r'}, {"seed", 1, 0, 's'}, {"threads", 1, 0, 't'},
         {"K", 1, 0, 'K'}, {"root", 1, 0, 'R'}, {"noncommutative", 0, 0, 'N'},
+        {"kind", 1, 0, 'k'},
         {"format", 1, 0, 'F'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
     int opt;
     opterr = 0;
@@ -129,7 +138,9 @@ static int parse_args(int argc, char **argv, sim_args *a)
         return cli_usage_error("simulate", "--seed %lld is invalid: need >= 0", (long long)a->seed);
     if (!a->cv_set) /* the natural CV of each distribution */
         a->cv = a->dist == TRD_DIST_CONST ? 0.0 : 1.0;
-    return -1;
+    int st = cli_kind_root("simulate", &a->kind, true);
+    a->params.collective = a->kind.coll;
+    return st == CLI_OK ? -1 : st;
 }
 
 static void progress(void *ctx, int64_t done, int64_t total)
@@ -167,6 +178,7 @@ static int print_stats(const sim_args *a, const trd_mc_stats *s, double md, doub
                               "cv", a->cv, "port", ports[a->port], "seed", (json_int_t)a->seed);
         bool hetero = a->costs_file || a->preset;
         json_object_set_new(o, "heterogeneous", json_boolean(hetero));
+        json_object_set_new(o, "kind", json_string(trd_collective_name(a->kind.coll)));
         json_object_set_new(o, "costs", a->costs_file ? json_string(a->costs_file) : json_null());
         json_object_set_new(o, "preset", a->preset ? json_string(a->preset) : json_null());
         json_object_set_new(o, "slow", a->preset ? json_real(a->slow) : json_null());
@@ -184,9 +196,10 @@ static int print_stats(const sim_args *a, const trd_mc_stats *s, double md, doub
         return cli_finite_end("simulate", &f, NULL);
     char costs[4200];
     describe_costs(a, md, mc, costs, sizeof costs);
-    printf("%s on n = %lld ranks, %lld runs (%s, %s port)\n"
+    printf("%s on n = %lld ranks (%s), %lld runs (%s, %s port)\n"
            "  mean %.6g   std %.6g\n  q10 %.6g   median %.6g   q90 %.6g   (min %.6g, max %.6g)\n",
-           a->algo, (long long)a->params.n, (long long)s->runs, costs, ports[a->port], s->mean,
+           a->algo, (long long)a->params.n, trd_collective_name(a->kind.coll),
+           (long long)s->runs, costs, ports[a->port], s->mean,
            s->std, s->q10, s->q50, s->q90, s->min, s->max);
     return CLI_OK;
 }

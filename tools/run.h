@@ -17,7 +17,8 @@ typedef struct cli_run_args {
     bool explain, reproducible;
     int64_t p, count, root, segment, iters, warmup, K, dead_rank, tune;
     double d, c, latency, flight, parallelism, timeout, delay_us, op_cost_us;
-    bool count_set, allreduce, model_set, json;
+    cli_kind kind; /* --kind; count is a reduce-scatter's part (the input: p parts) */
+    bool count_set, model_set, json;
 } cli_run_args;
 
 /* What one rank found; rank 0's copy is reported, with the times of every
@@ -63,12 +64,12 @@ trd_status cli_run_threads_collect(const cli_run_args *a, cli_run_result *out);
  * stack as far as it is touched, its communicator and wire: ~50 KB at p =
  * 4096 on this machine), counted with margin. */
 #define RUN_RANK_BYTES (128.0 * 1024.0)
-/* CLI_FAILED when `ranks` ranks of a run on this machine need more than
- * 80 % of its memory for their buffers (and, over threads, their threads
- * and communicators), the message in why[0..size), or on stderr when why
- * is NULL; else CLI_OK. */
-int cli_run_check_memory(const cli_run_args *a, int64_t ranks, bool threads, char *why,
-                         size_t size);
+/* CLI_FAILED when `ranks` ranks of a run of p on this machine need more
+ * than 80 % of its memory for their buffers (and, over threads, their
+ * threads and communicators), the message in why[0..size), or on stderr
+ * when why is NULL; else CLI_OK. */
+int cli_run_check_memory(const cli_run_args *a, int64_t ranks, int64_t p, bool threads,
+                         char *why, size_t size);
 /* The defaults of `treduce run`. */
 void cli_run_args_init(cli_run_args *a);
 /* The run of this process's rank of a launched wire (MPI) and, on rank 0,

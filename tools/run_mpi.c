@@ -68,7 +68,8 @@ static bool node_memory(const cli_run_args *a, trd_comm *comm, cli_run_result *r
 {
     int32_t local = trd_comm_node_size(comm);
     char why[sizeof res->error];
-    bool mine = cli_run_check_memory(a, local, false, why, sizeof why) != CLI_OK;
+    bool mine = cli_run_check_memory(a, local, trd_comm_size(comm), false, why, sizeof why) !=
+                CLI_OK;
     double refused = mine ? (double)local : 0.0;
     trd_status st = trd_comm_agree_max(comm, &refused, &refused, 1);
     if (st == TRD_OK && refused == 0.0)

@@ -54,21 +54,21 @@ trd_status cli_run_make_op(const cli_run_args *a, trd_op **op)
     return trd_op_builtin(op, kind, type);
 }
 
-static void fill(const cli_run_args *a, const trd_op *op, int64_t r, void *buf)
+/* Rank r's input: n elements (a reduce-scatter's p parts). */
+static void fill(const cli_run_args *a, int64_t r, void *buf, int64_t n)
 {
     trd_type type = TRD_DOUBLE;
     if (!strcmp(a->op, "matrix")) {
-        trd_matrix2x2_fill(buf, a->count, r);
+        trd_matrix2x2_fill(buf, n, r);
         return;
     }
     if (!strcmp(a->op, "interval")) {
-        trd_interval_fill(buf, a->count, r);
+        trd_interval_fill(buf, n, r);
         return;
     }
     if (!cli_costly_name(a->op))
         trd_type_parse(a->type, &type);
-    (void)op;
-    for (int64_t i = 0; i < a->count; i++) {
+    for (int64_t i = 0; i < n; i++) {
         int64_t v = cli_run_value(a->op, r, i);
         switch (type) {
         case TRD_INT32: ((int32_t *)buf)[i] = (int32_t)v; break;
@@ -80,19 +80,41 @@ static void fill(const cli_run_args *a, const trd_op *op, int64_t r, void *buf)
     }
 }
 
-/* Whether got equals the fold v0 (+) v1 (+) ... (+) v_{p-1}. */
-static bool check(const cli_run_args *a, const trd_op *op, int64_t p, const void *got)
+/* What the output buffer holds before the calls: a rank that gets no
+ * result of an exscan (rank 0) must find it there after them. */
+#define SENTINEL 0xA5
+
+static bool untouched(const unsigned char *buf, size_t bytes)
 {
-    size_t bytes = (size_t)a->count * trd_op_elem_size(op);
-    unsigned char *acc = malloc(bytes + 1), *in = malloc(bytes + 1);
+    for (size_t i = 0; i < bytes; i++)
+        if (buf[i] != SENTINEL)
+            return false;
+    return true;
+}
+
+/* Whether rank r's result `got` is what its collective defines
+ * (cli_kind_result_of): the sequential rank-order fold of the inputs of
+ * ranks 0 .. want.ranks-1, each filled here again, over its part of
+ * them; a rank that gets none passes, but rank 0 of an exscan, whose
+ * buffer must be as it was. */
+static bool check(const cli_run_args *a, const trd_op *op, int64_t p, int64_t r,
+                  const unsigned char *got)
+{
+    cli_kind_result want = cli_kind_result_of(a->kind.coll, r, p, a->count, a->root);
+    size_t elem = trd_op_elem_size(op), bytes = (size_t)a->count * elem;
+    if (!want.gets)
+        return a->kind.coll != TRD_COLL_EXSCAN || untouched(got, bytes);
+    int64_t n = cli_kind_input(a->kind.coll, a->count, p);
+    size_t at = (size_t)want.offset * elem;
+    unsigned char *acc = malloc((size_t)n * elem + 1), *in = malloc((size_t)n * elem + 1);
     bool ok = acc && in;
     if (ok) {
-        fill(a, op, 0, acc);
-        for (int64_t r = 1; r < p && ok; r++) {
-            fill(a, op, r, in);
-            ok = trd_op_combine(op, TRD_SIDE_RIGHT, acc, in, a->count) == TRD_OK;
+        fill(a, 0, acc, n);
+        for (int64_t k = 1; k < want.ranks && ok; k++) {
+            fill(a, k, in, n);
+            ok = trd_op_combine(op, TRD_SIDE_RIGHT, acc + at, in + at, a->count) == TRD_OK;
         }
-        ok = ok && (bytes == 0 || memcmp(acc, got, bytes) == 0);
+        ok = ok && (bytes == 0 || memcmp(acc + at, got, bytes) == 0);
     }
     free(acc);
     free(in);
@@ -113,6 +135,12 @@ static void refuse(cli_run_result *res, trd_status st, const char *why, long lon
     snprintf(res->error, sizeof res->error, why, value);
 }
 
+/* The count the model takes: a reduce-scatter's whole input. */
+static int64_t model_count(const cli_run_args *a, const trd_comm *comm)
+{
+    return cli_kind_input(a->kind.coll, a->count, trd_comm_size(comm));
+}
+
 /* Whether auto times its candidates in the first calls (--tune). */
 static bool tuning(const cli_run_args *a)
 {
@@ -126,8 +154,8 @@ static trd_status choose(const cli_run_args *a, trd_comm *comm, const trd_op *op
 {
     trd_coll_opts *o = &res->model;
     o->algo = "auto";
-    trd_status st = trd_comm_explain(comm, a->count, op, (int32_t)a->root, a->allreduce, o,
-                                     res->candidates, &res->ncandidates);
+    trd_status st = trd_comm_explain(comm, model_count(a, comm), op, (int32_t)a->root,
+                                     a->kind.coll, o, res->candidates, &res->ncandidates);
     if (st == TRD_OK)
         o->algo = res->candidates[0].algo;
     return st;
@@ -165,7 +193,7 @@ static trd_status prepare(const cli_run_args *a, trd_comm *comm, const trd_op *o
     if (st == TRD_OK && !strcmp(a->algo, "auto") && !tuning(a))
         st = choose(a, comm, op, res);
     if (st == TRD_OK && !tuning(a) && trd_comm_rank(comm) == 0) /* rank 0 reports it */
-        st = trd_comm_predict(comm, a->count, op, (int32_t)a->root, a->allreduce, o,
+        st = trd_comm_predict(comm, model_count(a, comm), op, (int32_t)a->root, a->kind.coll, o,
                               &res->predicted);
     return st;
 }
@@ -186,23 +214,16 @@ static trd_status agree_prepared(trd_comm *comm, trd_status st, cli_run_result *
     return st != TRD_OK ? st : agreed != TRD_OK ? agreed : *refused ? TRD_EINVAL : TRD_OK;
 }
 
-static trd_status call(const cli_run_args *a, trd_comm *comm, const trd_op *op,
-                       const void *in, void *out, const trd_coll_opts *o)
-{
-    if (a->allreduce)
-        return trd_allreduce(comm, in, out, a->count, op, o);
-    return trd_reduce(comm, in, out, a->count, op, (int32_t)a->root, o);
-}
-
 void cli_run_rank(const cli_run_args *a, trd_comm *comm, const trd_op *op, cli_run_result *res)
 {
     int64_t p = trd_comm_size(comm), r = trd_comm_rank(comm);
-    size_t bytes = (size_t)a->count * trd_op_elem_size(op); /* checked by cmd_run.c */
-    unsigned char *in = malloc(bytes + 1), *out = calloc(bytes + 1, 1);
+    size_t elem = trd_op_elem_size(op), bytes = (size_t)a->count * elem; /* cmd_run.c checked */
+    size_t in_bytes = (size_t)cli_kind_input(a->kind.coll, a->count, p) * elem;
+    unsigned char *in = malloc(in_bytes + 1), *out = malloc(bytes + 1);
     res->verified = false;
     if (!in || !out)
         refuse(res, TRD_ENOMEM, "out of memory for two buffers of %lld bytes",
-               (long long)bytes);
+               (long long)in_bytes);
     else if (a->dead_rank >= p)
         refuse(res, TRD_EINVAL, "invalid --dead-rank %lld: not a rank of this run",
                (long long)a->dead_rank);
@@ -211,7 +232,8 @@ void cli_run_rank(const cli_run_args *a, trd_comm *comm, const trd_op *op, cli_r
         free(out);
         return;
     }
-    fill(a, op, r, in);
+    fill(a, r, in, cli_kind_input(a->kind.coll, a->count, p));
+    memset(out, SENTINEL, bytes);
     bool refused = false;
     trd_status st = agree_prepared(comm, prepare(a, comm, op, res), res, &refused);
     /* the tuning calls are untimed warm-ups: they run auto's candidates */
@@ -224,22 +246,21 @@ void cli_run_rank(const cli_run_args *a, trd_comm *comm, const trd_op *op, cli_r
             raise(SIGKILL); /* a rank that is a process: killed mid-run (threads: the hook) */
         }
         double t0 = trd_comm_now(comm);
-        st = call(a, comm, op, in, out, &res->model);
+        st = cli_kind_call(comm, a->kind.coll, in, out, a->count, op, (int32_t)a->root,
+                           &res->model);
         if (k >= warmup)
             res->times[k - warmup] = trd_comm_now(comm) - t0;
     }
     if (st == TRD_OK && tuning(a))
         st = choose(a, comm, op, res);
     if (st == TRD_OK && tuning(a) && r == 0)
-        st = trd_comm_predict(comm, a->count, op, (int32_t)a->root, a->allreduce, &res->model,
-                              &res->predicted);
+        st = trd_comm_predict(comm, model_count(a, comm), op, (int32_t)a->root, a->kind.coll,
+                              &res->model, &res->predicted);
     res->shm_max = trd_comm_shm_max(comm);
-    if (st == TRD_OK) {
-        bool gets = a->allreduce || r == a->root;
-        res->verified = !gets || check(a, op, p, out);
-    } else if (!refused) {
+    if (st == TRD_OK)
+        res->verified = check(a, op, p, r, out);
+    else if (!refused)
         fail(res, st);
-    }
     free(in);
     free(out);
 }

@@ -10,9 +10,9 @@
 static void print_text(const cli_run_args *a, int64_t p, size_t bytes, double med, double min,
                        const cli_run_result *res)
 {
-    printf("%s of %lld x %s (%zu bytes) with %s over %lld %s ranks, algorithm %s%s\n",
-           a->allreduce ? "allreduce" : "reduce", (long long)a->count, cli_run_elem_name(a),
-           bytes, a->op,
+    printf("%s of %lld x %s (%zu bytes%s) with %s over %lld %s ranks, algorithm %s%s\n",
+           trd_collective_name(a->kind.coll), (long long)a->count, cli_run_elem_name(a), bytes,
+           a->kind.coll == TRD_COLL_REDUCE_SCATTER ? " per part, p parts each" : "", a->op,
            (long long)p, a->wire, res->model.algo,
            strcmp(a->algo, "auto") ? "" : " (chosen by auto)");
     if (a->explain && res->ncandidates > 0) {
@@ -77,7 +77,7 @@ static json_t *report_json(const cli_run_args *a, int64_t p, size_t bytes, doubl
         "algo", m->algo, "wire", a->wire, "transport", a->wire, "p", (json_int_t)p, "count",
         (json_int_t)a->count, "type", cli_run_elem_name(a), "op", a->op, "bytes",
         (json_int_t)bytes,
-        "allreduce", a->allreduce, "iters", (json_int_t)a->iters, "median_us",
+        "allreduce", a->kind.coll == TRD_COLL_ALLREDUCE, "iters", (json_int_t)a->iters, "median_us",
         cli_json_real(f, "median_us", 1e6 * med), "min_us", cli_json_real(f, "min_us", 1e6 * min),
         "predicted_us",
         isnan(res->predicted) ? json_null() : cli_json_real(f, "predicted_us", 1e6 * res->predicted),
@@ -87,6 +87,7 @@ static json_t *report_json(const cli_run_args *a, int64_t p, size_t bytes, doubl
         "c_us", cli_json_real(f, "c_us", 1e6 * m->c), "recv_combine_saving",
         cli_json_real(f, "recv_combine_saving", m->recv_combine_saving), "parallelism",
         cli_json_real(f, "parallelism", m->parallelism), "given", a->model_set);
+    json_object_set_new(o, "kind", json_string(trd_collective_name(a->kind.coll)));
     if (!strcmp(a->algo, "auto"))
         json_object_set_new(o, "chosen_by", json_string("auto"));
     json_object_set_new(o, "shm_max_bytes", json_integer((json_int_t)res->shm_max));

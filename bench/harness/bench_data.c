@@ -122,17 +122,18 @@ bool bench_parse_ops(const char *text, bench_args *a)
 
 static bool take_kind(bench_args *a, const char *name)
 {
-    if (!strcmp(name, "reduce") || !strcmp(name, "allreduce")) {
-        a->kind[!strcmp(name, "allreduce")] = true;
+    trd_collective c;
+    if (trd_collective_parse(name, &c) == TRD_OK) {
+        a->kind[c] = true;
         return true;
     }
-    cli_usage_error("bench", "unknown kind '%s' in --kinds: reduce or allreduce", name);
+    cli_usage_error("bench", "invalid --kinds: %s", trd_errmsg());
     return false;
 }
 
 bool bench_parse_kinds(const char *text, bench_args *a)
 {
-    a->kind[BENCH_REDUCE] = a->kind[BENCH_ALLREDUCE] = false;
+    memset(a->kind, 0, sizeof a->kind);
     return each_item(text, a, take_kind);
 }
 
@@ -177,12 +178,13 @@ void bench_fill(double *buf, int64_t count, int64_t rank)
         buf[i] = value(rank, i);
 }
 
-void bench_fold(double *buf, int64_t count, int64_t p)
+void bench_expected(double *buf, trd_collective kind, int64_t count, int64_t p, int64_t rank)
 {
-    for (int64_t i = 0; i < count; i++) {
-        double acc = value(0, i);
-        for (int64_t r = 1; r < p; r++)
-            acc = acc + value(r, i);
+    cli_kind_result want = cli_kind_result_of(kind, rank, p, count, 0);
+    for (int64_t i = 0; want.gets && i < count; i++) {
+        double acc = value(0, want.offset + i);
+        for (int64_t r = 1; r < want.ranks; r++)
+            acc = acc + value(r, want.offset + i);
         buf[i] = acc;
     }
 }
@@ -196,16 +198,10 @@ trd_status bench_make_op(const bench_args *a, const char *name, trd_op **op)
     return trd_op_builtin(op, TRD_OP_SUM, TRD_DOUBLE);
 }
 
-bool bench_algo_runs(size_t i, int kind)
+bool bench_algo_runs(size_t i, trd_collective kind)
 {
-    trd_algo_kind k = trd_algo_kind_of(i);
-    if (trd_algo_uses_costs(i))
-        return false; /* they plan for heterogeneous costs, which bench does not give */
-    if (k == TRD_KIND_EXCHANGE)
-        return kind == BENCH_ALLREDUCE;
-    if (k == TRD_KIND_DYNAMIC)
-        return kind == BENCH_REDUCE;
-    return true;
+    /* the heterogeneous planners want costs, which bench does not give */
+    return !trd_algo_uses_costs(i) && trd_algo_runs(i, kind);
 }
 
 void bench_drop_unfit(bench_args *a, bool say)
@@ -218,7 +214,7 @@ void bench_drop_unfit(bench_args *a, bool say)
             trd_params prm;
             trd_params_init(&prm);
             prm.n = a->p;
-            prm.allreduce = true;
+            prm.collective = cli_algo_first_kind(i);
             trd_plan *plan = NULL;
             st = trd_plan_create(&plan, trd_algo_name(i), &prm);
             trd_plan_free(plan);

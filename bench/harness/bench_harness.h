@@ -14,7 +14,8 @@
 
 #include "cli.h"
 
-enum { BENCH_REDUCE = 0, BENCH_ALLREDUCE = 1, BENCH_KINDS = 2 };
+/* The kinds are the collectives, bench_args.kind indexed by trd_collective. */
+enum { BENCH_KINDS = TRD_COLL_EXSCAN + 1 };
 enum { BENCH_MAX_SIZES = 64, BENCH_MAX_OPS = 3, BENCH_MAX_ALGOS = 64 };
 
 /* What to run (the command line, parsed and checked). */
@@ -28,7 +29,7 @@ typedef struct bench_args {
     size_t nsizes;
     const char *ops[BENCH_MAX_OPS]; /* "sum", "costly", "costly-spin" */
     size_t nops;
-    bool kind[BENCH_KINDS];
+    bool kind[BENCH_KINDS];    /* --kinds: reduce, allreduce by default */
     size_t algos[BENCH_MAX_ALGOS]; /* registry indices measured besides auto */
     size_t nalgos;
     double op_cost_us, timeout;
@@ -41,8 +42,8 @@ typedef struct bench_args {
  * wire's memory-bandwidth bound). */
 typedef struct bench_point {
     size_t op;
-    int kind;
-    int64_t bytes, iters;
+    trd_collective kind;
+    int64_t bytes, iters;      /* bytes per rank: a reduce-scatter's part */
     const char *algo;
     const char *chosen;        /* auto: the algorithm it ran; else NULL */
     const char *model;         /* auto: the model's first, before any timing */
@@ -61,11 +62,12 @@ typedef struct bench_table {
     cli_shm shm;               /* mpi: the rings' limit (0: none) and its probe */
 } bench_table;
 
-/* One collective call to time: the buffers (count doubles) and what the
- * result must be on the ranks that get one. */
+/* One collective call to time: the buffers (count doubles out, as many
+ * in but for a reduce-scatter's p parts of count) and what the result
+ * must be on this rank if it gets one. */
 typedef struct bench_case {
     size_t op;
-    int kind;
+    trd_collective kind;
     int64_t count;
     const trd_op *trd;
     const double *in;
@@ -117,13 +119,15 @@ void bench_default_sizes(bench_args *a);
 /* "8 B", "64 KiB", "16 MiB" into buf. */
 const char *bench_size_text(int64_t bytes, char *buf, size_t size);
 /* Rank r's input (the values of `treduce run`: small integers, exact in
- * any order) and the rank-order fold of p ranks' inputs. */
+ * any order), and what rank r of p gets from a call of kind on count
+ * elements: the rank-order fold of the inputs that make it
+ * (cli_kind_result_of); nothing written where it gets none. */
 void bench_fill(double *buf, int64_t count, int64_t rank);
-void bench_fold(double *buf, int64_t count, int64_t p);
+void bench_expected(double *buf, trd_collective kind, int64_t count, int64_t p, int64_t rank);
 /* The trd operator of op name ("sum", "costly", "costly-spin"). */
 trd_status bench_make_op(const bench_args *a, const char *name, trd_op **op);
 /* Whether registry algorithm i runs calls of this kind. */
-bool bench_algo_runs(size_t i, int kind);
+bool bench_algo_runs(size_t i, trd_collective kind);
 /* Drops from a->algos the algorithms that cannot run on a->p ranks (their
  * plan refuses p: star and star-reduce-bcast need p = n!), saying so on
  * stderr when `say`. */
@@ -159,8 +163,8 @@ bool bench_plots(const bench_args *a, const bench_table *t);
  * "bound" on threads (bench_threads.c). */
 const char *bench_baseline_name(const bench_args *a);
 /* The point of series algo at (op, kind, bytes), or NULL. */
-const bench_point *bench_find(const bench_table *t, size_t op, int kind, int64_t bytes,
-                              const char *algo);
+const bench_point *bench_find(const bench_table *t, size_t op, trd_collective kind,
+                              int64_t bytes, const char *algo);
 /* The baseline's value used for ratios: MPI's median, the bound's min. */
 double bench_baseline_value(const bench_point *b);
 

@@ -1,7 +1,8 @@
 /* bench_mpi.c: `mpirun -np P treduce bench --wire mpi`: one process
- * per rank, and the baseline is the linked MPI library's own MPI_Reduce /
- * MPI_Allreduce, measured in the same run the same way as treduce's
- * algorithms (MPI_Barrier for both, time, call, time; the slowest rank's time per
+ * per rank, and the baseline is the linked MPI library's own MPI_Reduce,
+ * MPI_Allreduce, MPI_Reduce_scatter_block, MPI_Scan or MPI_Exscan,
+ * measured in the same run the same way as treduce's algorithms
+ * (MPI_Barrier for both, time, call, time; the slowest rank's time per
  * repetition; the result checked against the same fold).  For the costly
  * operators MPI gets a commutative MPI_Op_create'd operator doing the same
  * sum and the same wait per call, so both libraries pay the operator's
@@ -56,13 +57,19 @@ static trd_status mpi_barrier_fn(void *self)
 static trd_status mpi_call_fn(void *self, const bench_case *c)
 {
     mpi_base *b = self;
-    int rc;
-    if (c->kind == BENCH_ALLREDUCE)
-        rc = MPI_Allreduce(c->in, c->out, (int)c->count, MPI_DOUBLE, b->op[c->op],
-                           MPI_COMM_WORLD);
-    else
-        rc = MPI_Reduce(c->in, c->out, (int)c->count, MPI_DOUBLE, b->op[c->op], 0,
-                        MPI_COMM_WORLD);
+    MPI_Op op = b->op[c->op];
+    int n = (int)c->count, rc;
+    switch (c->kind) {
+    case TRD_COLL_ALLREDUCE:
+        rc = MPI_Allreduce(c->in, c->out, n, MPI_DOUBLE, op, MPI_COMM_WORLD);
+        break;
+    case TRD_COLL_REDUCE_SCATTER:
+        rc = MPI_Reduce_scatter_block(c->in, c->out, n, MPI_DOUBLE, op, MPI_COMM_WORLD);
+        break;
+    case TRD_COLL_SCAN: rc = MPI_Scan(c->in, c->out, n, MPI_DOUBLE, op, MPI_COMM_WORLD); break;
+    case TRD_COLL_EXSCAN: rc = MPI_Exscan(c->in, c->out, n, MPI_DOUBLE, op, MPI_COMM_WORLD); break;
+    default: rc = MPI_Reduce(c->in, c->out, n, MPI_DOUBLE, op, 0, MPI_COMM_WORLD); break;
+    }
     return rc == MPI_SUCCESS ? TRD_OK : TRD_EIO;
 }
 

@@ -10,9 +10,13 @@
 
 #define MAX_SERIES (BENCH_MAX_ALGOS + 3)
 
-static const char *kind_name(int kind)
+/* MPI's own collective of kind: the baseline under --wire mpi. */
+static const char *mpi_name(trd_collective kind)
 {
-    return kind == BENCH_ALLREDUCE ? "allreduce" : "reduce";
+    static const char *const names[BENCH_KINDS] = {"MPI_Reduce", "MPI_Allreduce",
+                                                   "MPI_Reduce_scatter_block", "MPI_Scan",
+                                                   "MPI_Exscan"};
+    return names[kind];
 }
 
 /* "sum of doubles", "sleep-sum (200 us per call)". */
@@ -27,14 +31,13 @@ static const char *op_text(const bench_args *a, size_t op, char *buf, size_t siz
 }
 
 /* What a series is, in the legend. */
-static const char *series_label(const bench_table *t, int kind, const char *algo, char *buf,
-                                size_t size)
+static const char *series_label(const bench_table *t, trd_collective kind, const char *algo,
+                                char *buf, size_t size)
 {
     if (!strcmp(algo, "auto"))
         snprintf(buf, size, "auto (the model's pick)");
     else if (!strcmp(algo, "mpi"))
-        snprintf(buf, size, "%s (%s)", kind == BENCH_ALLREDUCE ? "MPI_Allreduce" : "MPI_Reduce",
-                 t->baseline_lib);
+        snprintf(buf, size, "%s (%s)", mpi_name(kind), t->baseline_lib);
     else if (!strcmp(algo, "bound"))
         snprintf(buf, size, "memory bound (p streams)");
     else
@@ -43,7 +46,8 @@ static const char *series_label(const bench_table *t, int kind, const char *algo
 }
 
 /* The series measured at (op, kind), in the order they were measured. */
-static size_t series_of(const bench_table *t, size_t op, int kind, const char **names)
+static size_t series_of(const bench_table *t, size_t op, trd_collective kind,
+                        const char **names)
 {
     size_t n = 0;
     for (size_t i = 0; i < t->n; i++) {
@@ -65,7 +69,8 @@ static bool draw(const bench_args *a, const trd_lineplot *plot, const char *name
            cli_out_finish("bench", &out, trd_lineplot_write(plot, out.tmp)) == CLI_OK;
 }
 
-static bool time_plot(const bench_args *a, const bench_table *t, size_t op, int kind)
+static bool time_plot(const bench_args *a, const bench_table *t, size_t op,
+                      trd_collective kind)
 {
     const char *names[MAX_SERIES];
     size_t ns = series_of(t, op, kind, names), np = a->nsizes, kept = 0;
@@ -89,9 +94,9 @@ static bool time_plot(const bench_args *a, const bench_table *t, size_t op, int 
         x[k] = (double)a->sizes[k];
     char title[256], name[256], what[64];
     snprintf(title, sizeof title, "treduce bench: %s, %s, %lld %s (median time)",
-             kind_name(kind), op_text(a, op, what, sizeof what), (long long)t->p,
+             trd_collective_name(kind), op_text(a, op, what, sizeof what), (long long)t->p,
              a->wire->ranks);
-    snprintf(name, sizeof name, "time-%s-%s.png", kind_name(kind), a->ops[op]);
+    snprintf(name, sizeof name, "time-%s-%s.png", trd_collective_name(kind), a->ops[op]);
     trd_lineplot plot = {.title = title, .xlabel = "bytes per rank",
                          .ylabel = "time per call (µs)", .nseries = kept, .npoints = np,
                          .x = x, .y = y, .series_labels = lp, .logx = true, .logy = true,
@@ -110,7 +115,8 @@ static bool ratio_plot(const bench_args *a, const bench_table *t, size_t op)
     char labels[BENCH_KINDS][96], title[256], name[256], what[64];
     double *x = malloc(np * sizeof *x), *y = malloc((BENCH_KINDS + 1) * np * sizeof *y);
     bool ok = x && y;
-    for (int kind = 0; ok && kind < BENCH_KINDS; kind++) {
+    for (int c = 0; ok && c < BENCH_KINDS; c++) {
+        trd_collective kind = (trd_collective)c;
         bool whole = a->kind[kind];
         for (size_t k = 0; whole && k < np; k++) {
             const bench_point *au = bench_find(t, op, kind, a->sizes[k], "auto");
@@ -120,9 +126,8 @@ static bool ratio_plot(const bench_args *a, const bench_table *t, size_t op)
         }
         if (!whole)
             continue;
-        snprintf(labels[ns], sizeof labels[0], "%s: auto / %s", kind_name(kind),
-                 !strcmp(base, "bound") ? "memory bound"
-                 : kind == BENCH_ALLREDUCE ? "MPI_Allreduce" : "MPI_Reduce");
+        snprintf(labels[ns], sizeof labels[0], "%s: auto / %s", trd_collective_name(kind),
+                 !strcmp(base, "bound") ? "memory bound" : mpi_name(kind));
         lp[ns] = labels[ns];
         ns++;
     }
@@ -156,7 +161,7 @@ bool bench_plots(const bench_args *a, const bench_table *t)
     for (size_t op = 0; op < a->nops && ok; op++) {
         for (int k = 0; k < BENCH_KINDS && ok; k++)
             if (a->kind[k])
-                ok = time_plot(a, t, op, k);
+                ok = time_plot(a, t, op, (trd_collective)k);
         ok = ok && ratio_plot(a, t, op);
     }
     return ok;

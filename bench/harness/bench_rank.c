@@ -63,7 +63,7 @@ void bench_progress(bench_rank *br, const bench_point *pt)
     }
     fprintf(stderr, "treduce bench: [%lld/%lld] %s %s %s %s%s%s: %.1f us\n",
             (long long)br->done, (long long)br->total,
-            pt->kind == BENCH_ALLREDUCE ? "allreduce" : "reduce", br->a->ops[pt->op],
+            trd_collective_name(pt->kind), br->a->ops[pt->op],
             bench_size_text(pt->bytes, size, sizeof size), pt->algo,
             pt->chosen ? " -> " : "", pt->chosen ? pt->chosen : "", 1e6 * pt->median);
 }
@@ -135,7 +135,8 @@ trd_status bench_measure(bench_rank *br, const bench_runner *run, const bench_ca
         st = repeat(br, run, c, t, iters);
     }
     if (st == TRD_OK) {
-        bool gets = c->kind == BENCH_ALLREDUCE || trd_comm_rank(br->comm) == 0;
+        bool gets = cli_kind_result_of(c->kind, trd_comm_rank(br->comm),
+                                       trd_comm_size(br->comm), c->count, 0).gets;
         size_t bytes = (size_t)c->count * sizeof *c->out;
         t[iters] = !gets || memcmp(c->out, c->expected, bytes) == 0 ? 0.0 : 1.0;
         st = agree_max(br, t, all, iters + 1);
@@ -168,9 +169,13 @@ static trd_status treduce_barrier(void *self)
 static trd_status treduce_call(void *self, const bench_case *c)
 {
     trd_runner *r = self;
-    if (c->kind == BENCH_ALLREDUCE)
-        return trd_allreduce(r->comm, c->in, c->out, c->count, c->trd, &r->opts);
-    return trd_reduce(r->comm, c->in, c->out, c->count, c->trd, 0, &r->opts);
+    return cli_kind_call(r->comm, c->kind, c->in, c->out, c->count, c->trd, 0, &r->opts);
+}
+
+/* The count the model takes: a reduce-scatter's whole input. */
+static int64_t model_count(const bench_rank *br, const bench_case *c)
+{
+    return cli_kind_input(c->kind, c->count, trd_comm_size(br->comm));
 }
 
 /* One algorithm, with the profile's cost model for this size. */
@@ -184,8 +189,8 @@ static trd_status run_algo(bench_rank *br, const bench_case *c, const trd_profil
     trd_status st = trd_profile_apply(prof, c->count, sizeof(double), &r.opts);
     r.opts.algo = algo;
     if (st == TRD_OK)
-        st = trd_comm_predict(br->comm, c->count, c->trd, 0, c->kind == BENCH_ALLREDUCE,
-                              &r.opts, &predicted);
+        st = trd_comm_predict(br->comm, model_count(br, c), c->trd, 0, c->kind, &r.opts,
+                              &predicted);
     if (st != TRD_OK)
         return bench_fail(br, st, algo);
     return bench_measure(br, &run, c, &(bench_point){.algo = algo, .predicted = predicted});
@@ -198,8 +203,8 @@ static trd_status agreed_choice(bench_rank *br, const bench_case *c, trd_coll_op
                                 trd_candidate *cand)
 {
     size_t n = 0, idx = 0;
-    trd_status st = trd_comm_explain(br->comm, c->count, c->trd, 0, c->kind == BENCH_ALLREDUCE,
-                                     o, cand, &n);
+    trd_status st = trd_comm_explain(br->comm, model_count(br, c), c->trd, 0, c->kind, o, cand,
+                                     &n);
     if (st == TRD_OK)
         st = trd_algo_find(cand[0].algo, &idx);
     double mine[2] = {(double)idx, -(double)idx}, both[2];
@@ -264,6 +269,13 @@ static trd_status run_point(bench_rank *br, const bench_case *c, const trd_profi
     return st;
 }
 
+/* The kind whose input is the largest of those measured: a
+ * reduce-scatter's p parts, when it is one. */
+static trd_collective input_kind(const bench_args *a)
+{
+    return a->kind[TRD_COLL_REDUCE_SCATTER] ? TRD_COLL_REDUCE_SCATTER : TRD_COLL_REDUCE;
+}
+
 /* Every size and kind of operator op. */
 static trd_status run_op(bench_rank *br, size_t op, double *in, double *out, double *expected)
 {
@@ -277,14 +289,14 @@ static trd_status run_op(bench_rank *br, size_t op, double *in, double *out, dou
         br->table->profile[op] = prof;
     for (size_t s = 0; s < a->nsizes && st == TRD_OK; s++) {
         int64_t count = a->sizes[s] / 8;
-        bench_fill(in, count, rank);
-        if (rank == 0 || a->kind[BENCH_ALLREDUCE])
-            bench_fold(expected, count, p);
+        bench_fill(in, cli_kind_input(input_kind(a), count, p), rank);
         for (int k = 0; k < BENCH_KINDS && st == TRD_OK; k++) {
-            bench_case c = {.op = op, .kind = k, .count = count, .trd = br->ops[op],
-                            .in = in, .out = out, .expected = expected};
-            if (a->kind[k])
-                st = run_point(br, &c, &prof);
+            bench_case c = {.op = op, .kind = (trd_collective)k, .count = count,
+                            .trd = br->ops[op], .in = in, .out = out, .expected = expected};
+            if (!a->kind[k])
+                continue;
+            bench_expected(expected, c.kind, count, p, rank);
+            st = run_point(br, &c, &prof);
         }
     }
     return st;
@@ -296,7 +308,8 @@ void bench_rank_main(bench_rank *br)
     int64_t most = 8;
     for (size_t s = 0; s < a->nsizes; s++)
         most = a->sizes[s] > most ? a->sizes[s] : most;
-    double *in = malloc((size_t)most), *out = malloc((size_t)most);
+    double *in = malloc((size_t)cli_kind_input(input_kind(a), most, trd_comm_size(br->comm)));
+    double *out = malloc((size_t)most);
     double *expected = malloc((size_t)most);
     br->status = TRD_OK;
     br->error[0] = '\0';

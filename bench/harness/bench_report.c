@@ -15,8 +15,8 @@ const char *bench_baseline_name(const bench_args *a)
     return a->wire->launched ? "mpi" : "bound";
 }
 
-const bench_point *bench_find(const bench_table *t, size_t op, int kind, int64_t bytes,
-                              const char *algo)
+const bench_point *bench_find(const bench_table *t, size_t op, trd_collective kind,
+                              int64_t bytes, const char *algo)
 {
     for (size_t i = 0; i < t->n; i++) {
         const bench_point *pt = &t->pt[i];
@@ -31,11 +31,6 @@ const bench_point *bench_find(const bench_table *t, size_t op, int kind, int64_t
 double bench_baseline_value(const bench_point *b)
 {
     return strcmp(b->algo, "bound") ? b->median : b->min;
-}
-
-static const char *kind_name(int kind)
-{
-    return kind == BENCH_ALLREDUCE ? "allreduce" : "reduce";
 }
 
 static bool is_baseline(const bench_point *pt)
@@ -72,7 +67,7 @@ static bool write_bench_csv(const bench_args *a, const bench_table *t)
     for (size_t i = 0; i < t->n; i++) {
         const bench_point *pt = &t->pt[i];
         fprintf(f, "%s,%lld,%s,%s,%lld,%s,%.3f,%.3f,", a->wire_name, (long long)t->p,
-                kind_name(pt->kind), a->ops[pt->op], (long long)pt->bytes, pt->algo,
+                trd_collective_name(pt->kind), a->ops[pt->op], (long long)pt->bytes, pt->algo,
                 1e6 * pt->median, 1e6 * pt->min);
         if (isfinite(pt->predicted))
             fprintf(f, "%.3f", 1e6 * pt->predicted);
@@ -97,7 +92,7 @@ static bool write_ratios_csv(const bench_args *a, const bench_table *t)
             continue;
         double bv = bench_baseline_value(b);
         fprintf(f, "%s,%lld,%s,%s,%lld,%s,%.3f,%s,%.3f,%.4f,%s\n", a->wire_name,
-                (long long)t->p, kind_name(au->kind), a->ops[au->op], (long long)au->bytes,
+                (long long)t->p, trd_collective_name(au->kind), a->ops[au->op], (long long)au->bytes,
                 au->chosen, 1e6 * au->median, base, 1e6 * bv, au->median / bv, au->model);
     }
     return cli_out_end("bench", &out, true);
@@ -158,14 +153,15 @@ static grid_summary summarize_grid(const bench_table *t)
     return g;
 }
 
-static void print_block(const bench_args *a, const bench_table *t, size_t op, int kind)
+static void print_block(const bench_args *a, const bench_table *t, size_t op,
+                        trd_collective kind)
 {
     const char *base = bench_baseline_name(a);
     char size[32];
     char ratio[16];
     snprintf(ratio, sizeof ratio, "auto/%s", base);
     printf("\n%s of %s, %lld ranks (%s) - microseconds, median over repetitions of the "
-           "slowest rank\n", kind_name(kind), a->ops[op], (long long)t->p,
+           "slowest rank\n", trd_collective_name(kind), a->ops[op], (long long)t->p,
            a->wire->ranks);
     printf("  %9s %10s %-20s %10s %-20s %10s %10s %10s  %-20s %10s\n", "bytes", "auto",
            "(auto's choice)", "best", "(algorithm)", base, ratio, "predicted", "model's first",
@@ -215,7 +211,7 @@ static void print_text(const bench_args *a, const bench_table *t, bool verified)
     for (size_t op = 0; op < a->nops; op++)
         for (int k = 0; k < BENCH_KINDS; k++)
             if (a->kind[k])
-                print_block(a, t, op, k);
+                print_block(a, t, op, (trd_collective)k);
     printf("\nmedian relative prediction error |predicted - measured| / measured: %.1f %% "
            "over %zu series (every algorithm and auto)\n", 100 * err, n);
     grid_summary g = summarize_grid(t);
@@ -231,7 +227,7 @@ static void print_text(const bench_args *a, const bench_table *t, bool verified)
 static json_t *point_json(const bench_args *a, const bench_point *pt, cli_finite *f)
 {
     json_t *o = json_pack("{s:s, s:s, s:I, s:s, s:o, s:o, s:I, s:b}", "kind",
-                          kind_name(pt->kind), "op", a->ops[pt->op], "bytes",
+                          trd_collective_name(pt->kind), "op", a->ops[pt->op], "bytes",
                           (json_int_t)pt->bytes, "algo", pt->algo, "median_us",
                           cli_json_real(f, "median_us", 1e6 * pt->median), "min_us",
                           cli_json_real(f, "min_us", 1e6 * pt->min), "iters",
@@ -270,7 +266,7 @@ static json_t *grid_json(const bench_args *a, const bench_table *t, const bench_
 {
     const bench_point *best = best_algo(t, au), *first = first_choice(t, au);
     double fb = first_over_best(t, au);
-    json_t *o = json_pack("{s:s, s:s, s:I}", "kind", kind_name(au->kind), "op",
+    json_t *o = json_pack("{s:s, s:s, s:I}", "kind", trd_collective_name(au->kind), "op",
                           a->ops[au->op], "bytes", (json_int_t)au->bytes);
     json_object_set_new(o, "best_algo", best ? json_string(best->algo) : json_null());
     json_object_set_new(o, "best_us", best ? cli_json_real(f, "best_us", 1e6 * best->median)
@@ -297,7 +293,7 @@ static json_t *table_json(const bench_args *a, const bench_table *t, cli_finite 
         json_array_append_new(points, point_json(a, pt, f));
         if (!strcmp(pt->algo, "auto") && (b = bench_find(t, pt->op, pt->kind, pt->bytes, base)))
             json_array_append_new(ratios, json_pack("{s:s, s:s, s:I, s:s, s:s, s:o}", "kind",
-                kind_name(pt->kind), "op", a->ops[pt->op], "bytes", (json_int_t)pt->bytes,
+                trd_collective_name(pt->kind), "op", a->ops[pt->op], "bytes", (json_int_t)pt->bytes,
                 "auto_algo", pt->chosen, "model_algo", pt->model,
                 "ratio", cli_json_real(f, "ratio", pt->median / bench_baseline_value(b))));
         if (!strcmp(pt->algo, "auto"))

@@ -5,7 +5,8 @@
  * The bound: the ranks' inputs lie in one memory, so the least any
  * reduction of n bytes per rank can do is read the p inputs and write its
  * results: (p + 1) n bytes for a reduce (one result), 2 p n for an
- * allreduce (p results).  At best those bytes cross memory at the
+ * allreduce and a scan (p results), (2 p - 1) n for an exscan (p - 1),
+ * and p (p + 1) n for a reduce-scatter of parts of n (inputs of p n).  At best those bytes cross memory at the
  * aggregate bandwidth of p concurrent streams, measured here at every
  * point: every rank runs a[i] += b[i] over its own input at once (a
  * stream that reads 2n bytes and writes n), from the first stream's start
@@ -63,6 +64,19 @@ static bool streamed(const double *acc, const double *in, int64_t count, int64_t
     return true;
 }
 
+/* The bytes a call of kind on p ranks must move, in multiples of n (the
+ * bytes of the call's count). */
+static double must_move(trd_collective kind, int64_t p)
+{
+    double n = (double)p;
+    switch (kind) {
+    case TRD_COLL_REDUCE: return n + 1.0;
+    case TRD_COLL_REDUCE_SCATTER: return n * (n + 1.0);
+    case TRD_COLL_EXSCAN: return 2.0 * n - 1.0;
+    default: return 2.0 * n;
+    }
+}
+
 /* The aggregate stream's best repetition (collective), the point on rank
  * 0 (the bytes a reduction must move, at that bandwidth). */
 static trd_status time_bound(bench_rank *br, const bench_case *c, double *acc)
@@ -81,8 +95,7 @@ static trd_status time_bound(bench_rank *br, const bench_case *c, double *acc)
         st = trd_comm_agree_max(br->comm, &ok, &bad, 1);
     if (st != TRD_OK || trd_comm_rank(br->comm) != 0)
         return st;
-    double must = c->kind == BENCH_ALLREDUCE ? 2.0 * (double)p : (double)(p + 1);
-    double bound = best * must / (3.0 * (double)p); /* must n bytes at 3 p n / best */
+    double bound = best * must_move(c->kind, p) / (3.0 * (double)p); /* at 3 p n / best */
     bench_point pt = {.op = c->op, .kind = c->kind, .bytes = bytes, .iters = iters,
                       .algo = "bound", .median = bound, .min = bound, .predicted = NAN,
                       .verified = bad == 0.0};

@@ -160,7 +160,7 @@ trd_status trd_interval_expected(trd_interval *buf, int64_t count, int64_t first
  * trd_allreduce run any registered algorithm on real buffers with MPI's
  * semantics: every rank calls them with the same count, op, root and
  * options; each reads its `sendbuf` (count elements) and the result lands
- * in `recvbuf` at the root (reduce) or at every rank (allreduce).  The
+ * in `recvbuf` at the root (reduce) or at every rank (coll).  The
  * reduction is the rank-order fold v0 (+) v1 (+) ... (+) v_{p-1}; with a
  * non-commutative operator only algorithms that combine in rank order run
  * (tree-dyn and ring refuse with TRD_EUNSUPPORTED).
@@ -326,7 +326,11 @@ typedef struct trd_coll_opts {
                                 (measure_model, below) or d, c, latency
                                 (trd_comm_explain), or the fastest of the
                                 model's best when timed (tune, below);
-                                default "binomial" */
+                                default "binomial", a reduce and allreduce
+                                algorithm: set another for the other
+                                collectives (treduce list says which run
+                                what), or pass opts NULL for each
+                                collective's default */
     double d, c, latency;    /* the cost model the planners use (trd_params;
                                 default 1, 1, 0: only their ratio matters
                                 to the tree shapes; "auto" ranks under a
@@ -451,6 +455,97 @@ trd_status trd_reduce(trd_comm *comm, const void *sendbuf, void *recvbuf, int64_
  * (TRD_EUNSUPPORTED). */
 trd_status trd_allreduce(trd_comm *comm, const void *sendbuf, void *recvbuf, int64_t count,
                          const trd_op *op, const trd_coll_opts *opts);
+/* Reduce-scatter: the input (sendbuf) is p parts of recvcount elements;
+ * rank r gets part r of the reduction (x_0 (+) ... (+) x_{p-1}, rank
+ * order) in recvbuf (recvcount elements).  sendbuf TRD_IN_PLACE: the input
+ * is recvbuf (p * recvcount elements) and the result lands at its start.
+ * opts NULL: reduce-scatter-pairwise (any operator). */
+trd_status trd_reduce_scatter_block(trd_comm *comm, const void *sendbuf, void *recvbuf,
+                                    int64_t recvcount, const trd_op *op,
+                                    const trd_coll_opts *opts);
+/* The same with parts of recvcounts[r] elements (each >= 0; the input is
+ * their sum, part r after parts 0 .. r-1); every rank passes the same
+ * recvcounts (a rank that passes others gets a mismatched-call error, as
+ * a call with other arguments).  The plan cuts each part into segments
+ * of its own size; the model prices each as the parts' mean. */
+trd_status trd_reduce_scatter(trd_comm *comm, const void *sendbuf, void *recvbuf,
+                              const int64_t *recvcounts, const trd_op *op,
+                              const trd_coll_opts *opts);
+/* Inclusive scan: rank r gets x_0 (+) ... (+) x_r in recvbuf (count
+ * elements); sendbuf may be TRD_IN_PLACE (the input in recvbuf).  opts
+ * NULL: scan-recursive-doubling (any operator). */
+trd_status trd_scan(trd_comm *comm, const void *sendbuf, void *recvbuf, int64_t count,
+                    const trd_op *op, const trd_coll_opts *opts);
+/* Exclusive scan: rank r > 0 gets x_0 (+) ... (+) x_{r-1}; rank 0's
+ * recvbuf is left as it was (MPI leaves it undefined) and may be NULL
+ * unless the call is in place. */
+trd_status trd_exscan(trd_comm *comm, const void *sendbuf, void *recvbuf, int64_t count,
+                      const trd_op *op, const trd_coll_opts *opts);
+/* ---- Requests: nonblocking and persistent calls ---- */
+
+/* A started or startable collective call.  The nonblocking calls
+ * (trd_i*) make one and start it; the persistent ones (*_init) make one
+ * to start again and again with trd_start (the same arguments: the plan
+ * and buffers laid out at the first run serve the next ones).  A started
+ * call runs on its communicator's progress thread (made at the first
+ * start), in start order - every rank must start the same calls in the
+ * same order, as in MPI - so it advances while the program computes
+ * without calling treduce.  Its buffers belong to the call until it is
+ * done (trd_request_wait returned, or trd_request_test said done).  The
+ * arguments are checked when the call runs: a bad one, or any failure,
+ * is the status wait and test return, with its message.  A blocking call
+ * on the communicator waits first for its started requests.  While a
+ * request is active, the communicator takes no other call but the request
+ * functions and collective calls (which wait).  Where the wire allows no
+ * other thread (MPI below MPI_THREAD_MULTIPLE), the calls run inside
+ * trd_request_wait and trd_request_test instead, on the caller's thread
+ * (test then waits for the call). */
+typedef struct trd_request trd_request;
+trd_status trd_ireduce(trd_comm *comm, const void *sendbuf, void *recvbuf, int64_t count,
+                       const trd_op *op, int32_t root, const trd_coll_opts *opts,
+                       trd_request **req);
+trd_status trd_iallreduce(trd_comm *comm, const void *sendbuf, void *recvbuf, int64_t count,
+                          const trd_op *op, const trd_coll_opts *opts, trd_request **req);
+trd_status trd_ireduce_scatter_block(trd_comm *comm, const void *sendbuf, void *recvbuf,
+                                     int64_t recvcount, const trd_op *op,
+                                     const trd_coll_opts *opts, trd_request **req);
+trd_status trd_ireduce_scatter(trd_comm *comm, const void *sendbuf, void *recvbuf,
+                               const int64_t *recvcounts, const trd_op *op,
+                               const trd_coll_opts *opts, trd_request **req);
+trd_status trd_iscan(trd_comm *comm, const void *sendbuf, void *recvbuf, int64_t count,
+                     const trd_op *op, const trd_coll_opts *opts, trd_request **req);
+trd_status trd_iexscan(trd_comm *comm, const void *sendbuf, void *recvbuf, int64_t count,
+                       const trd_op *op, const trd_coll_opts *opts, trd_request **req);
+/* The persistent forms: *req is made inactive; recvcounts are copied. */
+trd_status trd_reduce_init(trd_comm *comm, const void *sendbuf, void *recvbuf, int64_t count,
+                           const trd_op *op, int32_t root, const trd_coll_opts *opts,
+                           trd_request **req);
+trd_status trd_allreduce_init(trd_comm *comm, const void *sendbuf, void *recvbuf,
+                              int64_t count, const trd_op *op, const trd_coll_opts *opts,
+                              trd_request **req);
+trd_status trd_reduce_scatter_block_init(trd_comm *comm, const void *sendbuf, void *recvbuf,
+                                         int64_t recvcount, const trd_op *op,
+                                         const trd_coll_opts *opts, trd_request **req);
+trd_status trd_reduce_scatter_init(trd_comm *comm, const void *sendbuf, void *recvbuf,
+                                   const int64_t *recvcounts, const trd_op *op,
+                                   const trd_coll_opts *opts, trd_request **req);
+trd_status trd_scan_init(trd_comm *comm, const void *sendbuf, void *recvbuf, int64_t count,
+                         const trd_op *op, const trd_coll_opts *opts, trd_request **req);
+trd_status trd_exscan_init(trd_comm *comm, const void *sendbuf, void *recvbuf, int64_t count,
+                           const trd_op *op, const trd_coll_opts *opts, trd_request **req);
+/* Starts an inactive persistent request (TRD_EINVAL for an active one or
+ * a nonblocking call's, which runs once). */
+trd_status trd_start(trd_request *req);
+/* Waits until req's call is done and returns its status (TRD_OK for an
+ * inactive request); the request is inactive again.  The call's own
+ * deadlines bound the wait. */
+trd_status trd_request_wait(trd_request *req);
+/* *done: whether req's call is done (then its status is returned, as by
+ * wait) or req is inactive. */
+trd_status trd_request_test(trd_request *req, bool *done);
+/* Frees req (NULL: nothing), after waiting for its call if it is active. */
+void trd_request_free(trd_request *req);
+
 /* Runs any plan (collective: every rank calls it with the same plan,
  * count and op): this rank's program on buf, which is its slot 0 - its
  * input at the start, and at trd_plan_result_rank its result at the end
@@ -601,7 +696,8 @@ trd_status trd_profile_load(const char *path, trd_profile *profile, trd_profile_
  * any size is simulated (in O(steps log steps) time); *seconds is NaN
  * only where the simulation fails (trd_plan_makespan). */
 trd_status trd_comm_predict(trd_comm *comm, int64_t count, const trd_op *op, int32_t root,
-                            bool allreduce, const trd_coll_opts *opts, double *seconds);
+                            trd_collective coll, const trd_coll_opts *opts, double *seconds);
+/* (For a reduce-scatter, count is the whole input: p times a part.) */
 
 /* One algorithm considered by "auto": its name, the model's time for the
  * call (seconds), its measured time (seconds: the slowest rank's median
@@ -626,7 +722,7 @@ typedef struct trd_candidate {
  * profile of op that the communicator does not have yet: then every rank
  * must call it (it measures one, trd_comm_profile). */
 trd_status trd_comm_explain(trd_comm *comm, int64_t count, const trd_op *op, int32_t root,
-                            bool allreduce, const trd_coll_opts *opts, trd_candidate *out,
+                            trd_collective coll, const trd_coll_opts *opts, trd_candidate *out,
                             size_t *n);
 
 #ifdef __cplusplus

@@ -112,6 +112,14 @@ unsigned trd_collective_cap(trd_collective c)
     return (unsigned)c < COLLECTIVES ? cap[c] : 0;
 }
 
+const char *trd_algo_default_for(trd_collective c)
+{
+    for (size_t i = 0; i < ALGO_COUNT; i++)
+        if ((algos[i].caps & TRD_CAP_DEFAULT) && (algos[i].caps & trd_collective_cap(c)))
+            return algos[i].name;
+    return NULL;
+}
+
 bool trd_algo_runs(size_t i, trd_collective c)
 {
     return i < ALGO_COUNT && (algos[i].caps & trd_collective_cap(c));
@@ -141,8 +149,9 @@ trd_status trd_algo_check_collective(const trd_algo *a, trd_collective c)
     const char *name = trd_collective_name(c);
     if (!name)
         return trd_fail(TRD_EINVAL, "collective = %d is out of range", (int)c);
-    return trd_fail(TRD_EUNSUPPORTED, "%s runs %s only, not a %s: ask for one of those "
-                    "(--kind %s)", a->name, runs, name, strchr(runs, ',') ? "..." : runs);
+    return trd_fail(TRD_EUNSUPPORTED, "%s runs %s only, not a%s %s: ask for one of those "
+                    "(--kind %s)", a->name, runs, strchr("aeiou", name[0]) ? "n" : "", name,
+                    strchr(runs, ',') ? "..." : runs);
 }
 
 /* Whether p is n! for some n >= 1. */

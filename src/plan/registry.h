@@ -22,7 +22,8 @@ enum {
     TRD_CAP_ALLREDUCE = 64,    /* runs an allreduce (kinds tree, pipelined, exchange) */
     TRD_CAP_NODES = 128,       /* reads params.node_of */
     TRD_CAP_REDUCE_SCATTER = 256, /* runs a reduce-scatter (kind reduce-scatter) */
-    TRD_CAP_SCAN = 512         /* runs a scan and an exscan (kind scan) */
+    TRD_CAP_SCAN = 512,        /* runs a scan and an exscan (kind scan) */
+    TRD_CAP_DEFAULT = 1024     /* the default of the collectives it runs */
 };
 
 typedef struct trd_algo {
@@ -55,6 +56,9 @@ trd_status trd_algo_check_ranks(const trd_algo *a, int64_t p);
  * message (auto's candidates). */
 bool trd_algo_fits(const trd_algo *a, trd_collective c, bool noncommutative, bool reproducible,
                    int64_t p);
+/* The name of the first row flagged TRD_CAP_DEFAULT that runs c (a call
+ * with no options runs it), NULL for none. */
+const char *trd_algo_default_for(trd_collective c);
 /* The TRD_CAP_* flag of the collective c. */
 unsigned trd_collective_cap(trd_collective c);
 

@@ -17,11 +17,11 @@ static bool same_opts(const trd_coll_opts *a, const trd_coll_opts *b)
            a->tune == b->tune && a->measure_model == b->measure_model && a->costs == b->costs;
 }
 
-trd_call_args trd_call_args_of(const trd_op *op, int64_t count, int32_t root, bool allreduce,
+trd_call_args trd_call_args_of(const trd_op *op, int64_t count, int32_t root, trd_collective coll,
                              const trd_coll_opts *opts)
 {
     trd_call_args k = {.op = op, .op_serial = trd_op_serial(op), .count = count,
-                      .root = allreduce ? 0 : root, .allreduce = allreduce, .opts = *opts,
+                      .root = coll == TRD_COLL_REDUCE ? root : 0, .coll = coll, .opts = *opts,
                       .costs_version = trd_costs_version(opts->costs)};
     k.opts.algo = NULL;
     return k;
@@ -29,24 +29,24 @@ trd_call_args trd_call_args_of(const trd_op *op, int64_t count, int32_t root, bo
 
 /* Whether k holds these arguments (the operator not dereferenced). */
 static bool same_args(const trd_call_args *k, const trd_op *op, uint64_t op_serial,
-                      int64_t count, int32_t root, bool allreduce, const trd_coll_opts *opts,
+                      int64_t count, int32_t root, trd_collective coll, const trd_coll_opts *opts,
                       uint64_t costs_version)
 {
-    return k->op == op && k->count == count && k->root == (allreduce ? 0 : root) &&
-           k->allreduce == allreduce && same_opts(&k->opts, opts) && k->op_serial == op_serial &&
+    return k->op == op && k->count == count && k->root == (coll == TRD_COLL_REDUCE ? root : 0) &&
+           k->coll == coll && same_opts(&k->opts, opts) && k->op_serial == op_serial &&
            k->costs_version == costs_version;
 }
 
 bool trd_call_args_match(const trd_call_args *k, const trd_op *op, int64_t count, int32_t root,
-                        bool allreduce, const trd_coll_opts *opts)
+                        trd_collective coll, const trd_coll_opts *opts)
 {
-    return same_args(k, op, trd_op_serial(op), count, root, allreduce, opts,
+    return same_args(k, op, trd_op_serial(op), count, root, coll, opts,
                      trd_costs_version(opts->costs));
 }
 
 bool trd_call_args_same(const trd_call_args *a, const trd_call_args *b)
 {
-    return same_args(a, b->op, b->op_serial, b->count, b->root, b->allreduce, &b->opts,
+    return same_args(a, b->op, b->op_serial, b->count, b->root, b->coll, &b->opts,
                      b->costs_version);
 }
 

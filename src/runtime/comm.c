@@ -27,7 +27,7 @@
 
 void trd_coll_opts_init(trd_coll_opts *o)
 {
-    *o = (trd_coll_opts){.algo = "binomial", .d = 1.0, .c = 1.0, .latency = 0.0, .K = 2,
+    *o = (trd_coll_opts){.algo = trd_algo_default_for(TRD_COLL_REDUCE), .d = 1.0, .c = 1.0, .latency = 0.0, .K = 2,
                          .segment_bytes = 0, .measure_model = true};
 }
 
@@ -98,12 +98,13 @@ void trd_comm_free(trd_comm *c)
 {
     if (!c)
         return;
+    if (c->select_free) /* first: the layer above may still run a call on c */
+        c->select_free(c->select);
     drop_cache(c);
+    free(c->bounds);
     free(c->node_of);
     free(c->scratch);
     trd_exec_free(&c->exec);
-    if (c->select_free)
-        c->select_free(c->select);
     free(c->test);
     c->wire.free(c->wire.ctx);
     free(c);
@@ -196,7 +197,7 @@ bool trd_comm_same_key(const trd_comm_key *x, const trd_comm_key *y)
     const trd_params *a = &x->params, *b = &y->params;
     return x->algo == y->algo && x->count == y->count && x->elem == y->elem &&
            x->reproducible == y->reproducible && x->parallelism == y->parallelism &&
-           a->root == b->root && a->allreduce == b->allreduce &&
+           a->root == b->root && a->collective == b->collective && x->parts == y->parts &&
            a->noncommutative == b->noncommutative && a->segments == b->segments &&
            a->d == b->d && a->c == b->c && a->latency == b->latency && a->K == b->K &&
            a->combine_fixed == b->combine_fixed && a->flight == b->flight &&
@@ -250,6 +251,22 @@ static trd_status move_result(trd_comm *c, bool holds, int32_t root, size_t byte
     return st;
 }
 
+/* The blocks of slot 0 that hold this rank's result but that no step
+ * wrote (p = 1, ...) get the input: all of them where the rank gets the
+ * whole result, its part's in a reduce-scatter, none where it gets none
+ * (a reduce's other ranks, an exscan's rank 0). */
+static void fill_result(trd_comm *c, const trd_comm_key *key, bool holds)
+{
+    const trd_params *p = &key->params;
+    int32_t r = c->wire.rank, blocks = c->exec.blocks;
+    if (p->collective == TRD_COLL_REDUCE_SCATTER) {
+        int32_t m = blocks / c->wire.size;
+        trd_exec_fill_slot0(&c->exec, r * m, m);
+    } else if (p->collective == TRD_COLL_REDUCE ? holds
+               : p->collective != TRD_COLL_EXSCAN || r > 0)
+        trd_exec_fill_slot0(&c->exec, 0, blocks);
+}
+
 /* Runs this rank's part of the cached plan or policy.  input: the
  * caller's sendbuf when slot 0 does not hold it yet (trd_exec.input), or
  * NULL. */
@@ -267,6 +284,7 @@ static trd_status execute(trd_comm *c, const trd_op *op, const trd_comm_key *key
     c->exec = (trd_exec){.wire = &c->wire, .op = op, .slot = k->slots, .nslots = k->nslots,
                          .count = key->count, .elem = key->elem,
                          .blocks = k->plan ? trd_plan_blocks(k->plan) : 1,
+                         .bounds = key->parts ? c->bounds : NULL,
                          .timeout_s = c->timeout_s, .input = input, .fresh = k->fresh,
                          .local = c->exec.local, .log = c->test ? c->test->log : NULL};
     if (input && c->exec.blocks == 1)
@@ -285,14 +303,65 @@ static trd_status execute(trd_comm *c, const trd_op *op, const trd_comm_key *key
     trd_status st = trd_engine_run_rank(k->engine, &t, c->wire.rank, &holds);
     if (st != TRD_OK && c->status != TRD_OK)
         st = c->status; /* the wire's own code for a failed decision */
-    if (st == TRD_OK && (holds || key->params.allreduce))
-        trd_exec_fill_slot0(&c->exec); /* blocks no step wrote (p = 1, ...) */
+    if (st == TRD_OK)
+        fill_result(c, key, holds); /* blocks no step wrote (p = 1, ...) */
     if (st == TRD_OK && !k->plan)
         st = move_result(c, holds, (int32_t)key->params.root,
                          (size_t)key->count * key->elem);
     if (st == TRD_OK && !k->plan)
         st = c->wire.end_dynamic(c->wire.ctx, k->policy, c->calls);
     return st;
+}
+
+void trd_comm_set_parts(trd_comm *c, const int64_t *counts)
+{
+    uint64_t h = 0xCBF29CE484222325ULL;
+    for (int32_t r = 0; counts && r < c->wire.size; r++)
+        h = (h ^ (uint64_t)counts[r]) * 0x100000001B3ULL;
+    c->parts = counts;
+    c->parts_hash = counts ? h | 1 : 0; /* never 0: equal parts */
+}
+
+int64_t trd_comm_part_start(const trd_comm *c, int64_t count, int32_t r)
+{
+    int64_t start = 0;
+    for (int32_t i = 0; c->parts && i < r; i++)
+        start += c->parts[i];
+    return c->parts ? start : count / c->wire.size * r;
+}
+
+int64_t trd_comm_part_count(const trd_comm *c, int64_t count, int32_t r)
+{
+    return c->parts ? c->parts[r] : count / c->wire.size;
+}
+
+/* The bounds of the plan's blocks over uneven parts: block r m + j is
+ * segment j of part r (trd_collective), cut as trd_exec_range cuts a
+ * buffer. */
+static trd_status lay_out_parts(trd_comm *c, const trd_comm_key *k)
+{
+    int32_t p = c->wire.size, m = (int32_t)k->params.segments;
+    int64_t *grown = realloc(c->bounds, ((size_t)p * (size_t)m + 1) * sizeof *grown);
+    if (!grown)
+        return trd_fail(TRD_ENOMEM, "runtime: out of memory for %ld parts", (long)p);
+    c->bounds = grown;
+    int64_t lo = 0;
+    for (int32_t r = 0; r < p; lo += c->parts[r], r++)
+        for (int32_t j = 0; j < m; j++)
+            grown[(size_t)r * (size_t)m + (size_t)j] = lo + c->parts[r] * j / m;
+    grown[(size_t)p * (size_t)m] = k->count;
+    return TRD_OK;
+}
+
+/* A reduce-scatter's result: this rank's part of slot 0, to the front of
+ * recvbuf (where slot 0 is recvbuf: in place). */
+static void hand_over_part(trd_comm *c, const trd_comm_key *k, void *recvbuf)
+{
+    int32_t r = c->wire.rank;
+    size_t at = (size_t)trd_comm_part_start(c, k->count, r) * k->elem;
+    size_t bytes = (size_t)trd_comm_part_count(c, k->count, r) * k->elem;
+    if (bytes > 0)
+        memmove(recvbuf, c->cache.slots[0] + at, bytes);
 }
 
 /* The key of a call whose arguments (buffers aside) are not the last
@@ -302,7 +371,7 @@ static trd_status key_of_call(trd_comm *c, const void *sendbuf, void *recvbuf,
 {
     trd_comm_key key;
     trd_status st = trd_comm_check(c, sendbuf, recvbuf, args->count, args->op, args->root,
-                                   args->allreduce, opts, &key, acc);
+                                   args->coll, opts, &key, acc);
     if (st != TRD_OK)
         return st;
     const char *name = trd_algo_entry(key.algo)->name;
@@ -315,8 +384,9 @@ static trd_status key_of_call(trd_comm *c, const void *sendbuf, void *recvbuf,
 /* Runs a checked call of key, its signature in c->sig: *built is the
  * cache's build it last ran with (c->built), so a call of the same key
  * on the same build reuses the slots it laid out. */
-static trd_status run_key(trd_comm *c, const void *sendbuf, void *acc, const trd_op *op,
-                          const trd_comm_key *k, uint64_t *built, trd_run_opts *run)
+static trd_status run_key(trd_comm *c, const void *sendbuf, void *recvbuf, void *acc,
+                          const trd_op *op, const trd_comm_key *k, uint64_t *built,
+                          trd_run_opts *run)
 {
     trd_status st;
     if (c->test && c->test->dead)
@@ -339,9 +409,13 @@ static trd_status run_key(trd_comm *c, const void *sendbuf, void *acc, const trd
         c->cache.slots[0] = acc ? acc : c->scratch;
     else if ((st = lay_out_slots(c, acc, bytes)) != TRD_OK)
         return st;
-    if ((st = trd_comm_long_path(c, run && run->other)) != TRD_OK)
+    if ((st = trd_comm_long_path(c, run && run->other)) != TRD_OK ||
+        (k->parts && (st = lay_out_parts(c, k)) != TRD_OK))
         return st;
-    bool copy = sendbuf != TRD_IN_PLACE && sendbuf != c->cache.slots[0] && bytes > 0;
+    /* in place, the input is recvbuf, which slot 0 is not where the result
+     * does not land in it (rank 0 of an exscan) */
+    const void *input = sendbuf == TRD_IN_PLACE ? recvbuf : sendbuf;
+    bool copy = input != c->cache.slots[0] && bytes > 0;
     bool timed = run && run->timed;
     /* A timed call starts from a barrier: else a candidate pays for the
      * lateness the previous one left a rank with (binomial, faster than
@@ -349,16 +423,18 @@ static trd_status run_key(trd_comm *c, const void *sendbuf, void *acc, const trd
     if (timed && (st = trd_comm_barrier(c)) != TRD_OK)
         return st;
     double t0 = timed ? trd_comm_now(c) : 0.0; /* the run only: not the plan's building */
-    st = execute(c, op, k, copy ? sendbuf : NULL); /* copied lazily (trd_exec.input) */
+    st = execute(c, op, k, copy ? input : NULL); /* copied lazily (trd_exec.input) */
     if (st != TRD_OK)
         return trd_comm_fail(c, st);
+    if (k->params.collective == TRD_COLL_REDUCE_SCATTER)
+        hand_over_part(c, k, recvbuf);
     if (timed)
         run->seconds = trd_comm_now(c) - t0;
     return TRD_OK;
 }
 
 trd_status trd_comm_collective(trd_comm *c, const void *sendbuf, void *recvbuf, int64_t count,
-                               const trd_op *op, int32_t root, bool allreduce,
+                               const trd_op *op, int32_t root, trd_collective coll,
                                const trd_coll_opts *opts, trd_run_opts *run)
 {
     trd_comm_key key;
@@ -369,21 +445,24 @@ trd_status trd_comm_collective(trd_comm *c, const void *sendbuf, void *recvbuf, 
         trd_coll_opts_init(&defaults);
     opts = opts ? opts : &defaults;
     if (!c || !op || !opts->algo) /* refused by the checks, with the reason */
-        return trd_comm_check(c, sendbuf, recvbuf, count, op, root, allreduce, opts, &key,
+        return trd_comm_check(c, sendbuf, recvbuf, count, op, root, coll, opts, &key,
                               &acc);
     if ((st = trd_comm_usable(c)) != TRD_OK)
         return st;
-    bool hit = c->memo.valid &&
-               trd_call_args_match(&c->memo.args, op, count, root, allreduce, opts) &&
+    uint64_t parts = coll == TRD_COLL_REDUCE_SCATTER ? c->parts_hash : 0;
+    bool hit = c->memo.valid && c->memo.key.parts == parts &&
+               trd_call_args_match(&c->memo.args, op, count, root, coll, opts) &&
                !strcmp(c->memo.algo, opts->algo);
     if (hit) {
         c->sig = c->memo.sig;
         st = trd_comm_check_buffers(c, sendbuf, recvbuf, &c->memo.key, &acc);
     } else {
-        trd_call_args args = trd_call_args_of(op, count, root, allreduce, opts);
+        trd_call_args args = trd_call_args_of(op, count, root, coll, opts);
         st = key_of_call(c, sendbuf, recvbuf, &args, opts, &acc);
     }
-    return st != TRD_OK ? st : run_key(c, sendbuf, acc, op, &c->memo.key, &c->memo.built, run);
+    return st != TRD_OK ? st
+                        : run_key(c, sendbuf, recvbuf, acc, op, &c->memo.key, &c->memo.built,
+                                  run);
 }
 
 trd_status trd_comm_collective_keyed(trd_comm *c, const void *sendbuf, void *recvbuf,
@@ -398,7 +477,7 @@ trd_status trd_comm_collective_keyed(trd_comm *c, const void *sendbuf, void *rec
     if (st != TRD_OK)
         return st;
     c->sig = *sig;
-    return run_key(c, sendbuf, acc, op, key, built, run);
+    return run_key(c, sendbuf, recvbuf, acc, op, key, built, run);
 }
 
 trd_status trd_comm_enter(trd_comm *c, const char *what)

@@ -18,18 +18,18 @@ typedef struct trd_call_args {
     const trd_op *op;
     uint64_t op_serial; /* trd_op_serial */
     int64_t count;
-    int32_t root;
-    bool allreduce;
+    int32_t root;       /* 0 but for a reduce */
+    trd_collective coll;
     trd_coll_opts opts; /* algo NULL */
     uint64_t costs_version; /* of opts.costs when the args were taken */
 } trd_call_args;
-trd_call_args trd_call_args_of(const trd_op *op, int64_t count, int32_t root, bool allreduce,
+trd_call_args trd_call_args_of(const trd_op *op, int64_t count, int32_t root, trd_collective coll,
                                const trd_coll_opts *opts);
 /* Whether a and b are the same arguments. */
 bool trd_call_args_same(const trd_call_args *a, const trd_call_args *b);
 /* Whether k holds these arguments (not taken). */
 bool trd_call_args_match(const trd_call_args *k, const trd_op *op, int64_t count, int32_t root,
-                         bool allreduce, const trd_coll_opts *opts);
+                         trd_collective coll, const trd_coll_opts *opts);
 
 /* What a plan depends on: the same key gives the same plan on every rank. */
 typedef struct trd_comm_key {
@@ -41,6 +41,8 @@ typedef struct trd_comm_key {
     bool reproducible; /* auto's candidates depend on it */
     uint64_t costs_version; /* params.costs' (trd_costs_version): a plan for
                                costs loaded again is not reused */
+    uint64_t parts;   /* a reduce-scatter's counts per rank (trd_comm.parts):
+                         their hash, in the call's signature; 0: equal */
 } trd_comm_key;
 
 typedef struct trd_comm_cache {
@@ -98,6 +100,12 @@ struct trd_comm {
     size_t scratch_size;
     trd_exec exec;
     bool in_call;         /* a collective runs (trd_comm_enter) */
+    /* A reduce-scatter of uneven counts (trd_comm_set_parts): the count of
+     * each rank's part, for the call's duration (NULL: p equal parts), its
+     * hash, and the bounds of the plan's blocks in elements (blocks + 1). */
+    const int64_t *parts;
+    uint64_t parts_hash;
+    int64_t *bounds;
     int32_t *node_of;     /* the node of each rank (trd_comm_set_nodes), NULL:
                              none given; every plan's params.node_of */
     struct trd_select_state *select; /* the layer above's; NULL until it needs one */
@@ -138,17 +146,26 @@ void trd_comm_sign(const char *algo, const trd_comm_key *key, const trd_op *op,
  * algorithm (src/runtime/check.c): "auto" is checked by them alone before
  * it measures or ranks anything. */
 trd_status trd_comm_check_args(const trd_comm *c, const void *sendbuf, const void *recvbuf,
-                               int64_t count, const trd_op *op, int32_t root, bool allreduce,
+                               int64_t count, const trd_op *op, int32_t root, trd_collective coll,
                                const trd_coll_opts *opts);
 /* The algorithm's own checks (opts->algo: a registered name) and the plan
  * key of arguments that passed trd_comm_check_args. */
 trd_status trd_comm_key_for(const trd_comm *c, int64_t count, const trd_op *op, int32_t root,
-                            bool allreduce, const trd_coll_opts *opts, trd_comm_key *key);
+                            trd_collective coll, const trd_coll_opts *opts, trd_comm_key *key);
 /* Both, and the result buffer of this rank (recvbuf where the caller
  * gets the result, else NULL: scratch). */
 trd_status trd_comm_check(const trd_comm *c, const void *sendbuf, void *recvbuf, int64_t count,
-                          const trd_op *op, int32_t root, bool allreduce,
+                          const trd_op *op, int32_t root, trd_collective coll,
                           const trd_coll_opts *opts, trd_comm_key *key, void **acc);
+
+/* The counts of the parts of the next reduce-scatter calls, one per rank
+ * (borrowed until trd_comm_set_parts(c, NULL)), or NULL: p equal parts.
+ * The checks refuse a negative one. */
+void trd_comm_set_parts(trd_comm *c, const int64_t *counts);
+/* Part r of a reduce-scatter of count elements in all: its first element
+ * and its count (c->parts[r], or count / p). */
+int64_t trd_comm_part_start(const trd_comm *c, int64_t count, int32_t r);
+int64_t trd_comm_part_count(const trd_comm *c, int64_t count, int32_t r);
 
 /* The checks of the buffers alone (and *acc), for arguments that gave key. */
 trd_status trd_comm_check_buffers(const trd_comm *c, const void *sendbuf, void *recvbuf,
@@ -182,7 +199,7 @@ typedef struct trd_run_opts {
  * plan built or taken from the cache, run.  run NULL: untimed, the kept
  * path. */
 trd_status trd_comm_collective(trd_comm *c, const void *sendbuf, void *recvbuf, int64_t count,
-                               const trd_op *op, int32_t root, bool allreduce,
+                               const trd_op *op, int32_t root, trd_collective coll,
                                const trd_coll_opts *opts, trd_run_opts *run);
 /* The same for arguments that gave key and sig once (trd_comm_sign):
  * only the buffers checked.  *built: the cache's build key last ran with

@@ -76,10 +76,10 @@ void trd_comm_sign(const char *algo, const trd_comm_key *key, const trd_op *op,
 {
     const trd_params *p = &key->params;
     uint64_t h = 0xCBF29CE484222325ULL;
-    int64_t count = key->count, root = p->allreduce ? -1 : p->root;
-    uint64_t elem = key->elem, flags = (uint64_t)p->allreduce | (uint64_t)p->noncommutative << 1 |
-                                       (uint64_t)key->reproducible << 2 |
-                                       (uint64_t)trd_op_is_commutative(op) << 3;
+    int64_t count = key->count, root = p->collective != TRD_COLL_REDUCE ? -1 : p->root;
+    uint64_t elem = key->elem, flags = (uint64_t)p->collective | (uint64_t)p->noncommutative << 4 |
+                                       (uint64_t)key->reproducible << 5 |
+                                       (uint64_t)trd_op_is_commutative(op) << 6;
     *sig = (trd_call_sig){.algo = algo, .count = count, .elem = (uint32_t)elem,
                           .root = (int32_t)root};
     trd_op_names(op, &sig->op_kind, &sig->op_type);
@@ -91,6 +91,7 @@ void trd_comm_sign(const char *algo, const trd_comm_key *key, const trd_op *op,
     h = MIX(h, elem);
     h = MIX(h, flags);
     h = MIX(h, p->segments);
+    h = MIX(h, key->parts);
     h = MIX(h, p->K);
     h = MIX(h, p->d);
     h = MIX(h, p->c);

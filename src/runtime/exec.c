@@ -24,6 +24,11 @@ void trd_exec_range(const trd_exec *x, int32_t block, int32_t blocks, int64_t *l
                     int64_t *hi)
 {
     int32_t nb = blocks > 1 ? blocks : 1;
+    if (x->bounds) {
+        *lo = x->bounds[block];
+        *hi = x->bounds[block + nb];
+        return;
+    }
     if (x->blocks == 1) { /* unsegmented: no division (two per step otherwise) */
         *lo = 0;
         *hi = x->count;
@@ -55,10 +60,10 @@ static void fill(trd_exec *x, int32_t b, int32_t nb)
         }
 }
 
-void trd_exec_fill_slot0(trd_exec *x)
+void trd_exec_fill_slot0(trd_exec *x, int32_t block, int32_t blocks)
 {
     if (x->input)
-        fill(x, 0, x->blocks > 1 ? x->blocks : 1);
+        fill(x, block, blocks);
 }
 
 /* Where step s reads slot 0's blocks: the input while they are all fresh

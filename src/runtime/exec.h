@@ -46,6 +46,9 @@ typedef struct trd_exec {
     int64_t count;
     size_t elem;          /* bytes per element */
     int32_t blocks;       /* B (trd_plan_blocks; 1 for dynamic) */
+    const int64_t *bounds; /* NULL: block b is elements [b count / B, (b + 1)
+                             count / B); else [bounds[b], bounds[b + 1]) (a
+                             reduce-scatter's uneven parts) */
     double timeout_s;     /* each wait's timeout */
     /* The caller's sendbuf while slot 0 has not been filled from it (NULL
      * once it has, or in place): fresh[b] = 1 while block b of slot 0
@@ -74,8 +77,9 @@ trd_transport trd_exec_transport(trd_exec *exec);
 /* The first and one-past-last element of blocks [block, block+blocks). */
 void trd_exec_range(const trd_exec *exec, int32_t block, int32_t blocks, int64_t *lo,
                     int64_t *hi);
-/* Copies the input into every block of slot 0 still fresh. */
-void trd_exec_fill_slot0(trd_exec *exec);
+/* Copies the input into the blocks among [block, block + blocks) of slot 0
+ * still fresh. */
+void trd_exec_fill_slot0(trd_exec *exec, int32_t block, int32_t blocks);
 void trd_exec_free(trd_exec *exec);
 
 #endif

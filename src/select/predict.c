@@ -16,7 +16,7 @@
  * evaluator and simulator that predict a single run (trd_comm_predict) -
  * and keeps the fastest.  The candidates are the registered algorithms
  * that can run the call: the right kind (exchange algorithms only
- * allreduce, dynamic ones only reduce), the operator's commutativity, and
+ * coll, dynamic ones only reduce), the operator's commutativity, and
  * for a reproducible call no dynamic algorithm.  The choice is a pure
  * function of the arguments and the cost model, so every rank makes the
  * same one without talking to the others. */
@@ -62,27 +62,27 @@ static double with_parallelism(double t, double work, int64_t n, double k)
 }
 
 trd_status trd_comm_plan_call(trd_comm *c, int64_t count, const trd_op *op, int32_t root,
-                              bool allreduce, const trd_coll_opts *opts, trd_comm_key *key,
+                              trd_collective coll, const trd_coll_opts *opts, trd_comm_key *key,
                               trd_plan **plan)
 {
     void *acc;
     static unsigned char none[1];
     *plan = NULL;
     /* the checks of the call itself, with one stand-in buffer (in place) */
-    trd_status st = trd_comm_check(c, none, none, count, op, root, allreduce, opts, key, &acc);
+    trd_status st = trd_comm_check(c, none, none, count, op, root, coll, opts, key, &acc);
     if (st == TRD_OK && !trd_algo_is_dynamic(key->algo))
         st = trd_comm_plan(key, plan);
     return st;
 }
 
 trd_status trd_comm_predict(trd_comm *c, int64_t count, const trd_op *op, int32_t root,
-                            bool allreduce, const trd_coll_opts *opts, double *seconds)
+                            trd_collective coll, const trd_coll_opts *opts, double *seconds)
 {
     trd_comm_key key;
     trd_plan *plan;
     if (!seconds)
         return trd_fail(TRD_EINVAL, "predict: NULL argument (seconds)");
-    trd_status st = trd_comm_plan_call(c, count, op, root, allreduce, opts, &key, &plan);
+    trd_status st = trd_comm_plan_call(c, count, op, root, coll, opts, &key, &plan);
     if (st != TRD_OK)
         return st;
     const trd_params *p = &key.params;
@@ -137,10 +137,10 @@ static int by_time(const void *x, const void *y)
 
 /* TRD_EUNSUPPORTED when algorithm a's registry flags refuse this call
  * (the collective, the operator, reproducible mode, p ranks). */
-static trd_status eligible(const trd_algo *a, bool allreduce, const trd_op *op, int32_t p,
+static trd_status eligible(const trd_algo *a, trd_collective coll, const trd_op *op, int32_t p,
                            const trd_coll_opts *o)
 {
-    return trd_algo_fits(a, allreduce, !trd_op_is_commutative(op), o->reproducible, p)
+    return trd_algo_fits(a, coll, !trd_op_is_commutative(op), o->reproducible, p)
                ? TRD_OK
                : TRD_EUNSUPPORTED;
 }
@@ -148,17 +148,17 @@ static trd_status eligible(const trd_algo *a, bool allreduce, const trd_op *op, 
 /* opts->measure_model: the arguments checked first (a bad call measures
  * nothing), then the communicator's profile applied (trd_comm_measured_model). */
 static trd_status measured_model(trd_comm *c, int64_t count, const trd_op *op, int32_t root,
-                                 bool allreduce, trd_coll_opts *o)
+                                 trd_collective coll, trd_coll_opts *o)
 {
     if (!o->measure_model || o->reproducible || o->costs)
         return TRD_OK;
     static unsigned char none[1]; /* a stand-in buffer, as trd_comm_plan_call's */
-    trd_status st = trd_comm_check_args(c, none, none, count, op, root, allreduce, o);
+    trd_status st = trd_comm_check_args(c, none, none, count, op, root, coll, o);
     return st == TRD_OK ? trd_comm_measured_model(c, op, count, o) : st;
 }
 
 trd_status trd_comm_explain(trd_comm *c, int64_t count, const trd_op *op, int32_t root,
-                            bool allreduce, const trd_coll_opts *opts, trd_candidate *out,
+                            trd_collective coll, const trd_coll_opts *opts, trd_candidate *out,
                             size_t *n)
 {
     trd_coll_opts o;
@@ -167,8 +167,8 @@ trd_status trd_comm_explain(trd_comm *c, int64_t count, const trd_op *op, int32_
         o = *opts;
     if (!c || !op || !out || !n)
         return trd_fail(TRD_EINVAL, "explain: NULL argument");
-    trd_call_args key = trd_call_args_of(op, count, root, allreduce, &o); /* as called */
-    trd_status st = measured_model(c, count, op, root, allreduce, &o);
+    trd_call_args key = trd_call_args_of(op, count, root, coll, &o); /* as called */
+    trd_status st = measured_model(c, count, op, root, coll, &o);
     if (st != TRD_OK)
         return st;
     *n = trd_algo_count();
@@ -176,9 +176,9 @@ trd_status trd_comm_explain(trd_comm *c, int64_t count, const trd_op *op, int32_
         const trd_algo *a = trd_algo_entry(i);
         o.algo = a->name;
         out[i] = (trd_candidate){.algo = a->name, .predicted = INFINITY, .measured = NAN};
-        out[i].status = eligible(a, allreduce, op, c->wire.size, &o);
+        out[i].status = eligible(a, coll, op, c->wire.size, &o);
         if (out[i].status == TRD_OK)
-            out[i].status = trd_comm_predict(c, count, op, root, allreduce, &o,
+            out[i].status = trd_comm_predict(c, count, op, root, coll, &o,
                                              &out[i].predicted);
         if (out[i].status == TRD_OK && isnan(out[i].predicted))
             out[i].predicted = INFINITY; /* the simulation failed: considered last */

@@ -25,13 +25,13 @@
 /* trd_comm_explain's ranking, in a buffer of trd_algo_count() (freed by
  * the caller). */
 static trd_status ranking(trd_comm *c, int64_t count, const trd_op *op, int32_t root,
-                          bool allreduce, const trd_coll_opts *opts, trd_candidate **all)
+                          trd_collective coll, const trd_coll_opts *opts, trd_candidate **all)
 {
     size_t n;
     *all = malloc(trd_algo_count() * sizeof **all);
     if (!*all)
         return trd_fail(TRD_ENOMEM, "runtime: out of memory");
-    return trd_comm_explain(c, count, op, root, allreduce, opts, *all, &n);
+    return trd_comm_explain(c, count, op, root, coll, opts, *all, &n);
 }
 
 /* Drops from the ranking (in place; returns what is left) the candidates
@@ -52,7 +52,7 @@ static size_t distinct_plans(trd_comm *c, const trd_call_args *args, const trd_c
             trd_coll_opts o = *opts;
             trd_comm_key key;
             o.algo = all[i].algo;
-            if (trd_comm_plan_call(c, args->count, args->op, args->root, args->allreduce, &o,
+            if (trd_comm_plan_call(c, args->count, args->op, args->root, args->coll, &o,
                                    &key, &plan) != TRD_OK)
                 continue; /* cannot run after all: not a candidate */
             for (int32_t k = 0; plan && k < nkept && !dup; k++)
@@ -84,7 +84,7 @@ static trd_status resolve_tuned(trd_comm *c, struct trd_select_state *state,
     if (!e) {
         trd_candidate *all;
         size_t bytes = (size_t)args->count * trd_op_elem_size(args->op);
-        if ((st = ranking(c, args->count, args->op, args->root, args->allreduce, opts,
+        if ((st = ranking(c, args->count, args->op, args->root, args->coll, opts,
                           &all)) == TRD_OK)
             e = trd_tune_start(&state->tune, args, all,
                                distinct_plans(c, args, opts, all, trd_algo_count()),
@@ -115,14 +115,18 @@ static trd_status resolve(trd_comm *c, struct trd_select_state *state,
     if (opts->tune > 0 && !opts->reproducible)
         return resolve_tuned(c, state, args, opts, timed, other);
     trd_candidate *all;
-    if ((st = ranking(c, args->count, args->op, args->root, args->allreduce, opts, &all)) ==
+    if ((st = ranking(c, args->count, args->op, args->root, args->coll, opts, &all)) ==
         TRD_OK)
         opts->algo = all[0].algo;
     free(all);
     return st;
 }
 
-static void state_free(struct trd_select_state *state) { free(state); }
+static void state_free(struct trd_select_state *state)
+{
+    trd_progress_free(state->progress);
+    free(state);
+}
 
 struct trd_select_state *trd_select_state_of(trd_comm *c)
 {
@@ -135,7 +139,7 @@ struct trd_select_state *trd_select_state_of(trd_comm *c)
  * else checked, resolved, keyed and (unless a tuning call) remembered;
  * run, and a tuning call's time recorded. */
 static trd_status collective_auto(trd_comm *c, const void *sendbuf, void *recvbuf,
-                                  int64_t count, const trd_op *op, int32_t root, bool allreduce,
+                                  int64_t count, const trd_op *op, int32_t root, trd_collective coll,
                                   const trd_coll_opts *opts)
 {
     struct trd_select_state *state = trd_select_state_of(c);
@@ -143,10 +147,11 @@ static trd_status collective_auto(trd_comm *c, const void *sendbuf, void *recvbu
         return trd_fail(TRD_ENOMEM, "runtime: out of memory");
     trd_select_memo *m = &state->memo;
     trd_run_opts run = {.other = m->other};
-    if (m->valid && trd_call_args_match(&m->args, op, count, root, allreduce, opts))
+    if (m->valid && m->key.parts == (coll == TRD_COLL_REDUCE_SCATTER ? c->parts_hash : 0) &&
+        trd_call_args_match(&m->args, op, count, root, coll, opts))
         return trd_comm_collective_keyed(c, sendbuf, recvbuf, op, &m->key, &m->sig, &m->built,
                                          &run);
-    trd_call_args args = trd_call_args_of(op, count, root, allreduce, opts);
+    trd_call_args args = trd_call_args_of(op, count, root, coll, opts);
     trd_coll_opts chosen = *opts;
     trd_tune_entry *timed = NULL;
     trd_comm_key key;
@@ -154,11 +159,11 @@ static trd_status collective_auto(trd_comm *c, const void *sendbuf, void *recvbu
     void *acc;
     trd_status st = trd_comm_usable(c);
     if (st == TRD_OK)
-        st = trd_comm_check_args(c, sendbuf, recvbuf, count, op, root, allreduce, opts);
+        st = trd_comm_check_args(c, sendbuf, recvbuf, count, op, root, coll, opts);
     if (st == TRD_OK)
         st = resolve(c, state, &args, &chosen, &timed, &run.other);
     if (st == TRD_OK)
-        st = trd_comm_check(c, sendbuf, recvbuf, count, op, root, allreduce, &chosen, &key,
+        st = trd_comm_check(c, sendbuf, recvbuf, count, op, root, coll, &chosen, &key,
                             &acc);
     if (st != TRD_OK)
         return st;
@@ -176,16 +181,23 @@ static trd_status collective_auto(trd_comm *c, const void *sendbuf, void *recvbu
 }
 
 static trd_status collective(trd_comm *c, const void *sendbuf, void *recvbuf, int64_t count,
-                             const trd_op *op, int32_t root, bool allreduce,
+                             const trd_op *op, int32_t root, trd_collective coll,
                              const trd_coll_opts *opts, const char *what)
 {
+    trd_coll_opts defaults;
+    if (!opts) { /* the collective's default algorithm (its registry row's flag) */
+        trd_coll_opts_init(&defaults);
+        defaults.algo = trd_algo_default_for(coll);
+        opts = &defaults;
+    }
+    trd_requests_drain(c);
     trd_status st = trd_comm_enter(c, what);
     if (st != TRD_OK)
         return st;
-    if (c && op && opts && opts->algo && !strcmp(opts->algo, "auto"))
-        st = collective_auto(c, sendbuf, recvbuf, count, op, root, allreduce, opts);
+    if (c && op && opts->algo && !strcmp(opts->algo, "auto"))
+        st = collective_auto(c, sendbuf, recvbuf, count, op, root, coll, opts);
     else
-        st = trd_comm_collective(c, sendbuf, recvbuf, count, op, root, allreduce, opts, NULL);
+        st = trd_comm_collective(c, sendbuf, recvbuf, count, op, root, coll, opts, NULL);
     trd_comm_leave(c);
     return st;
 }
@@ -193,11 +205,62 @@ static trd_status collective(trd_comm *c, const void *sendbuf, void *recvbuf, in
 trd_status trd_reduce(trd_comm *comm, const void *sendbuf, void *recvbuf, int64_t count,
                       const trd_op *op, int32_t root, const trd_coll_opts *opts)
 {
-    return collective(comm, sendbuf, recvbuf, count, op, root, false, opts, "trd_reduce");
+    return collective(comm, sendbuf, recvbuf, count, op, root, TRD_COLL_REDUCE, opts,
+                      "trd_reduce");
 }
 
 trd_status trd_allreduce(trd_comm *comm, const void *sendbuf, void *recvbuf, int64_t count,
                          const trd_op *op, const trd_coll_opts *opts)
 {
-    return collective(comm, sendbuf, recvbuf, count, op, 0, true, opts, "trd_allreduce");
+    return collective(comm, sendbuf, recvbuf, count, op, 0, TRD_COLL_ALLREDUCE, opts,
+                      "trd_allreduce");
+}
+
+trd_status trd_reduce_scatter_block(trd_comm *comm, const void *sendbuf, void *recvbuf,
+                                    int64_t recvcount, const trd_op *op,
+                                    const trd_coll_opts *opts)
+{
+    if (comm && recvcount > INT64_MAX / (comm->wire.size > 0 ? comm->wire.size : 1))
+        return trd_fail(TRD_EINVAL, "recvcount = %lld is too large for %ld ranks",
+                        (long long)recvcount, (long)comm->wire.size);
+    if (recvcount < 0)
+        return trd_fail(TRD_EINVAL, "recvcount = %lld is negative", (long long)recvcount);
+    int64_t count = comm ? recvcount * comm->wire.size : 0;
+    return collective(comm, sendbuf, recvbuf, count, op, 0, TRD_COLL_REDUCE_SCATTER, opts,
+                      "trd_reduce_scatter_block");
+}
+
+trd_status trd_reduce_scatter(trd_comm *comm, const void *sendbuf, void *recvbuf,
+                              const int64_t *recvcounts, const trd_op *op,
+                              const trd_coll_opts *opts)
+{
+    if (!comm || !recvcounts)
+        return trd_fail(TRD_EINVAL, "trd_reduce_scatter: NULL %s",
+                        comm ? "recvcounts" : "communicator");
+    int64_t count = 0;
+    for (int32_t r = 0; r < comm->wire.size; r++) {
+        if (recvcounts[r] < 0 || recvcounts[r] > INT64_MAX / 2 - count)
+            return trd_fail(TRD_EINVAL, "recvcounts[%ld] = %lld is %s", (long)r,
+                            (long long)recvcounts[r], recvcounts[r] < 0 ? "negative"
+                                                                        : "too large");
+        count += recvcounts[r];
+    }
+    trd_comm_set_parts(comm, recvcounts);
+    trd_status st = collective(comm, sendbuf, recvbuf, count, op, 0, TRD_COLL_REDUCE_SCATTER,
+                               opts, "trd_reduce_scatter");
+    trd_comm_set_parts(comm, NULL);
+    return st;
+}
+
+trd_status trd_scan(trd_comm *comm, const void *sendbuf, void *recvbuf, int64_t count,
+                    const trd_op *op, const trd_coll_opts *opts)
+{
+    return collective(comm, sendbuf, recvbuf, count, op, 0, TRD_COLL_SCAN, opts, "trd_scan");
+}
+
+trd_status trd_exscan(trd_comm *comm, const void *sendbuf, void *recvbuf, int64_t count,
+                      const trd_op *op, const trd_coll_opts *opts)
+{
+    return collective(comm, sendbuf, recvbuf, count, op, 0, TRD_COLL_EXSCAN, opts,
+                      "trd_exscan");
 }

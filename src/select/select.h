@@ -32,7 +32,15 @@ struct trd_select_state {
     trd_select_memo memo;
     trd_tune_table tune;        /* auto's timed choices (trd_coll_opts.tune) */
     trd_comm_profiles profiles; /* auto's measured models (profile.c) */
+    struct trd_progress *progress; /* the started requests' queue (request.c) */
 };
+
+/* Ends the progress thread once the queue has run (request.c). */
+void trd_progress_free(struct trd_progress *progress);
+/* A blocking call on c waits for c's started requests (MPI orders a
+ * communicator's collectives by their start), running them where no
+ * progress thread does; a no-op on the thread that runs them. */
+void trd_requests_drain(trd_comm *c);
 
 /* c's state, made on first use (freed with c); NULL when out of memory. */
 struct trd_select_state *trd_select_state_of(trd_comm *c);
@@ -47,7 +55,7 @@ trd_status trd_comm_measured_model(trd_comm *c, const trd_op *op, int64_t count,
  * algorithm), checked as the call itself; *plan NULL for a dynamic
  * algorithm (src/select/predict.c). */
 trd_status trd_comm_plan_call(trd_comm *c, int64_t count, const trd_op *op, int32_t root,
-                              bool allreduce, const trd_coll_opts *opts, trd_comm_key *key,
+                              trd_collective coll, const trd_coll_opts *opts, trd_comm_key *key,
                               trd_plan **plan);
 
 #endif

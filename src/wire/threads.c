@@ -476,6 +476,7 @@ static trd_wire wire_of(rank_ctx *r)
 {
     return (trd_wire){.ctx = r, .rank = r->rank, .size = r->world->size, .name = "threads",
                       .group = r->world, .node_size = r->world->size, .node_ranks = NULL,
+                      .async = true,
                       .isend = t_isend, .irecv = t_irecv, .irecv_consume = t_irecv_consume,
                       .claim_recv = t_claim_recv, .isend_claimed = t_isend_claimed,
                       .wait = t_wait, .now = t_now,

@@ -66,6 +66,11 @@ struct trd_wire {
      * node, counted at creation. */
     int32_t node_size;
     const int32_t *node_ranks;
+    /* Whether a thread of the process other than the program's may make
+     * this wire's calls while the program's threads go on (a progress
+     * thread: the requests of src/select/request.c).  Threads: always;
+     * MPI: only at MPI_THREAD_MULTIPLE, where MPI allows it. */
+    bool async;
     /* Posts a send of `bytes` bytes of buf to rank `peer` (0 <= peer < size,
      * peer != rank); buf stays untouched until the send completes. */
     trd_status (*isend)(void *ctx, int32_t peer, int32_t tag, const void *buf, size_t bytes,

@@ -283,8 +283,11 @@ trd_status trd_wire_mpi_create_with(trd_wire **out, const void *mpi_comm,
         trd_mpi_destroy(w, true); /* nothing was sent on it yet */
         return s;
     }
+    int level = MPI_THREAD_SINGLE;
+    PMPI_Query_thread(&level);
     w->wire = (trd_wire){.ctx = w, .rank = w->rank, .size = w->size, .name = "mpi",
                          .node_size = w->node_ranks, .node_ranks = w->node_list,
+                         .async = level == MPI_THREAD_MULTIPLE,
                          .isend = trd_mpi_isend, .irecv = trd_mpi_irecv, .wait = trd_mpi_wait,
                          .now = trd_mpi_now, .decide = trd_mpi_decide,
                          .end_dynamic = trd_mpi_end_dynamic, .barrier = trd_mpi_barrier,

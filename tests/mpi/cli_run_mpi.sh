@@ -13,8 +13,9 @@
 #   - every registered algorithm on 4 processes (those on the star graph,
 #     p = n! only, on 2: see cli_star_mpi.sh),
 #     verified against the rank-order fold (the non-commutative 2x2 matrix
-#     checker wherever the algorithm accepts it, else int32 sum), reduce or
-#     allreduce as its kind allows, with the JSON keys of the contract; the
+#     checker wherever the algorithm accepts it, else int32 sum), the first
+#     collective its row runs (--kind: reduce to the last rank, allreduce,
+#     reduce-scatter, scan), with the JSON keys of the contract; the
 #     planners for heterogeneous costs with a random cost file (--costs);
 #   - counts 0, 1, odd and large on 1, 2, 5, 8 and 9 processes for a tree,
 #     an exchange and a dynamic algorithm;
@@ -33,7 +34,10 @@ set -uo pipefail
 source "$(dirname "$0")/mpi_lib.sh" "$@"
 part=${3:-all}
 
-kind_of() { "$tool" list --format json | jq -r ".[] | select(.name == \"$1\") | .kind"; }
+# first_kind ALGO: the first collective its registry row runs (treduce list)
+first_kind() {
+  "$tool" list --format json | jq -r ".[] | select(.name == \"$1\") | .collectives[0]"
+}
 # flag_of ALGO FLAG: its registry row's flag (treduce list --format json)
 flag_of() { "$tool" list --format json | jq -r ".[] | select(.name == \"$1\") | .$2"; }
 
@@ -49,12 +53,11 @@ algorithms() {
 # every_algorithm [--one-per-kind] NP...: every registered algorithm (or
 # the first of each kind) on each process count
 every_algorithm() {
-  local algo kind np mode op model which=all
+  local algo kind np mode op model root which=all
   [ "$1" = --one-per-kind ] && { which=one-per-kind; shift; }
   for algo in $(algorithms "$which"); do
-    kind=$(kind_of "$algo")
-    mode=(); op=(--op matrix)
-    [ "$kind" = exchange ] && mode=(--allreduce)
+    kind=$(first_kind "$algo")
+    mode=(--kind "$kind"); op=(--op matrix)
     [ "$(flag_of "$algo" commutative_only)" = true ] && op=(--op sum --type int32)
     for np in "$@"; do
       # the star graph's algorithms take p = n! only: cli_star_mpi.sh runs S_3, S_4
@@ -64,7 +67,9 @@ every_algorithm() {
         "$tool" costs generate -n "$np" --seed "$np" --model nodes --out "$out/costs.txt"
         model=(--costs "$out/costs.txt")
       fi
-      run_ok "$np" --algo "$algo" --count 1001 "${op[@]}" "${mode[@]}" --root $((np - 1)) \
+      root=()
+      [ "$kind" = reduce ] && root=(--root $((np - 1)))
+      run_ok "$np" --algo "$algo" --count 1001 "${op[@]}" "${mode[@]}" "${root[@]}" \
         "${model[@]}"
     done
   done

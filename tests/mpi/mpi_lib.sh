@@ -36,8 +36,11 @@ mpi() { local np=$1; shift; "${launch[@]}" "$np" "$tool" run --wire mpi "$@"; }
 
 run_ok() {
   local np=$1; shift
-  local f="$out/run.json" all=false arg
-  for arg in "$@"; do [ "$arg" = --allreduce ] && all=true; done
+  local f="$out/run.json" all=false arg prev=
+  for arg in "$@"; do
+    { [ "$arg" = --allreduce ] || [ "$prev $arg" = "--kind allreduce" ]; } && all=true
+    prev=$arg
+  done
   if ! mpi "$np" "$@" --iters 2 --format json >"$f" 2>"$out/err"; then
     bad "np=$np $*: exit $?: $(tail -3 "$out/err")"
     return

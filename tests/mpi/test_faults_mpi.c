@@ -363,6 +363,8 @@ int main(int argc, char **argv)
         const char *only = getenv("TRD_FAULTS_ALGO"); /* one algorithm: while debugging */
         if ((!strncmp(name, "star", 4) && nranks != 6) || (only && strcmp(only, name)))
             continue;
+        if (!trd_algo_runs(a, TRD_COLL_REDUCE) && !trd_algo_runs(a, TRD_COLL_ALLREDUCE))
+            continue; /* the other collectives' faults: the same engine, test_faults.c */
         bool allreduce = kind == TRD_KIND_EXCHANGE;
         bool matrix = takes_matrix(a, allreduce);
         call_spec base = {.algo = name, .allreduce = allreduce, .matrix = matrix,
