@@ -23,7 +23,9 @@
  * below are filled and replaced by that sequence alone, and treduce
  * operators are per function, not per handle (ops.c).
  *
- * Left out of `auto` and refused when forced: `star` for an allreduce whose
+ * Only the algorithms that run the call's collective are candidates (a
+ * reduce-scatter's count is its whole input).  Left out of `auto` and
+ * refused when forced: `star` for an allreduce whose
  * operator rounds (floating sums and products, user operators), because
  * there every rank adds in its own order and the ranks' results would
  * differ in the last bits.  TREDUCE_MPI_REPRODUCIBLE=1 ranks under the
@@ -78,6 +80,17 @@ static trd_status agree_user(tml_comm *c, const tml_run *r, const tml_user_model
     return TRD_OK;
 }
 
+/* The count the model prices a call at.  A reduce-scatter's is its whole
+ * input, which libtreduce prices as p parts of its mean; with uneven
+ * parts (MPI_Reduce_scatter) the whole need not divide by p, and the mean
+ * is rounded up. */
+static int64_t priced(const tml_comm *c, const tml_run *r)
+{
+    if (r->coll != TRD_COLL_REDUCE_SCATTER)
+        return r->n;
+    return (r->n + c->size - 1) / c->size * c->size;
+}
+
 /* opts under the measured model of this call; *provisional: a user
  * operator's cost is not known yet. */
 static trd_status apply_model(tml_comm *c, const tml_run *r, trd_coll_opts *opts,
@@ -97,16 +110,18 @@ static trd_status apply_model(tml_comm *c, const tml_run *r, trd_coll_opts *opts
     } else {
         p.per_element *= (double)r->elem / sizeof(double);
     }
-    st = trd_profile_apply(&p, r->n, r->elem, opts);
+    st = trd_profile_apply(&p, priced(c, r), r->elem, opts);
     /* the memory curve must outlive the calls: the communicator's, not p's */
     if (st == TRD_OK && opts->stream_bw)
         opts->stream_bw = c->known.platform.stream_bw;
     return st;
 }
 
+/* Where every rank adds in its own order, ranks that must end with the same
+ * bits (an allreduce's) would not with an operator that rounds. */
 static bool excluded(const tml_run *r, const char *algo)
 {
-    return r->allreduce && !r->exact && !strcmp(algo, "star");
+    return r->coll == TRD_COLL_ALLREDUCE && !r->exact && !strcmp(algo, "star");
 }
 
 /* What pick() decides from (its answer depends on nothing else: the same
@@ -114,7 +129,8 @@ static bool excluded(const tml_run *r, const char *algo)
  * whole keys compare. */
 typedef struct pick_key {
     int32_t size, root, streams;
-    bool allreduce, exact;
+    trd_collective coll;
+    bool exact;
     int64_t n, K, segment_bytes;
     size_t elem;
     const trd_op *op;
@@ -135,7 +151,7 @@ static void key_of(const tml_comm *c, const tml_run *r, const trd_coll_opts *o, 
     memset(k, 0, sizeof *k);
     k->size = c->size;
     k->root = r->root;
-    k->allreduce = r->allreduce;
+    k->coll = r->coll;
     k->exact = r->exact;
     k->n = r->n;
     k->elem = r->elem;
@@ -218,8 +234,8 @@ static tml_reason pick(tml_comm *c, const tml_run *r, tml_choice *ch, trd_status
     trd_candidate *cand = malloc(n * sizeof *cand);
     const char *forced = strcmp(tml_g.cfg.algo, "auto") ? tml_g.cfg.algo : NULL;
     tml_reason why = TML_ALGO;
-    *err = cand ? trd_comm_explain(c->tc, r->n, r->op, r->root, r->allreduce, &ch->opts, cand,
-                                   &n)
+    *err = cand ? trd_comm_explain(c->tc, priced(c, r), r->op, r->root, r->coll, &ch->opts,
+                                   cand, &n)
                 : TRD_ENOMEM;
     if (*err == TRD_EUNSUPPORTED) /* no algorithm can run it */
         *err = TRD_OK;
@@ -249,7 +265,7 @@ tml_reason tml_choose(tml_comm *c, const tml_run *r, const tml_choice **choice,
     for (int i = 0; i < TML_CHOICES && !ch; i++) {
         tml_choice *e = &c->choice[i];
         if (e->used && e->op == r->op && e->count == r->n && e->root == r->root &&
-            e->allreduce == r->allreduce)
+            e->coll == r->coll)
             ch = e;
     }
     if (ch && !ch->provisional) {
@@ -260,7 +276,7 @@ tml_reason tml_choose(tml_comm *c, const tml_run *r, const tml_choice **choice,
         ch = &c->choice[c->next_choice];
         c->next_choice = (c->next_choice + 1) % TML_CHOICES;
     }
-    *ch = (tml_choice){.op = r->op, .count = r->n, .root = r->root, .allreduce = r->allreduce};
+    *ch = (tml_choice){.op = r->op, .count = r->n, .root = r->root, .coll = r->coll};
     trd_coll_opts_init(&ch->opts);
     ch->opts.measure_model = false; /* the model is given here, or the default */
     ch->opts.reproducible = tml_g.cfg.reproducible;

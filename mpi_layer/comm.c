@@ -82,6 +82,7 @@ static void free_state(tml_comm *c)
     trd_comm_free(c->tc);
     tml_scratch_free(&c->staged);
     tml_scratch_free(&c->packed);
+    tml_scratch_free(&c->parts);
     free(c->world);
     free(c);
 }

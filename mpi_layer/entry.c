@@ -1,12 +1,14 @@
 /* entry.c: the MPI functions libtreduce_mpi.so defines in front of the MPI
  * library's (the PMPI profiling interface, MPI-3.1 Sec. 14.2), whether it
  * is preloaded (LD_PRELOAD) or linked before the MPI library: MPI_Init,
- * MPI_Finalize, the two reductions, the operators' creation, and the
- * calls that make and free intracommunicators (comm.c sets treduce up with
- * each, inside the program's own call).  Everything else the program calls
- * goes to MPI untouched, the nonblocking and persistent variants of the
- * two collectives (MPI_Ireduce, MPI_Allreduce_init, ...) and the
- * large-count ones (MPI_Reduce_c) too. */
+ * MPI_Finalize, the reductions (MPI_Reduce, MPI_Allreduce,
+ * MPI_Reduce_scatter_block, MPI_Reduce_scatter, MPI_Scan, MPI_Exscan,
+ * MPI_Reduce_local), the operators' creation, and the calls that make and
+ * free intracommunicators (comm.c sets treduce up with each, inside the
+ * program's own call).  Everything else the program calls goes to MPI
+ * untouched, the nonblocking and persistent variants of the reductions
+ * (MPI_Ireduce, MPI_Iscan, MPI_Allreduce_init, ...) and the large-count
+ * ones (MPI_Reduce_c) too. */
 #include "layer.h"
 
 static void finish(void)
@@ -69,7 +71,7 @@ TML_EXPORT int MPI_Op_free(MPI_Op *op)
 TML_EXPORT int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                           MPI_Op op, int root, MPI_Comm comm)
 {
-    tml_args a = {.allreduce = false, .sendbuf = sendbuf, .recvbuf = recvbuf, .count = count,
+    tml_args a = {.fn = TML_F_REDUCE, .sendbuf = sendbuf, .recvbuf = recvbuf, .count = count,
                   .dt = datatype, .op = op, .root = root, .comm = comm};
     return tml_collective(&a);
 }
@@ -77,9 +79,49 @@ TML_EXPORT int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Dat
 TML_EXPORT int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    tml_args a = {.allreduce = true, .sendbuf = sendbuf, .recvbuf = recvbuf, .count = count,
-                  .dt = datatype, .op = op, .root = 0, .comm = comm};
+    tml_args a = {.fn = TML_F_ALLREDUCE, .sendbuf = sendbuf, .recvbuf = recvbuf,
+                  .count = count, .dt = datatype, .op = op, .comm = comm};
     return tml_collective(&a);
+}
+
+TML_EXPORT int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    tml_args a = {.fn = TML_F_REDUCE_SCATTER_BLOCK, .sendbuf = sendbuf, .recvbuf = recvbuf,
+                  .count = recvcount, .dt = datatype, .op = op, .comm = comm};
+    return tml_collective(&a);
+}
+
+TML_EXPORT int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    tml_args a = {.fn = TML_F_REDUCE_SCATTER, .sendbuf = sendbuf, .recvbuf = recvbuf,
+                  .recvcounts = recvcounts, .dt = datatype, .op = op, .comm = comm};
+    return tml_collective(&a);
+}
+
+TML_EXPORT int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                        MPI_Op op, MPI_Comm comm)
+{
+    tml_args a = {.fn = TML_F_SCAN, .sendbuf = sendbuf, .recvbuf = recvbuf, .count = count,
+                  .dt = datatype, .op = op, .comm = comm};
+    return tml_collective(&a);
+}
+
+TML_EXPORT int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                          MPI_Op op, MPI_Comm comm)
+{
+    tml_args a = {.fn = TML_F_EXSCAN, .sendbuf = sendbuf, .recvbuf = recvbuf, .count = count,
+                  .dt = datatype, .op = op, .comm = comm};
+    return tml_collective(&a);
+}
+
+TML_EXPORT int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count,
+                                MPI_Datatype datatype, MPI_Op op)
+{
+    tml_args a = {.fn = TML_F_REDUCE_LOCAL, .sendbuf = inbuf, .recvbuf = inoutbuf,
+                  .count = count, .dt = datatype, .op = op, .comm = MPI_COMM_NULL};
+    return tml_reduce_local(&a);
 }
 
 /* ---- Communicators: set up with the program's creation, released with its free. ---- */

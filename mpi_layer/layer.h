@@ -1,17 +1,20 @@
 /* layer.h: the internals of libtreduce_mpi.so, the PMPI interposition
- * layer that runs MPI_Reduce and MPI_Allreduce with treduce's algorithms
- * (an adapter of docs/ARCHITECTURE.md's layers; docs/MPI_LAYER.md is the
+ * layer that runs MPI's reductions - MPI_Reduce, MPI_Allreduce,
+ * MPI_Reduce_scatter_block, MPI_Reduce_scatter, MPI_Scan, MPI_Exscan, and
+ * the local MPI_Reduce_local - with treduce's algorithms and kernels (an
+ * adapter of docs/ARCHITECTURE.md's layers; docs/MPI_LAYER.md is the
  * user's side).
  *
  * The layer uses libtreduce's public API only.  A call is classified first
  * (call.c): anything the layer does not run completely - an erroneous or
  * unsupported argument, an intercommunicator, an operator or datatype it
- * does not know - goes to PMPI_Reduce / PMPI_Allreduce with the caller's
- * own arguments, before anything moved.  Every decision depends only on
- * what MPI requires to be the same on every rank of the call (count,
- * datatype, operator, root, communicator) and on state that evolves the
- * same way on every rank, so either every rank of a call runs treduce or
- * every rank calls MPI.
+ * does not know - goes to the PMPI_* function of the call with the
+ * caller's own arguments, before anything moved.  Every decision depends
+ * only on what MPI requires to be the same on every rank of the call
+ * (count, recvcounts, datatype, operator, root, communicator; whether
+ * sendbuf is MPI_IN_PLACE where MPI requires that on all ranks) and on
+ * state that evolves the same way on every rank, so either every rank of
+ * a call runs treduce or every rank calls MPI.
  *
  * Threads.  Every state shared by the threads of a process (the list of
  * communicators, the user operators, the kernels, the known platforms, the
@@ -62,6 +65,24 @@
 typedef enum tml_reason { TML_REASON_LIST(TML_REASON_ENUM) TML_REASONS } tml_reason;
 #undef TML_REASON_ENUM
 const char *tml_reason_name(tml_reason r);
+
+/* The MPI functions the layer runs: the enum, the name (statistics,
+ * TREDUCE_MPI_VERBOSE, messages) and the collective treduce runs for it
+ * (MPI_Reduce_local: none, it is local; the value is not read). */
+#define TML_FN_LIST(X)                                                                  \
+    X(TML_F_ALLREDUCE, "MPI_Allreduce", TRD_COLL_ALLREDUCE)                             \
+    X(TML_F_REDUCE, "MPI_Reduce", TRD_COLL_REDUCE)                                      \
+    X(TML_F_REDUCE_SCATTER_BLOCK, "MPI_Reduce_scatter_block", TRD_COLL_REDUCE_SCATTER)  \
+    X(TML_F_REDUCE_SCATTER, "MPI_Reduce_scatter", TRD_COLL_REDUCE_SCATTER)              \
+    X(TML_F_SCAN, "MPI_Scan", TRD_COLL_SCAN)                                            \
+    X(TML_F_EXSCAN, "MPI_Exscan", TRD_COLL_EXSCAN)                                      \
+    X(TML_F_REDUCE_LOCAL, "MPI_Reduce_local", TRD_COLL_REDUCE)
+
+#define TML_FN_ENUM(name, text, coll) name,
+typedef enum tml_fn { TML_FN_LIST(TML_FN_ENUM) TML_FNS } tml_fn;
+#undef TML_FN_ENUM
+const char *tml_fn_name(tml_fn f);
+trd_collective tml_fn_coll(tml_fn f);
 
 /* ---- Configuration and global state (config.c) ---- */
 
@@ -230,7 +251,7 @@ typedef struct tml_choice {
     const trd_op *op;
     int64_t count;
     int32_t root;
-    bool allreduce;
+    trd_collective coll;
     tml_reason refused; /* TML_ALGO: the forced algorithm cannot run it */
     trd_coll_opts opts;
     char algo[TML_ALGO_MAX];
@@ -267,6 +288,7 @@ typedef struct tml_comm {
     tml_choice choice[TML_CHOICES];
     int next_choice;
     tml_scratch staged, packed; /* a staged call's buffers */
+    tml_scratch parts;          /* MPI_Reduce_scatter's recvcounts, as treduce takes them */
     struct tml_comm *prev, *next; /* every live state, released at MPI_Finalize */
 } tml_comm;
 
@@ -300,10 +322,10 @@ void tml_known_finish(void);
 
 /* One call's arguments as the layer runs them (call.c fills it). */
 typedef struct tml_run {
-    bool allreduce;
+    trd_collective coll;
     int32_t root;
     const trd_op *op;
-    int64_t n;       /* elements treduce reduces */
+    int64_t n;       /* elements treduce reduces (a reduce-scatter: its whole input) */
     size_t elem;     /* bytes per element */
     bool exact;      /* every combine order gives the same bits */
     bool user;       /* a user operator */
@@ -318,28 +340,34 @@ tml_reason tml_choose(tml_comm *c, const tml_run *r, const tml_choice **choice,
 
 /* ---- One call (call.c) and the counters (stats.c) ---- */
 
+/* The arguments of one call, as the program gave them. */
 typedef struct tml_args {
-    bool allreduce;
-    const void *sendbuf;
-    void *recvbuf;
-    int count;
+    tml_fn fn;
+    const void *sendbuf;   /* MPI_Reduce_local: inbuf */
+    void *recvbuf;         /* MPI_Reduce_local: inoutbuf */
+    int count;             /* MPI_Reduce_scatter_block: recvcount; MPI_Reduce_scatter: 0 */
+    const int *recvcounts; /* MPI_Reduce_scatter only */
     MPI_Datatype dt;
     MPI_Op op;
-    int root;
-    MPI_Comm comm;
+    int root;              /* MPI_Reduce only */
+    MPI_Comm comm;         /* MPI_Reduce_local: MPI_COMM_NULL */
 } tml_args;
-/* MPI_Reduce / MPI_Allreduce: run by treduce or passed to MPI. */
+/* A collective reduction: run by treduce or passed to MPI. */
 int tml_collective(const tml_args *a);
+/* MPI_Reduce_local: run by the layer's kernels or user function wrapper,
+ * or passed to MPI. */
+int tml_reduce_local(const tml_args *a);
 
-void tml_stats_count(bool allreduce, tml_reason r);
+void tml_stats_count(tml_fn fn, tml_reason r);
 /* Rank 0 of the world prints the totals over every process (collective). */
 void tml_stats_report(void);
-/* TREDUCE_MPI_VERBOSE: one line about a call - the algorithm that ran it
- * (why TML_OK: choice's, with the time the model predicted and the next
- * of its ranking; `otherwise` where there was no choice to make) or why it
- * went to MPI - printed by rank 0 of its communicator (rank; -1: unknown,
- * world rank 0 prints). */
-void tml_verbose(const tml_args *a, int rank, tml_reason why, const tml_choice *choice,
-                 const char *otherwise);
+/* TREDUCE_MPI_VERBOSE: one line about a call of count elements (-1: not
+ * known, not said) - the algorithm that ran it (why TML_OK: choice's, with
+ * the time the model predicted and the next of its ranking; `otherwise`
+ * where there was no choice to make) or why it went to MPI - printed by
+ * rank 0 of its communicator (rank; -1: unknown or no communicator, world
+ * rank 0 prints). */
+void tml_verbose(const tml_args *a, int64_t count, int rank, tml_reason why,
+                 const tml_choice *choice, const char *otherwise);
 
 #endif

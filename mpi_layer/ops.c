@@ -12,6 +12,7 @@
  * two ranks that reach the same function through different handles - made
  * twice, or freed and made again - must meet the same treduce operator, or
  * one would measure while the other does not. */
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
@@ -132,14 +133,21 @@ static double now(void)
 }
 
 /* MPI's call of a user function: (invec, inoutvec, len, datatype), with
- * inoutvec = invec (+) inoutvec, as treduce's. */
+ * inoutvec = invec (+) inoutvec, as treduce's.  A reduce-scatter's input
+ * (p parts of an int count each) may hold more than an int's elements:
+ * the function is then called on pieces, as an elementwise operator
+ * allows. */
 static void call_user(const void *in, void *inout, int64_t n, void *ctx)
 {
     user_op *u = ctx;
-    int len = (int)n; /* n <= the call's count, an int */
     MPI_Datatype dt = call_dt;
     double t0 = now();
-    u->fn((void *)in, inout, &len, &dt);
+    for (int64_t done = 0; done < n;) {
+        int piece = n - done < INT_MAX ? (int)(n - done) : INT_MAX, len = piece;
+        size_t at = (size_t)done * u->extent;
+        u->fn((char *)in + at, (char *)inout + at, &len, &dt);
+        done += piece;
+    }
     double t = now() - t0, x = (double)n;
     pthread_mutex_lock(&lock);
     u->calls += 1;

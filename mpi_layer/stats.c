@@ -1,8 +1,9 @@
-/* stats.c: what ran where.  Every call the layer sees is counted as
- * handled (treduce ran it) or passed (MPI did) with its reason.  With
- * TREDUCE_MPI_STATS=1, MPI_Finalize sums the counts over every process of
- * MPI_COMM_WORLD (a call on p processes counts p times) and world rank 0
- * prints one line per function:
+/* stats.c: what ran where.  Every call the layer sees is counted, per MPI
+ * function, as handled (treduce ran it) or passed (MPI did) with its
+ * reason.  With TREDUCE_MPI_STATS=1, MPI_Finalize sums the counts over
+ * every process of MPI_COMM_WORLD (a call on p processes counts p times)
+ * and world rank 0 prints one line per function, in the order of
+ * TML_FN_LIST, every function's even where it was never called:
  *   treduce-mpi: MPI_Allreduce handled=N passed=M [reason=K ...]
  * the reasons in the order of TML_REASON_LIST, those with K > 0 only.
  * Calls made while the layer is running (treduce's set-up, a user
@@ -19,12 +20,22 @@ static const char *const reason_names[] = {TML_REASON_LIST(TML_REASON_NAME)};
 
 const char *tml_reason_name(tml_reason r) { return reason_names[r]; }
 
-/* [allreduce][reason]; TML_OK: handled.  Counted by every thread. */
-static atomic_llong counts[2][TML_REASONS];
+#define TML_FN_NAME(name, text, coll) text,
+#define TML_FN_COLL(name, text, coll) coll,
+static const char *const fn_names[] = {TML_FN_LIST(TML_FN_NAME)};
+static const trd_collective fn_colls[] = {TML_FN_LIST(TML_FN_COLL)};
+#undef TML_FN_NAME
+#undef TML_FN_COLL
 
-void tml_stats_count(bool allreduce, tml_reason r)
+const char *tml_fn_name(tml_fn f) { return fn_names[f]; }
+trd_collective tml_fn_coll(tml_fn f) { return fn_colls[f]; }
+
+/* [function][reason]; TML_OK: handled.  Counted by every thread. */
+static atomic_llong counts[TML_FNS][TML_REASONS];
+
+void tml_stats_count(tml_fn fn, tml_reason r)
 {
-    atomic_fetch_add_explicit(&counts[allreduce][r], 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&counts[fn][r], 1, memory_order_relaxed);
 }
 
 static void report_line(const char *fn, const long long *n)
@@ -44,16 +55,16 @@ static void report_line(const char *fn, const long long *n)
 
 void tml_stats_report(void)
 {
-    long long mine[2][TML_REASONS], total[2][TML_REASONS];
-    for (int f = 0; f < 2; f++)
+    long long mine[TML_FNS][TML_REASONS], total[TML_FNS][TML_REASONS];
+    for (int f = 0; f < TML_FNS; f++)
         for (int r = 0; r < TML_REASONS; r++)
             mine[f][r] = atomic_load(&counts[f][r]);
-    if (PMPI_Reduce(mine, total, 2 * TML_REASONS, MPI_LONG_LONG, MPI_SUM, 0, tml_g.world) !=
-            MPI_SUCCESS ||
+    if (PMPI_Reduce(mine, total, TML_FNS * TML_REASONS, MPI_LONG_LONG, MPI_SUM, 0,
+                    tml_g.world) != MPI_SUCCESS ||
         tml_g.world_rank != 0)
         return;
-    report_line("MPI_Allreduce", total[1]);
-    report_line("MPI_Reduce", total[0]);
+    for (int f = 0; f < TML_FNS; f++)
+        report_line(fn_names[f], total[f]);
     fflush(stderr);
 }
 
@@ -70,27 +81,28 @@ static void reason(const tml_choice *ch, char *buf, size_t size)
                  1e6 * ch->predicted);
 }
 
-void tml_verbose(const tml_args *a, int rank, tml_reason why, const tml_choice *choice,
-                 const char *otherwise)
+void tml_verbose(const tml_args *a, int64_t count, int rank, tml_reason why,
+                 const tml_choice *choice, const char *otherwise)
 {
     if ((rank >= 0 ? rank : tml_g.world_rank) != 0)
         return;
-    char type[MPI_MAX_OBJECT_NAME] = "";
+    char type[MPI_MAX_OBJECT_NAME] = "", n[32] = "";
     int len = 0;
     tml_op o;
     if (a->dt != MPI_DATATYPE_NULL)
         PMPI_Type_get_name(a->dt, type, &len);
+    if (count >= 0)
+        snprintf(n, sizeof n, "%lld x ", (long long)count);
     const char *op = a->op != MPI_OP_NULL && tml_op_find(a->op, &o) ? o.name
                                                                     : "an unknown operator";
-    const char *fn = a->allreduce ? "MPI_Allreduce" : "MPI_Reduce";
     char because[160] = "";
     if (why == TML_OK && choice)
         reason(choice, because, sizeof because);
     if (why == TML_OK)
-        fprintf(stderr, "treduce-mpi: %s of %d x %s, %s: %s%s\n", fn, a->count,
+        fprintf(stderr, "treduce-mpi: %s of %s%s, %s: %s%s\n", fn_names[a->fn], n,
                 len > 0 ? type : "a derived datatype", op, choice ? choice->algo : otherwise,
                 because);
     else
-        fprintf(stderr, "treduce-mpi: %s of %d x %s, %s: passed to MPI (%s)\n", fn, a->count,
-                len > 0 ? type : "a derived datatype", op, tml_reason_name(why));
+        fprintf(stderr, "treduce-mpi: %s of %s%s, %s: passed to MPI (%s)\n", fn_names[a->fn],
+                n, len > 0 ? type : "a derived datatype", op, tml_reason_name(why));
 }

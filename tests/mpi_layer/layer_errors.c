@@ -4,7 +4,10 @@
  * count -1, a root out of range, null datatype, operator and communicator,
  * an operator MPI does not define on the type, a predefined operator on a
  * derived datatype, sendbuf == recvbuf, recvbuf MPI_IN_PLACE, an
- * uncommitted datatype, MPI_REPLACE - on a communicator whose handler is
+ * uncommitted datatype, MPI_REPLACE - and the like of the other functions
+ * the layer runs (MPI_Reduce_scatter_block, MPI_Reduce_scatter with a
+ * negative count, MPI_Scan, MPI_Exscan, MPI_Reduce_local) - on a
+ * communicator whose handler is
  * MPI_ERRORS_RETURN and on one with a handler of our own, and rank 0
  * prints, per call, the error class returned and the classes the handler
  * saw.  run_layer.sh runs it with and without the layer: the two outputs
@@ -49,6 +52,42 @@ static void user_sum(void *in, void *io, int *len, MPI_Datatype *dt)
         ((int *)io)[k] += ((int *)in)[k];
 }
 
+/* The same for the other functions the layer runs (pair: MPI_INT x 2,
+ * loose: never committed). */
+static void other_calls(MPI_Comm comm, MPI_Datatype pair, MPI_Datatype loose)
+{
+    size_t n = 4 * (size_t)t_size;
+    int *in = calloc(n, sizeof *in), *out = calloc(n, sizeof *out);
+    int *counts = malloc((size_t)t_size * sizeof *counts), *ones = malloc(n * sizeof *ones);
+    for (int r = 0; r < t_size; r++) {
+        counts[r] = r == t_size - 1 ? -1 : 1;
+        ones[r] = 1;
+    }
+#ifndef MPICH /* as count -1 above */
+    report("reduce-scatter-block count -1",
+           MPI_Reduce_scatter_block(in, out, -1, MPI_INT, MPI_SUM, comm));
+    report("reduce-scatter recvcounts -1",
+           MPI_Reduce_scatter(in, out, counts, MPI_INT, MPI_SUM, comm));
+    report("reduce-local count -1", MPI_Reduce_local(in, out, -1, MPI_INT, MPI_SUM));
+#endif
+    report("reduce-scatter-block send == recv",
+           MPI_Reduce_scatter_block(in, in, 1, MPI_INT, MPI_SUM, comm));
+    report("reduce-scatter MPI_OP_NULL",
+           MPI_Reduce_scatter(in, out, ones, MPI_INT, MPI_OP_NULL, comm));
+    report("scan recvbuf MPI_IN_PLACE", MPI_Scan(in, MPI_IN_PLACE, 4, MPI_INT, MPI_SUM, comm));
+    report("scan MPI_SUM on a derived datatype", MPI_Scan(in, out, 2, pair, MPI_SUM, comm));
+    report("exscan MPI_DATATYPE_NULL",
+           MPI_Exscan(in, out, 1, MPI_DATATYPE_NULL, MPI_SUM, comm));
+    report("exscan uncommitted datatype", MPI_Exscan(in, out, 2, loose, MPI_SUM, comm));
+    report("reduce-local MPI_OP_NULL", MPI_Reduce_local(in, out, 4, MPI_INT, MPI_OP_NULL));
+    report("reduce-local MPI_SUM on a derived",
+           MPI_Reduce_local(in, out, 2, pair, MPI_SUM));
+    free(in);
+    free(out);
+    free(counts);
+    free(ones);
+}
+
 static void erroneous_calls(MPI_Comm comm, const char *name)
 {
     int in[4] = {1, 2, 3, 4}, out[4], buf[4] = {1, 2, 3, 4};
@@ -76,6 +115,7 @@ static void erroneous_calls(MPI_Comm comm, const char *name)
     report("recvbuf MPI_IN_PLACE", MPI_Allreduce(in, MPI_IN_PLACE, 4, MPI_INT, MPI_SUM, comm));
     report("uncommitted datatype", MPI_Allreduce(in, out, 2, loose, usum, comm));
     report("MPI_REPLACE", MPI_Reduce(in, out, 4, MPI_INT, MPI_REPLACE, 0, comm));
+    other_calls(comm, pair, loose);
     MPI_Allreduce(in, out, 4, MPI_INT, MPI_SUM, comm);
     CHECK(out[3] == 4 * t_size, "a correct call after the erroneous ones: %d", out[3]);
     MPI_Type_free(&pair);

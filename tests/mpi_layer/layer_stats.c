@@ -6,7 +6,11 @@
  *     (erroneous: MPI decides), 1 user operator on a datatype whose data
  *     starts before its lower bound (the layer cannot cut its buffer);
  *   MPI_Reduce: 1 run by treduce, 2 erroneous (root out of range), 1 on MPI_INTEGER
- *     (a Fortran type the layer has no kernel for), 1 MPI_REPLACE.
+ *     (a Fortran type the layer has no kernel for), 1 MPI_REPLACE;
+ *   MPI_Reduce_scatter_block, MPI_Reduce_scatter, MPI_Exscan: 1 each run
+ *     by treduce; MPI_Scan: 1 run by treduce, 1 predefined operator on a
+ *     derived datatype;
+ *   MPI_Reduce_local: 1 run by the layer, 1 on MPI_INTEGER, 1 MPI_REPLACE.
  * Every call that MPI or treduce completes is checked.  With --threads the
  * program asks for MPI_THREAD_MULTIPLE and rank 0 prints the level it got
  * ("provided multiple" or "provided less"). */
@@ -73,6 +77,27 @@ int main(int argc, char **argv)
     MPI_Reduce(fin, fout, 2, MPI_INTEGER, MPI_SUM, 0, MPI_COMM_WORLD);
     CHECK(t_rank != 0 || fout[1] == 2 * t_size, "MPI_INTEGER reduce: %d", (int)fout[1]);
     MPI_Reduce(fin, fout, 2, MPI_INTEGER, MPI_REPLACE, 0, MPI_COMM_WORLD);
+
+    double scan[3] = {0, 0, 0};
+    MPI_Scan(d, scan, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    CHECK(scan[2] == 3.0 * (t_rank + 1), "scan: %g", scan[2]);
+    MPI_Scan(pair_in, pair_out, 2, pair, MPI_SUM, MPI_COMM_WORLD); /* MPI decides */
+    MPI_Exscan(d, scan, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    CHECK(t_rank == 0 || scan[2] == 3.0 * t_rank, "exscan: %g", scan[2]);
+    int *ones = malloc((size_t)t_size * sizeof *ones), part = 0;
+    for (int r = 0; r < t_size; r++)
+        ones[r] = 1;
+    MPI_Reduce_scatter_block(ones, &part, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    CHECK(part == t_size, "reduce-scatter-block: %d", part);
+    part = 0;
+    MPI_Reduce_scatter(ones, &part, ones, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    CHECK(part == t_size, "reduce-scatter: %d", part);
+    free(ones);
+    dsum[2] = 10;
+    MPI_Reduce_local(d, dsum, 3, MPI_DOUBLE, MPI_SUM);
+    CHECK(dsum[2] == 13.0, "reduce-local: %g", dsum[2]);
+    MPI_Reduce_local(fin, fout, 2, MPI_INTEGER, MPI_SUM);
+    MPI_Reduce_local(fin, fout, 2, MPI_INTEGER, MPI_REPLACE);
 
     MPI_Op_free(&usum);
     MPI_Type_free(&pair);

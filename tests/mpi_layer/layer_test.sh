@@ -11,9 +11,13 @@
 #            TREDUCE_MPI_REPRODUCIBLE=1 runs with the same checksum, and
 #            recursive doubling, where both ranks of a pair combine);
 #   comms    sub-communicators and user operators (plain, preload, linked);
+#   scans    MPI_Reduce_scatter_block, MPI_Reduce_scatter, MPI_Scan,
+#            MPI_Exscan, MPI_Reduce_local (layer_scans.c: plain, preload on
+#            1 to 5 processes, linked, and TREDUCE_MPI_VERBOSE's lines);
 #   algos    layer_comms --quick (MPI_COMM_WORLD) under auto (the measured
-#            model) and every registered algorithm (TREDUCE_MPI_ALGO), on 5
-#            processes (star: 6);
+#            model) and every registered algorithm of reduce and allreduce
+#            (TREDUCE_MPI_ALGO), on 5 processes (star: 6), and layer_scans
+#            --quick under every one of the other collectives;
 #   errors   erroneous calls: the same error classes and handler calls with
 #            and without the layer; a passed deadline -> MPI_ERR_OTHER;
 #   stats    the exact TREDUCE_MPI_STATS lines, TREDUCE_MPI=off, VERBOSE,
@@ -89,6 +93,11 @@ runs_ok() {
 
 all_handled='MPI_Allreduce handled=[1-9][0-9]* passed=0$'
 all_handled_reduce='MPI_Reduce handled=[1-9][0-9]* passed=0$'
+# every call of the functions layer_scans makes
+scans_handled=()
+for fn in MPI_Reduce_scatter_block MPI_Reduce_scatter MPI_Scan MPI_Exscan MPI_Reduce_local; do
+  scans_handled+=("$fn handled=[1-9][0-9]* passed=0\$")
+done
 
 part_types() {
   if [ "$quick" = 1 ]; then # tens of seconds (2 processes) under ASan
@@ -126,11 +135,24 @@ part_comms() {
   runs_ok "comms, linked" "MPI_Allreduce handled=[1-9][0-9]* passed=$n intercomm=$n\$"
 }
 
+# The algorithms of `treduce list` that compute any of the collectives
+# named (jq's names: reduce, allreduce, reduce-scatter, scan, exscan).
+algos_of() {
+  local sel
+  sel=$(printf '"%s",' "$@")
+  "$tool" list --format json |
+    jq -r ".[] | select(any(.collectives[]; IN(${sel%,}))) | .name" | tr '\n' ' '
+}
+
 part_algos() {
-  local algo algos np
+  local algo algos scans np
   local costly want
-  algos="auto $("$tool" list | awk '{print $1}')"
-  $mpich && algos="binomial fibonacci pipeline nc-tree-dyn recursive-doubling rabenseifner"
+  algos="auto $(algos_of reduce allreduce)"
+  scans="auto $(algos_of reduce-scatter scan exscan)"
+  if $mpich; then
+    algos="binomial fibonacci pipeline nc-tree-dyn recursive-doubling rabenseifner"
+    scans="reduce-scatter-pairwise scan-recursive-doubling"
+  fi
   # planners for heterogeneous costs need a cost matrix the layer does not
   # have: it must pass every call of theirs to MPI
   costly=" $("$tool" list --format json | jq -r '.[] | select(.uses_costs) | .name' | tr '\n' ' ') "
@@ -142,6 +164,41 @@ part_algos() {
     launch $np preload TREDUCE_MPI_STATS=1 "TREDUCE_MPI_ALGO=$algo" -- layer_comms --quick
     runs_ok "comms under $algo" "$want"
   done
+  # each runs the calls of its collectives (ring and halving: those of
+  # commutative operators); the others go to MPI (algo)
+  for algo in $scans; do
+    want=("handled=[1-9]") # an array: auto's is several lines
+    [ "$algo" = auto ] && want=("${scans_handled[@]}")
+    launch 5 preload TREDUCE_MPI_STATS=1 "TREDUCE_MPI_ALGO=$algo" -- layer_scans --quick
+    runs_ok "scans under $algo" "${want[@]}"
+  done
+}
+
+# The other reductions (layer_scans.c): plain, preloaded on 1 to 5
+# processes (every call the layer's), linked; TREDUCE_MPI_VERBOSE names
+# each function and its algorithm.
+part_scans() {
+  local np nps="1 2 3 4 5"
+  [ "${TRD_TEST_LOAD:-}" = 1 ] && nps="1 3 5" # each launch waits for the scheduler
+  if [ "$quick" != 1 ]; then
+    launch 3 plain -- layer_scans
+    runs_ok "scans, plain"
+  fi
+  for np in $nps; do
+    [ "$np" -gt "$np_max" ] && break # MPICH busy-polls: at most 3
+    launch $np preload TREDUCE_MPI_STATS=1 -- layer_scans
+    runs_ok "scans, preload, $np processes" "${scans_handled[@]}"
+    [ "$quick" = 1 ] && return
+  done
+  launch 3 linked TREDUCE_MPI_STATS=1 -- layer_scans
+  runs_ok "scans, linked" "${scans_handled[@]}"
+  launch 3 preload TREDUCE_MPI_VERBOSE=1 -- layer_scans --quick
+  runs_ok "scans, verbose" \
+    "^treduce-mpi: MPI_Reduce_scatter_block of 7 x MPI_INT, MPI_SUM: reduce-scatter-[a-z]+ \(predicted" \
+    "^treduce-mpi: MPI_Reduce_scatter of 0 x MPI_DOUBLE, MPI_SUM: nothing to reduce\$" \
+    "^treduce-mpi: MPI_Scan of 1000 x MPI_INT, a user operator: scan-[a-z-]+ \(predicted" \
+    "^treduce-mpi: MPI_Exscan of 1 x MPI_DOUBLE, MPI_SUM: scan-[a-z-]+ \(predicted" \
+    "^treduce-mpi: MPI_Reduce_local of 7 x MPI_INT, MPI_SUM: local\$"
 }
 
 # The lines layer_errors prints about its calls (not the layer's own).
@@ -171,14 +228,23 @@ part_stats() {
   local np=3 v count
   launch $np preload TREDUCE_MPI_STATS=1 -- layer_stats
   runs_ok "stats" "^treduce-mpi: MPI_Allreduce handled=9 passed=9 intercomm=3 derived=6\$" \
-    "^treduce-mpi: MPI_Reduce handled=3 passed=12 invalid=6 type=3 op=3\$"
+    "^treduce-mpi: MPI_Reduce handled=3 passed=12 invalid=6 type=3 op=3\$" \
+    "^treduce-mpi: MPI_Reduce_scatter_block handled=3 passed=0\$" \
+    "^treduce-mpi: MPI_Reduce_scatter handled=3 passed=0\$" \
+    "^treduce-mpi: MPI_Scan handled=3 passed=3 derived=3\$" \
+    "^treduce-mpi: MPI_Exscan handled=3 passed=0\$" \
+    "^treduce-mpi: MPI_Reduce_local handled=3 passed=6 type=3 op=3\$"
   launch $np linked TREDUCE_MPI_STATS=1 TREDUCE_MPI=off -- layer_stats
   runs_ok "stats, off" "^treduce-mpi: MPI_Allreduce handled=0 passed=18 off=18\$" \
-    "^treduce-mpi: MPI_Reduce handled=0 passed=15 off=15\$"
+    "^treduce-mpi: MPI_Reduce handled=0 passed=15 off=15\$" \
+    "^treduce-mpi: MPI_Scan handled=0 passed=6 off=6\$" \
+    "^treduce-mpi: MPI_Reduce_local handled=0 passed=9 off=9\$"
   launch $np preload TREDUCE_MPI_VERBOSE=1 TREDUCE_MPI_ALGO=fibonacci -- layer_stats
   count=$(grep -c "MPI_SUM: fibonacci (TREDUCE_MPI_ALGO)\$" <<<"$out")
   runs_ok "verbose" "passed to MPI \(intercomm\)" \
-    "MPI_Reduce of 3 x MPI_DOUBLE, MPI_SUM: passed to MPI \(invalid\)"
+    "MPI_Reduce of 3 x MPI_DOUBLE, MPI_SUM: passed to MPI \(invalid\)" \
+    "MPI_Scan of 3 x MPI_DOUBLE, MPI_SUM: passed to MPI \(algo\)" \
+    "MPI_Reduce_local of 2 x MPI_INTEGER, MPI_SUM: passed to MPI \(type\)"
   if [ "$count" -eq 4 ]; then ok; else bad "verbose: $count lines name fibonacci, not 4"; fi
   # auto says why: the model's time of its choice and of the next one
   launch $np preload TREDUCE_MPI_VERBOSE=1 -- layer_stats
@@ -291,9 +357,10 @@ part_mpi4py() {
 }
 
 case $part in
-  types | comms | algos | errors | stats | fortran | lifecycle | threads | mpi4py) "part_$part" ;;
+  types | comms | scans | algos | errors | stats | fortran | lifecycle | threads | mpi4py)
+    "part_$part" ;;
   *) echo "usage: layer_test.sh LAUNCHER LIB BINDIR TREDUCE" \
-          "types|comms|algos|errors|stats|fortran|lifecycle|threads|mpi4py"
+          "types|comms|scans|algos|errors|stats|fortran|lifecycle|threads|mpi4py"
      exit 2 ;;
 esac
 echo "layer_test $part: $pass passed, $fail failed"
