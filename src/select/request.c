@@ -39,6 +39,7 @@ struct trd_request {
     const trd_op *op;
     trd_coll_opts opts;  /* copied; has_opts false: the collective's default */
     bool has_opts, persistent;
+    bool started;        /* ever started: the caller's own, read without the lock */
     int state;           /* R_*, under the queue's lock */
     trd_status status;
     char msg[512];
@@ -219,6 +220,7 @@ trd_status trd_start(trd_request *q)
         g->thread = st == TRD_OK;
     }
     if (st == TRD_OK) {
+        q->started = true;
         q->state = R_QUEUED;
         q->status = TRD_OK;
         if (g->tail)
@@ -242,7 +244,7 @@ trd_status trd_request_wait(trd_request *q)
 {
     if (!q)
         return trd_fail(TRD_EINVAL, "trd_request_wait: NULL request");
-    if (q->state == R_INACTIVE)
+    if (!q->started)
         return TRD_OK; /* never started: nothing to wait for (MPI: an inactive request) */
     struct trd_progress *g = q->comm->select->progress;
     pthread_mutex_lock(&g->mu);
@@ -255,7 +257,7 @@ trd_status trd_request_test(trd_request *q, bool *done)
 {
     if (!q || !done)
         return trd_fail(TRD_EINVAL, "trd_request_test: NULL %s", q ? "done" : "request");
-    *done = q->state == R_INACTIVE;
+    *done = !q->started;
     if (*done)
         return TRD_OK;
     struct trd_progress *g = q->comm->select->progress;
@@ -271,7 +273,7 @@ void trd_request_free(trd_request *q)
 {
     if (!q)
         return;
-    if (q->state == R_QUEUED || q->state == R_RUNNING) /* its buffers are still in use */
+    if (q->started) /* its call may still use its buffers: wait (a no-op once done) */
         trd_request_wait(q);
     free(q->parts);
     free(q);
