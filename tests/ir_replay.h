@@ -1,7 +1,8 @@
 /* ir_replay.h: a replay of a plan's schedule IR on symbolic values, written
  * from the IR's definition (treduce.h, "The schedule IR") independently of
- * the engine; shared by test_exchange.c and test_star.c (header only, like
- * testutil.h).
+ * the engine; shared by the tests of the exchange schedules
+ * (test_exchange.c, test_reduce_scatter_plans.c, test_scan_plans.c,
+ * test_star.c, ...; header only, like testutil.h).
  *
  *   - well formed: peers are other ranks, slots below IR_SLOTS, ranges
  *     inside the B blocks, deps name earlier steps, no model times;
@@ -32,8 +33,9 @@
  *     adjacent intervals only (LEFT: in.hi + 1 == acc.lo; RIGHT: acc.hi + 1
  *     == in.lo).
  * Sizes: p <= IR_P_MAX ranks, slots 0 .. IR_SLOTS - 1.
- * Usage: ir_load, ir_check_races per rank, ir_match, ir_run, ir_unload;
- * ir_where names the case in the messages. */
+ * Usage: ir_load, ir_check_races per rank, ir_match, ir_run, ir_unload
+ * (ir_replay_plan: all but the last); ir_where names the case in the
+ * messages. */
 #ifndef TRD_TESTS_IR_REPLAY_H
 #define TRD_TESTS_IR_REPLAY_H
 
@@ -448,6 +450,74 @@ static inline void ir_run_collective(ir_replay *rp, trd_collective coll)
 static inline void ir_run(ir_replay *rp)
 {
     ir_run_collective(rp, TRD_COLL_ALLREDUCE);
+}
+
+/* The whole replay of plan for collective coll, left loaded in *rp for
+ * the caller's own checks (then ir_unload): ir_load, per rank at most
+ * max_scratch scratch slots (-1: any) and no race, ir_match, the run. */
+static inline void ir_replay_plan(ir_replay *rp, const trd_plan *plan, bool nc,
+                                  int32_t max_scratch, trd_collective coll)
+{
+    ir_load(rp, plan, nc);
+    for (int32_t r = 0; r < rp->p; r++) {
+        TU_CHECK(max_scratch < 0 || trd_plan_scratch_slots(plan, r) <= max_scratch,
+                 "%s rank %d: %d scratch slots", ir_where, r, trd_plan_scratch_slots(plan, r));
+        ir_check_races(rp, r);
+    }
+    ir_match(rp);
+    ir_run_collective(rp, coll);
+}
+
+/* What rank r's program moves, the counts behind the cost formulas of the
+ * builders' heads: messages sent (SEND, SEND_INPUT), blocks sent, blocks
+ * combined (COMBINE, RECV_COMBINE). */
+static inline void ir_rank_counts(const ir_replay *rp, int32_t r, int64_t out[3])
+{
+    out[0] = out[1] = out[2] = 0;
+    for (size_t g = rp->first[r]; g < rp->first[r + 1]; g++) {
+        const trd_step *s = rp->step[g];
+        bool sends = s->kind == TRD_STEP_SEND || s->kind == TRD_STEP_SEND_INPUT;
+        bool combines = s->kind == TRD_STEP_COMBINE || s->kind == TRD_STEP_RECV_COMBINE;
+        out[0] += sends;
+        out[1] += sends ? ir_width(s) : 0;
+        out[2] += combines ? ir_width(s) : 0;
+    }
+}
+
+/* The fold of Thakur, Rabenseifner and Gropp (2005) as the builders' heads
+ * state it, for the closed forms: p2 the largest power of two <= p, rem =
+ * p - p2, rounds = log2 p2. */
+typedef struct ir_fold {
+    int32_t p2, rem, rounds;
+} ir_fold;
+
+static inline ir_fold ir_fold_of(int32_t p)
+{
+    ir_fold f = {1, 0, 0};
+    while (2 * f.p2 <= p) {
+        f.p2 *= 2;
+        f.rounds++;
+    }
+    f.rem = p - f.p2;
+    return f;
+}
+
+/* One case of a test's matrix: algorithm a (the test's own numbering) on p
+ * ranks with m segments, non-commutative when nc. */
+typedef void ir_case_fn(int a, int32_t p, int32_t m, bool nc);
+
+/* check over p = 1..p_last ranks and m = 1..m_last segments, commutative
+ * and, when nc_too (a registry row without the commutative-only flag),
+ * non-commutative. */
+static inline void ir_each_case(ir_case_fn *check, int a, int32_t p_last, int32_t m_last,
+                                bool nc_too)
+{
+    for (int32_t p = 1; p <= p_last; p++)
+        for (int32_t m = 1; m <= m_last; m++) {
+            check(a, p, m, false);
+            if (nc_too)
+                check(a, p, m, true);
+        }
 }
 
 #endif

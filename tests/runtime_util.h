@@ -285,6 +285,28 @@ static inline void rt_run_logged_ok(int32_t p, double timeout_s, rt_rank_fn fn, 
     rt_log_destroy(&log);
 }
 
+/* Runs plan run x on p threads (a wait of 20 s: these plans run in
+ * milliseconds, a hang fails); every rank must return TRD_OK, else the
+ * failure names `what`, the rank and its message. */
+static inline void rt_run_plan_ok(rt_plan_run *x, int32_t p, const char *what)
+{
+    trd_threads_opts o = rt_topts(20.0);
+    rt_result res;
+    rt_run(p, &o, rt_run_plan_rank, x, &res);
+    for (int32_t r = 0; r < p; r++)
+        TU_CHECK(res.status[r] == TRD_OK, "%s rank %d: %s", what, (int)r, res.msg[r]);
+}
+
+/* Frees what a plan run of p ranks owns: the p buffers, their array and
+ * the operator (the plan is the caller's). */
+static inline void rt_plan_run_free(rt_plan_run *x, int32_t p)
+{
+    for (int32_t r = 0; r < p; r++)
+        free(x->buf[r]);
+    free(x->buf);
+    trd_op_free(x->op);
+}
+
 /* Per-test wall time, printed after each test (cmocka setup and teardown
  * of the tests whose run times a report quotes). */
 static inline double *rt_test_start(void)

@@ -23,22 +23,6 @@
 #define P_LAST 33
 #define M_LAST 3
 
-/* The fold: p2 = largest power of two <= p, rem = p - p2, rounds = log2 p2. */
-typedef struct shape {
-    int32_t p2, rem, rounds;
-} shape;
-
-static shape shape_of(int32_t p)
-{
-    shape f = {1, 0, 0};
-    while (2 * f.p2 <= p) {
-        f.p2 *= 2;
-        f.rounds++;
-    }
-    f.rem = p - f.p2;
-    return f;
-}
-
 typedef enum algo { RD, RING, RAB } algo;
 static const char *const names[] = {"recursive-doubling", "ring", "rabenseifner"};
 static const algo algos[] = {RD, RING, RAB};
@@ -46,7 +30,7 @@ static const algo algos[] = {RD, RING, RAB};
 /* Messages, blocks sent and blocks combined by rank r: the cost formulas. */
 static void expect_counts(algo a, int32_t p, int32_t m, int32_t r, int64_t out[3])
 {
-    shape f = shape_of(p);
+    ir_fold f = ir_fold_of(p);
     bool out_rank = r < 2 * f.rem && r % 2 == 0, folds = r < 2 * f.rem && r % 2 == 1;
     int64_t k = f.rounds, q = f.p2, msgs, blocks, combined;
     if (a == RING) {
@@ -67,19 +51,12 @@ static void expect_counts(algo a, int32_t p, int32_t m, int32_t r, int64_t out[3
 
 static void check_counts(const ir_replay *rp, algo a, int32_t m)
 {
-    shape f = shape_of(rp->p);
+    ir_fold f = ir_fold_of(rp->p);
     int32_t B = a == RING ? rp->p * m : a == RD ? m : f.p2 * m;
     TU_CHECK(rp->B == B, "%s: B = %d, expected %d", ir_where, rp->B, B);
     for (int32_t r = 0; r < rp->p; r++) {
-        int64_t got[3] = {0, 0, 0}, want[3];
-        for (size_t g = rp->first[r]; g < rp->first[r + 1]; g++) {
-            const trd_step *s = rp->step[g];
-            bool sends = s->kind == TRD_STEP_SEND || s->kind == TRD_STEP_SEND_INPUT;
-            got[0] += sends;
-            got[1] += sends ? ir_width(s) : 0;
-            bool combines = s->kind == TRD_STEP_COMBINE || s->kind == TRD_STEP_RECV_COMBINE;
-            got[2] += combines ? ir_width(s) : 0;
-        }
+        int64_t got[3], want[3];
+        ir_rank_counts(rp, r, got);
         expect_counts(a, rp->p, m, r, want);
         TU_CHECK(got[0] == want[0] && got[1] == want[1] && got[2] == want[2],
                  "%s rank %d: %lld messages, %lld blocks sent, %lld combined; expected "
@@ -93,7 +70,7 @@ static void check_counts(const ir_replay *rp, algo a, int32_t m)
 static double formula(algo a, const trd_params *prm)
 {
     int32_t p = (int32_t)prm->n;
-    shape f = shape_of(p);
+    ir_fold f = ir_fold_of(p);
     double al = prm->latency, be = prm->d - prm->latency, ga = prm->c, fold = f.rem > 0;
     double share = (p - 1.0) / p, share2 = (f.p2 - 1.0) / f.p2;
     if (a == RING)
@@ -103,7 +80,7 @@ static double formula(algo a, const trd_params *prm)
     return (2 * f.rounds + 2 * fold) * al + (2 * share2 + 2 * fold) * be + (share2 + fold) * ga;
 }
 
-static void check_case(algo a, int32_t p, int32_t m, bool nc)
+static void check_case(int a, int32_t p, int32_t m, bool nc)
 {
     snprintf(ir_where, sizeof ir_where, "%s p=%d m=%d%s", names[a], p, m, nc ? " nc" : "");
     trd_params prm = tu_params(p, 1.0, 0.5, 0);
@@ -113,14 +90,7 @@ static void check_case(algo a, int32_t p, int32_t m, bool nc)
     prm.noncommutative = nc;
     trd_plan *plan = tu_plan(names[a], &prm);
     ir_replay rp;
-    ir_load(&rp, plan, nc);
-    for (int32_t r = 0; r < p; r++) {
-        TU_CHECK(trd_plan_scratch_slots(plan, r) <= 1, "%s rank %d: %d scratch slots", ir_where,
-                 r, trd_plan_scratch_slots(plan, r));
-        ir_check_races(&rp, r);
-    }
-    ir_match(&rp);
-    ir_run(&rp);
+    ir_replay_plan(&rp, plan, nc, 1, TRD_COLL_ALLREDUCE);
     check_counts(&rp, a, m);
     double t = trd_plan_makespan(plan);
     TU_CHECK(isfinite(t) && t >= 0, "%s: makespan %g", ir_where, t);
@@ -135,12 +105,7 @@ static void check_case(algo a, int32_t p, int32_t m, bool nc)
 static void test_algo(void **state)
 {
     algo a = *(const algo *)*state;
-    for (int32_t p = 1; p <= P_LAST; p++)
-        for (int32_t m = 1; m <= M_LAST; m++) {
-            check_case(a, p, m, false);
-            if (a != RING) /* commutative-only (its registry row) */
-                check_case(a, p, m, true);
-        }
+    ir_each_case(check_case, a, P_LAST, M_LAST, a != RING); /* ring: commutative-only */
 }
 
 /* Reduce, non-commutative ring (p >= 3), a ring too large: refused. */
@@ -148,23 +113,16 @@ static void test_refusals(void **state)
 {
     (void)state;
     for (algo a = RD; a <= RAB; a++) {
-        size_t index;
-        assert_int_equal(trd_algo_find(names[a], &index), TRD_OK);
-        assert_int_equal(trd_algo_kind_of(index), TRD_KIND_EXCHANGE);
+        tu_exchange_algo(names[a]);
         trd_params prm = tu_params(8, 1, 1, 0);
-        trd_plan *plan = NULL;
-        assert_int_equal(trd_plan_create(&plan, names[a], &prm), TRD_EUNSUPPORTED);
-        assert_null(plan);
+        tu_expect_refused(names[a], &prm, TRD_EUNSUPPORTED, "");
     }
     trd_params prm = tu_params(3, 1, 1, 0);
     prm.allreduce = prm.noncommutative = true;
-    trd_plan *plan = NULL;
-    assert_int_equal(trd_plan_create(&plan, "ring", &prm), TRD_EUNSUPPORTED);
-    TU_CHECK(plan == NULL && strstr(trd_errmsg(), "non-commutative"), "%s", trd_errmsg());
+    tu_expect_refused("ring", &prm, TRD_EUNSUPPORTED, "non-commutative");
     prm = tu_params(100000, 1, 1, 0);
     prm.allreduce = true;
-    assert_int_equal(trd_plan_create(&plan, "ring", &prm), TRD_EINVAL);
-    TU_CHECK(plan == NULL && strstr(trd_errmsg(), "steps"), "%s", trd_errmsg());
+    tu_expect_refused("ring", &prm, TRD_EINVAL, "steps");
 }
 
 int main(void)

@@ -299,11 +299,7 @@ static void fixed_orders_chain_receives(void **state)
     plan = tu_plan("hetero-greedy", &p);
     ir_replay rp;
     snprintf(ir_where, sizeof ir_where, "hetero-greedy n=12 B=3 allreduce");
-    ir_load(&rp, plan, false);
-    for (int32_t r = 0; r < 12; r++)
-        ir_check_races(&rp, r);
-    ir_match(&rp);
-    ir_run(&rp);
+    ir_replay_plan(&rp, plan, false, -1, TRD_COLL_ALLREDUCE);
     ir_unload(&rp);
     trd_plan_free(plan);
     trd_costs_free(k);

@@ -115,11 +115,7 @@ static void check_case(int32_t p, int32_t m, shape s, int32_t size, uint64_t see
     trd_params prm = params_of(p, m, node_of);
     trd_plan *plan = tu_plan("node-ring", &prm);
     ir_replay rp;
-    ir_load(&rp, plan, false);
-    for (int32_t r = 0; r < p; r++)
-        ir_check_races(&rp, r);
-    ir_match(&rp);
-    ir_run(&rp);
+    ir_replay_plan(&rp, plan, false, -1, TRD_COLL_ALLREDUCE);
     ir_unload(&rp);
     check_traffic(plan, node_of, p, m);
     double t = trd_plan_makespan(plan);
@@ -169,21 +165,17 @@ static void run_for_real(int32_t p, int32_t m, shape s, int32_t size)
         for (int64_t i = 0; i < x.count; i++)
             mine[i] = ((int64_t)1 << r) * (i + 1);
     }
-    trd_threads_opts o = rt_topts(20.0);
-    rt_result res;
-    rt_run(p, &o, rt_run_plan_rank, &x, &res);
+    char what[64];
+    snprintf(what, sizeof what, "p=%d m=%d map %d/%d", p, m, (int)s, size);
+    rt_run_plan_ok(&x, p, what);
     for (int32_t r = 0; r < p; r++) {
-        TU_CHECK(res.status[r] == TRD_OK, "p=%d m=%d map %d/%d rank %d: %s", p, m, (int)s,
-                 size, (int)r, res.msg[r]);
         const int64_t *got = x.buf[r];
         for (int64_t i = 0; i < x.count; i++)
             TU_CHECK(got[i] == (((int64_t)1 << p) - 1) * (i + 1),
-                     "p=%d m=%d map %d/%d rank %d element %lld: %lld, not every rank once",
-                     p, m, (int)s, size, (int)r, (long long)i, (long long)got[i]);
-        free(x.buf[r]);
+                     "%s rank %d element %lld: %lld, not every rank once", what, (int)r,
+                     (long long)i, (long long)got[i]);
     }
-    free(x.buf);
-    trd_op_free(x.op);
+    rt_plan_run_free(&x, p);
     trd_plan_free(plan);
 }
 

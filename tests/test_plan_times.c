@@ -246,11 +246,7 @@ static void run_for_real(const trd_plan *plan, const char *what)
         for (int64_t i = 0; !nc && i < x.count; i++)
             ((int64_t *)x.buf[r])[i] = (int64_t)1 << r;
     }
-    trd_threads_opts o = rt_topts(20.0);
-    rt_result res;
-    rt_run(n, &o, rt_run_plan_rank, &x, &res);
-    for (int32_t r = 0; r < n; r++)
-        TU_CHECK(res.status[r] == TRD_OK, "%s rank %d: %s", what, (int)r, res.msg[r]);
+    rt_run_plan_ok(&x, n, what);
     unsigned char want[5 * sizeof(trd_matrix2x2)];
     if (nc)
         assert_int_equal(trd_matrix2x2_expected((trd_matrix2x2 *)want, x.count, 0, n - 1),
@@ -260,10 +256,7 @@ static void run_for_real(const trd_plan *plan, const char *what)
     TU_CHECK(!memcmp(want, x.buf[trd_plan_result_rank(plan)], (size_t)x.count * elem),
              "%s: the root's result is not every rank's contribution once%s", what,
              nc ? " in rank order" : "");
-    for (int32_t r = 0; r < n; r++)
-        free(x.buf[r]);
-    free(x.buf);
-    trd_op_free(x.op);
+    rt_plan_run_free(&x, n);
 }
 
 /* One SEND per rank but the root, its last step; following the parents

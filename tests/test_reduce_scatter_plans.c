@@ -33,22 +33,6 @@ static const char *const names[] = {"reduce-scatter-ring", "reduce-scatter-halvi
                                     "reduce-scatter-pairwise"};
 static const algo algos[] = {RING, HALVING, PAIRWISE};
 
-/* The fold: p2 = largest power of two <= p, rem = p - p2, rounds = log2 p2. */
-typedef struct shape {
-    int32_t p2, rem, rounds;
-} shape;
-
-static shape shape_of(int32_t p)
-{
-    shape f = {1, 0, 0};
-    while (2 * f.p2 <= p) {
-        f.p2 *= 2;
-        f.rounds++;
-    }
-    f.rem = p - f.p2;
-    return f;
-}
-
 static trd_params params_of(int32_t p, int32_t m, bool nc)
 {
     trd_params prm = tu_params(p, 1.0, 0.5, 0);
@@ -71,7 +55,7 @@ static void expect_counts(algo a, int32_t p, int32_t m, int32_t r, int64_t out[3
         out[0] = out[1] = out[2] = (int64_t)(p - 1) * m;
         return;
     }
-    shape f = shape_of(p);
+    ir_fold f = ir_fold_of(p);
     bool out_rank = r < 2 * f.rem && r % 2 == 0, folds = r < 2 * f.rem && r % 2 == 1;
     out[0] = out_rank ? 1 : f.rounds + folds;
     out[1] = out_rank ? B : f.rem == 0 ? (int64_t)(p - 1) * m : -1;
@@ -84,7 +68,7 @@ static void expect_counts(algo a, int32_t p, int32_t m, int32_t r, int64_t out[3
  * for each of its rem pairs. */
 static int64_t expect_total_sent(algo a, int32_t p, int32_t m)
 {
-    shape f = shape_of(p);
+    ir_fold f = ir_fold_of(p);
     if (a != HALVING)
         return (int64_t)p * (p - 1) * m;
     return ((int64_t)p * (f.p2 - 1) + (int64_t)f.rem * (p + 1)) * m;
@@ -96,15 +80,8 @@ static void check_counts(const ir_replay *rp, algo a, int32_t m)
     TU_CHECK(rp->B == p * m, "%s: B = %d, expected p m = %d", ir_where, rp->B, p * m);
     int64_t sent = 0, combined = 0;
     for (int32_t r = 0; r < p; r++) {
-        int64_t got[3] = {0, 0, 0}, want[3];
-        for (size_t g = rp->first[r]; g < rp->first[r + 1]; g++) {
-            const trd_step *s = rp->step[g];
-            bool sends = s->kind == TRD_STEP_SEND || s->kind == TRD_STEP_SEND_INPUT;
-            bool combines = s->kind == TRD_STEP_COMBINE || s->kind == TRD_STEP_RECV_COMBINE;
-            got[0] += sends;
-            got[1] += sends ? ir_width(s) : 0;
-            got[2] += combines ? ir_width(s) : 0;
-        }
+        int64_t got[3], want[3];
+        ir_rank_counts(rp, r, got);
         expect_counts(a, p, m, r, want);
         for (int i = 0; i < 3; i++)
             TU_CHECK(want[i] < 0 || got[i] == want[i], "%s rank %d: %lld messages, %lld blocks "
@@ -120,21 +97,13 @@ static void check_counts(const ir_replay *rp, algo a, int32_t m)
              (long long)expect_total_sent(a, p, m));
 }
 
-static void check_case(algo a, int32_t p, int32_t m, bool nc)
+static void check_case(int a, int32_t p, int32_t m, bool nc)
 {
     snprintf(ir_where, sizeof ir_where, "%s p=%d m=%d%s", names[a], p, m, nc ? " nc" : "");
     trd_params prm = params_of(p, m, nc);
     trd_plan *plan = tu_plan(names[a], &prm);
     ir_replay rp;
-    ir_load(&rp, plan, nc);
-    int32_t slots = a == PAIRWISE ? 2 : 1;
-    for (int32_t r = 0; r < p; r++) {
-        TU_CHECK(trd_plan_scratch_slots(plan, r) <= slots, "%s rank %d: %d scratch slots",
-                 ir_where, r, trd_plan_scratch_slots(plan, r));
-        ir_check_races(&rp, r);
-    }
-    ir_match(&rp);
-    ir_run_collective(&rp, TRD_COLL_REDUCE_SCATTER);
+    ir_replay_plan(&rp, plan, nc, a == PAIRWISE ? 2 : 1, TRD_COLL_REDUCE_SCATTER);
     check_counts(&rp, a, m);
     double t = trd_plan_makespan(plan), lb = trd_plan_lower_bound(plan);
     TU_CHECK(isfinite(t) && t >= 0 && t >= lb - 1e-9, "%s: makespan %g, lower bound %g",
@@ -147,12 +116,8 @@ static void check_case(algo a, int32_t p, int32_t m, bool nc)
 static void test_algo(void **state)
 {
     algo a = *(const algo *)*state;
-    for (int32_t p = 1; p <= P_LAST; p++)
-        for (int32_t m = 1; m <= M_LAST; m++) {
-            check_case(a, p, m, false);
-            if (a == PAIRWISE) /* the others are commutative-only (their rows) */
-                check_case(a, p, m, true);
-        }
+    /* the others are commutative-only (their rows) */
+    ir_each_case(check_case, a, P_LAST, M_LAST, a == PAIRWISE);
 }
 
 /* The unsegmented makespan by hand, alpha = latency, n beta = d - latency,
@@ -169,7 +134,7 @@ static void test_algo(void **state)
  * first input, whose combine is the final one instead). */
 static double formula(algo a, int32_t p, double d, double c, double lat)
 {
-    shape f = shape_of(p);
+    ir_fold f = ir_fold_of(p);
     double share = (p - 1.0) / p;
     if (a != HALVING)
         return (p - 1) * (lat + (d - lat) / p + c / p);
@@ -184,7 +149,7 @@ static void test_makespan_formula(void **state)
     for (size_t i = 0; i < sizeof costs / sizeof costs[0]; i++)
         for (int32_t p = 1; p <= 17; p++)
             for (algo a = RING; a <= PAIRWISE; a++) {
-                if (a == HALVING && shape_of(p).rem)
+                if (a == HALVING && ir_fold_of(p).rem)
                     continue;
                 trd_params prm = params_of(p, 1, false);
                 prm.d = costs[i][0];
@@ -302,26 +267,22 @@ static void run_for_real(algo a, int32_t p, int32_t m, value v, int64_t count)
                  "not trd_matrix2x2_expected");
         free(lib);
     }
-    trd_threads_opts o = rt_topts(20.0);
-    rt_result res;
-    rt_run(p, &o, rt_run_plan_rank, &x, &res);
+    char what[96];
+    snprintf(what, sizeof what, "%s p=%d m=%d values %d", names[a], p, m, (int)v);
+    rt_run_plan_ok(&x, p, what);
     for (int32_t r = 0; r < p; r++) {
-        TU_CHECK(res.status[r] == TRD_OK, "%s p=%d m=%d values %d rank %d: %s", names[a], p, m,
-                 (int)v, r, res.msg[r]);
         int64_t lo = r * count / p, hi = (r + 1) * count / p;
         size_t e = value_size[v];
         int64_t bad = rt_first_diff((unsigned char *)x.buf[r] + (size_t)lo * e,
                                     want + (size_t)lo * e, hi - lo, e);
-        TU_CHECK(bad < 0, "%s p=%d m=%d values %d rank %d: element %lld of its part "
-                 "[%lld, %lld) is not the rank-order fold", names[a], p, m, (int)v, r,
-                 (long long)(lo + bad), (long long)lo, (long long)hi);
-        free(x.buf[r]);
+        TU_CHECK(bad < 0, "%s rank %d: element %lld of its part [%lld, %lld) is not the "
+                 "rank-order fold", what, r, (long long)(lo + bad), (long long)lo,
+                 (long long)hi);
         free(in[r]);
     }
     free(want);
     free(in);
-    free(x.buf);
-    trd_op_free(x.op);
+    rt_plan_run_free(&x, p);
     trd_plan_free(plan);
 }
 
@@ -343,25 +304,11 @@ static void test_runs(void **state)
 
 /* ---- Refusals. ---- */
 
-static void expect_refused(const char *algo_name, const trd_params *prm, trd_status want,
-                           const char *says)
-{
-    trd_plan *plan = NULL;
-    trd_status st = trd_plan_create(&plan, algo_name, prm);
-    TU_CHECK(st == want && plan == NULL && strstr(trd_errmsg(), says), "%s collective %d "
-             "allreduce %d nc %d: %s (%s), expected %s saying '%s'", algo_name,
-             (int)prm->collective, (int)prm->allreduce, (int)prm->noncommutative,
-             trd_strerror(st), trd_errmsg(), trd_strerror(want), says);
-    trd_plan_free(plan);
-}
-
 static void test_refusals(void **state)
 {
     (void)state;
     for (algo a = RING; a <= PAIRWISE; a++) {
-        size_t index;
-        assert_int_equal(trd_algo_find(names[a], &index), TRD_OK);
-        assert_int_equal(trd_algo_kind_of(index), TRD_KIND_EXCHANGE);
+        size_t index = tu_exchange_algo(names[a]);
         TU_CHECK(trd_algo_runs(index, TRD_COLL_REDUCE_SCATTER) &&
                      !trd_algo_runs(index, TRD_COLL_ALLREDUCE) &&
                      !trd_algo_runs(index, TRD_COLL_REDUCE) &&
@@ -370,22 +317,22 @@ static void test_refusals(void **state)
                  "%s: its row's flags", names[a]);
         trd_params prm = params_of(6, 1, a != PAIRWISE);
         if (a != PAIRWISE)
-            expect_refused(names[a], &prm, TRD_EUNSUPPORTED, "commutative");
+            tu_expect_refused(names[a], &prm, TRD_EUNSUPPORTED, "commutative");
         prm = params_of(6, 1, false);
         prm.collective = TRD_COLL_REDUCE;
-        expect_refused(names[a], &prm, TRD_EUNSUPPORTED, "reduce-scatter");
+        tu_expect_refused(names[a], &prm, TRD_EUNSUPPORTED, "reduce-scatter");
         prm.allreduce = true; /* reduce with allreduce set: an allreduce */
-        expect_refused(names[a], &prm, TRD_EUNSUPPORTED, "allreduce");
+        tu_expect_refused(names[a], &prm, TRD_EUNSUPPORTED, "allreduce");
         prm.collective = TRD_COLL_REDUCE_SCATTER; /* both set: contradictory */
-        expect_refused(names[a], &prm, TRD_EINVAL, "allreduce is set");
+        tu_expect_refused(names[a], &prm, TRD_EINVAL, "allreduce is set");
         prm = params_of(6, 1, false);
         prm.collective = TRD_COLL_SCAN;
-        expect_refused(names[a], &prm, TRD_EUNSUPPORTED, "scan");
+        tu_expect_refused(names[a], &prm, TRD_EUNSUPPORTED, "scan");
     }
     const char *others[] = {"ring", "rabenseifner", "recursive-doubling", "binomial"};
     for (size_t i = 0; i < sizeof others / sizeof others[0]; i++) {
         trd_params prm = params_of(6, 1, false);
-        expect_refused(others[i], &prm, TRD_EUNSUPPORTED, "not a reduce-scatter");
+        tu_expect_refused(others[i], &prm, TRD_EUNSUPPORTED, "not a reduce-scatter");
     }
 }
 

@@ -97,17 +97,12 @@ static void check_counts(const ir_replay *rp, algo a, int32_t m, bool exscan)
 {
     TU_CHECK(rp->B == m, "%s: B = %d, expected %d", ir_where, rp->B, m);
     for (int32_t r = 0; r < rp->p; r++) {
-        int64_t msgs = 0, comb = 0, want_msgs, want_comb;
-        for (size_t g = rp->first[r]; g < rp->first[r + 1]; g++) {
-            const trd_step *s = rp->step[g];
-            msgs += s->kind == TRD_STEP_SEND || s->kind == TRD_STEP_SEND_INPUT;
-            bool combines = s->kind == TRD_STEP_COMBINE || s->kind == TRD_STEP_RECV_COMBINE;
-            comb += combines ? ir_width(s) : 0;
-        }
+        int64_t got[3], want_msgs, want_comb;
+        ir_rank_counts(rp, r, got);
         expect_counts(a, rp->p, r, exscan, &want_msgs, &want_comb);
-        TU_CHECK(msgs == want_msgs * m && comb == want_comb * m,
+        TU_CHECK(got[0] == want_msgs * m && got[2] == want_comb * m,
                  "%s rank %d: %lld messages, %lld blocks combined; expected %lld, %lld",
-                 ir_where, r, (long long)msgs, (long long)comb, (long long)(want_msgs * m),
+                 ir_where, r, (long long)got[0], (long long)got[2], (long long)(want_msgs * m),
                  (long long)(want_comb * m));
     }
 }
@@ -169,19 +164,6 @@ static trd_params params_of(int32_t p, int32_t m, trd_collective coll, bool nc)
     return prm;
 }
 
-/* The replay of plan (left loaded in *rp), and its scratch slots. */
-static void replay(ir_replay *rp, const trd_plan *plan, algo a, trd_collective coll, bool nc)
-{
-    ir_load(rp, plan, nc);
-    for (int32_t r = 0; r < rp->p; r++) {
-        TU_CHECK(trd_plan_scratch_slots(plan, r) <= scratch[a], "%s rank %d: %d scratch "
-                 "slots", ir_where, r, trd_plan_scratch_slots(plan, r));
-        ir_check_races(rp, r);
-    }
-    ir_match(rp);
-    ir_run_collective(rp, coll);
-}
-
 static void check_case(algo a, int32_t p, int32_t m, trd_collective coll, bool nc)
 {
     snprintf(ir_where, sizeof ir_where, "%s %s p=%d m=%d%s", names[a],
@@ -191,10 +173,10 @@ static void check_case(algo a, int32_t p, int32_t m, trd_collective coll, bool n
     TU_CHECK(trd_plan_create_unfused(&raw, names[a], &prm) == TRD_OK, "%s: %s", ir_where,
              trd_errmsg());
     ir_replay rp;
-    replay(&rp, raw, a, coll, nc); /* the program as the builder wrote it */
+    ir_replay_plan(&rp, raw, nc, scratch[a], coll); /* the program as the builder wrote it */
     ir_unload(&rp);
     trd_plan_free(raw);
-    replay(&rp, plan, a, coll, nc); /* and as it runs */
+    ir_replay_plan(&rp, plan, nc, scratch[a], coll); /* and as it runs */
     check_counts(&rp, a, m, coll == TRD_COLL_EXSCAN);
     double t = trd_plan_makespan(plan);
     TU_CHECK(isfinite(t) && t >= 0, "%s: makespan %g", ir_where, t);
@@ -256,18 +238,12 @@ static void run_for_real(algo a, trd_collective coll, int32_t p, int32_t m)
         x.buf[r] = tu_alloc(COUNT, sizeof in[r]);
         memcpy(x.buf[r], in[r], sizeof in[r]);
     }
-    trd_threads_opts o = rt_topts(20.0);
-    rt_result res;
-    rt_run(p, &o, rt_run_plan_rank, &x, &res);
-    for (int32_t r = 0; r < p; r++) {
-        TU_CHECK(res.status[r] == TRD_OK, "%s rank %d: %s", what, r, res.msg[r]);
+    rt_run_plan_ok(&x, p, what);
+    for (int32_t r = 0; r < p; r++)
         check_rank((const trd_matrix2x2(*)[COUNT])in, x.buf[r],
                    coll == TRD_COLL_EXSCAN ? r - 1 : r, what, r);
-        free(x.buf[r]);
-    }
     free(in);
-    free(x.buf);
-    trd_op_free(x.op);
+    rt_plan_run_free(&x, p);
     trd_plan_free(plan);
 }
 
@@ -292,11 +268,7 @@ static void test_runs(void **state)
 static void expect_refused(const char *name, trd_collective coll)
 {
     trd_params prm = params_of(5, 1, coll, false);
-    trd_plan *plan = NULL;
-    trd_status st = trd_plan_create(&plan, name, &prm);
-    TU_CHECK(st == TRD_EUNSUPPORTED && plan == NULL, "%s for a %s: %s (%s)", name,
-             trd_collective_name(coll), trd_strerror(st), trd_errmsg());
-    trd_plan_free(plan);
+    tu_expect_refused(name, &prm, TRD_EUNSUPPORTED, "");
 }
 
 /* A reduce, an allreduce (either way of asking) or a reduce-scatter from a
@@ -305,9 +277,7 @@ static void test_refusals(void **state)
 {
     (void)state;
     for (algo a = CHAIN; a <= BINOMIAL; a++) {
-        size_t index;
-        assert_int_equal(trd_algo_find(names[a], &index), TRD_OK);
-        assert_int_equal(trd_algo_kind_of(index), TRD_KIND_EXCHANGE);
+        size_t index = tu_exchange_algo(names[a]);
         TU_CHECK(trd_algo_runs(index, TRD_COLL_SCAN) && trd_algo_runs(index, TRD_COLL_EXSCAN) &&
                      trd_algo_reproducible(index) && !trd_algo_commutative_only(index),
                  "%s: its registry row", names[a]);
@@ -316,9 +286,7 @@ static void test_refusals(void **state)
         expect_refused(names[a], TRD_COLL_REDUCE_SCATTER);
         trd_params prm = params_of(5, 1, TRD_COLL_REDUCE, false);
         prm.allreduce = true;
-        trd_plan *plan = NULL;
-        assert_int_equal(trd_plan_create(&plan, names[a], &prm), TRD_EUNSUPPORTED);
-        assert_null(plan);
+        tu_expect_refused(names[a], &prm, TRD_EUNSUPPORTED, "");
     }
     expect_refused("ring", TRD_COLL_SCAN);
     expect_refused("ring", TRD_COLL_EXSCAN);

@@ -207,11 +207,7 @@ static void check_plan(const char *algo, int32_t n, int32_t m)
     prm.segments = m;
     trd_plan *plan = tu_plan(algo, &prm);
     ir_replay rp;
-    ir_load(&rp, plan, false);
-    for (int32_t r = 0; r < rp.p; r++)
-        ir_check_races(&rp, r);
-    ir_match(&rp);
-    ir_run(&rp);
+    ir_replay_plan(&rp, plan, false, -1, TRD_COLL_ALLREDUCE);
     int64_t steps;
     assert_int_equal(trd_star_steps(algo, n, &steps), TRD_OK);
     for (int32_t r = 0; strcmp(algo, "star") == 0 && r < rp.p; r++) {

@@ -115,6 +115,30 @@ static inline trd_plan *tu_plan(const char *algo, const trd_params *p)
     return plan;
 }
 
+/* A plan that must be refused with status want and a message saying
+ * `says` ("" for any). */
+static inline void tu_expect_refused(const char *algo, const trd_params *p, trd_status want,
+                                     const char *says)
+{
+    trd_plan *plan = NULL;
+    trd_status st = trd_plan_create(&plan, algo, p);
+    TU_CHECK(st == want && plan == NULL && strstr(trd_errmsg(), says), "%s collective %d "
+             "allreduce %d nc %d: %s (%s), expected %s saying '%s'", algo,
+             (int)p->collective, (int)p->allreduce, (int)p->noncommutative,
+             trd_strerror(st), trd_errmsg(), trd_strerror(want), says);
+    trd_plan_free(plan);
+}
+
+/* The registry index of algorithm name, which must be an exchange one
+ * (the allreduce, reduce-scatter and scan schedules). */
+static inline size_t tu_exchange_algo(const char *name)
+{
+    size_t index;
+    assert_int_equal(trd_algo_find(name, &index), TRD_OK);
+    assert_int_equal(trd_algo_kind_of(index), TRD_KIND_EXCHANGE);
+    return index;
+}
+
 /* trd_makespan that must succeed. */
 static inline double tu_makespan(const char *algo, const trd_params *p)
 {

@@ -18,12 +18,6 @@
     trd_status policy(int32_t n, trd_policy *out);
 #define TRD_REDUCE_SCATTER(name, schedule, flags, text) trd_status schedule(trd_plan *plan);
 #define TRD_SCAN(name, schedule, flags, text) trd_status schedule(trd_plan *plan);
-#include "plan/registry.def"
-#undef TRD_TREE
-#undef TRD_PIPELINED
-#undef TRD_EXCHANGE
-#undef TRD_DYNAMIC
-#undef TRD_REDUCE_SCATTER
-#undef TRD_SCAN
+#include "plan/registry.def" /* which undefines the row macros */
 
 #endif

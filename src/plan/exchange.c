@@ -1,5 +1,5 @@
 /* exchange.c: the program writer and the fold shared by the exchange
- * allreduce builders (exchange.h).
+ * builders (exchange.h).
  *
  * A builder states the size of its plan up front (blocks, steps of all
  * ranks together): ring's p (p - 1) steps grow fast, so a plan the engine
@@ -112,6 +112,43 @@ trd_status trd_xb_end(trd_xbuild *x)
     plan->step_first[plan->params.n] = x->list.len;
     plan->steps = x->list.steps;
     return TRD_OK;
+}
+
+trd_status trd_xb_build_ranks(trd_plan *plan, double blocks, double steps, trd_xb_rank_fn *emit,
+                              const void *ctx)
+{
+    trd_xbuild x;
+    trd_status st = trd_xb_begin(&x, plan, blocks, steps);
+    if (st != TRD_OK)
+        return st;
+    int32_t p = (int32_t)plan->params.n;
+    for (int32_t r = 0; r < p; r++) {
+        trd_xb_rank(&x, r);
+        if (p > 1)
+            emit(&x, ctx, r);
+    }
+    return trd_xb_end(&x);
+}
+
+/* A per-segment builder seen as a per-rank one. */
+typedef struct segments {
+    trd_xb_segment_fn *emit;
+    const void *ctx;
+    int32_t m;
+} segments;
+
+static void emit_segments(trd_xbuild *x, const void *ctx, int32_t r)
+{
+    const segments *g = ctx;
+    for (int32_t j = 0; j < g->m; j++)
+        g->emit(x, g->ctx, r, j);
+}
+
+trd_status trd_xb_build_segments(trd_plan *plan, double blocks, double steps,
+                                 trd_xb_segment_fn *emit, const void *ctx)
+{
+    segments g = {.emit = emit, .ctx = ctx, .m = (int32_t)plan->params.segments};
+    return trd_xb_build_ranks(plan, blocks, steps, emit_segments, &g);
 }
 
 trd_fold trd_fold_make(int32_t p)

@@ -1,5 +1,6 @@
-/* exchange.h: what the exchange allreduce builders (ring.c,
- * recursive_doubling.c, rabenseifner.c) share: writing the per-rank
+/* exchange.h: what the exchange builders (the allreduces ring.c,
+ * recursive_doubling.c, rabenseifner.c; reduce_scatter_*.c, scan_*.c and
+ * the others that write per-rank programs) share: writing the per-rank
  * programs one rank after the other, and the fold of a rank count that is
  * not a power of two (docs/ALGORITHMS_ALLREDUCE.md). */
 #ifndef TRD_PLAN_EXCHANGE_H
@@ -52,6 +53,24 @@ int32_t trd_xb_copy(trd_xbuild *x, int32_t dst, int32_t src, trd_xrange r, int32
 /* Hands the steps to the plan (plan->steps, step_first[n]), or frees them
  * and returns the failure. */
 trd_status trd_xb_end(trd_xbuild *x);
+
+/* Writes rank r's program; ctx is the builder's own (its fold, its
+ * parameters). */
+typedef void trd_xb_rank_fn(trd_xbuild *x, const void *ctx, int32_t r);
+/* Writes segment j's program at rank r (j < params.segments). */
+typedef void trd_xb_segment_fn(trd_xbuild *x, const void *ctx, int32_t r, int32_t j);
+/* A whole plan of `steps` steps over `blocks` blocks (trd_xb_begin):
+ * every rank's program in rank order, as `emit` writes it, then
+ * trd_xb_end.  For p = 1 every program stays empty: a lone rank's buffer
+ * is already the result of every collective. */
+trd_status trd_xb_build_ranks(trd_plan *plan, double blocks, double steps, trd_xb_rank_fn *emit,
+                              const void *ctx);
+/* The same for a builder whose params.segments segments each run the
+ * algorithm on their own, so that one travels while another is combined
+ * (each builder's head): a rank's program is segment 0's, then segment
+ * 1's, and so on. */
+trd_status trd_xb_build_segments(trd_plan *plan, double blocks, double steps,
+                                 trd_xb_segment_fn *emit, const void *ctx);
 
 /* The fold of Thakur, Rabenseifner and Gropp (2005): of p ranks, the first
  * 2 rem (rem = p - p2, p2 the largest power of two <= p) pair up as

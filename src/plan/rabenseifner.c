@@ -97,9 +97,10 @@ static void emit_allgather(trd_xbuild *x, const trd_fold *f, seg_state *g)
     }
 }
 
-/* Segment j's program at rank r. */
-static void emit_segment(trd_xbuild *x, const trd_fold *f, int32_t r, int32_t j)
+/* Segment j's program at rank r; ctx: the fold. */
+static void emit_segment(trd_xbuild *x, const void *ctx, int32_t r, int32_t j)
 {
+    const trd_fold *f = ctx;
     trd_xrange whole = chunks(f, j, 0, f->p2);
     seg_state g = {.j = j, .nr = trd_fold_newrank(f, r), .lo = 0, .width = f->p2,
                    .sent = -1};
@@ -121,14 +122,5 @@ trd_status trd_schedule_rabenseifner(trd_plan *plan)
      * of the p' ranks that take part, 5 for the fold and the way back of
      * each of the rem pairs. */
     double steps = (5.0 * f.rounds * f.p2 + 5.0 * f.rem) * m;
-    trd_xbuild x;
-    trd_status st = trd_xb_begin(&x, plan, (double)f.p2 * m, steps);
-    if (st != TRD_OK)
-        return st;
-    for (int32_t r = 0; r < p; r++) {
-        trd_xb_rank(&x, r);
-        for (int32_t j = 0; j < m && p > 1; j++)
-            emit_segment(&x, &f, r, j);
-    }
-    return trd_xb_end(&x);
+    return trd_xb_build_segments(plan, (double)f.p2 * m, steps, emit_segment, &f);
 }

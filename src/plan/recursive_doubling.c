@@ -37,9 +37,10 @@
  * the next round's SEND and RECV wait for it. */
 #include "plan/exchange.h"
 
-/* Block j's program at rank r (one segment). */
-static void emit_block(trd_xbuild *x, const trd_fold *f, int32_t r, int32_t j)
+/* Block j's program at rank r (one segment); ctx: the fold. */
+static void emit_block(trd_xbuild *x, const void *ctx, int32_t r, int32_t j)
 {
+    const trd_fold *f = ctx;
     trd_xrange blk = {.block = j, .blocks = 1};
     int32_t nr = trd_fold_newrank(f, r);
     if (nr < 0) {
@@ -64,14 +65,5 @@ trd_status trd_schedule_recursive_doubling(trd_plan *plan)
     /* Per block: 3 steps a round at each of the p' ranks that take part,
      * and 5 for the fold and the way back of each of the rem pairs. */
     double steps = (3.0 * f.rounds * f.p2 + 5.0 * f.rem) * m;
-    trd_xbuild x;
-    trd_status st = trd_xb_begin(&x, plan, (double)m, steps);
-    if (st != TRD_OK)
-        return st;
-    for (int32_t r = 0; r < p; r++) {
-        trd_xb_rank(&x, r);
-        for (int32_t j = 0; j < m && p > 1; j++)
-            emit_block(&x, &f, r, j);
-    }
-    return trd_xb_end(&x);
+    return trd_xb_build_segments(plan, (double)m, steps, emit_block, &f);
 }

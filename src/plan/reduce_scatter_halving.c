@@ -84,9 +84,11 @@ static int32_t emit_rounds(trd_xbuild *x, const trd_fold *f, int32_t m, int32_t 
     return done;
 }
 
-/* Rank r's program. */
-static void emit_rank(trd_xbuild *x, const trd_fold *f, int32_t m, int32_t r)
+/* Rank r's program; ctx: the fold. */
+static void emit_rank(trd_xbuild *x, const void *ctx, int32_t r)
 {
+    const trd_fold *f = ctx;
+    int32_t m = (int32_t)x->plan->params.segments;
     trd_xrange whole = {.block = 0, .blocks = f->p * m};
     trd_xrange mine = {.block = r * m, .blocks = m};
     int32_t nr = trd_fold_newrank(f, r);
@@ -106,14 +108,5 @@ trd_status trd_schedule_reduce_scatter_halving(trd_plan *plan)
     /* 3 steps a round at each of the p' ranks that take part, 5 for the
      * fold and the way back of each of the rem pairs. */
     double steps = 3.0 * f.rounds * f.p2 + 5.0 * f.rem;
-    trd_xbuild x;
-    trd_status st = trd_xb_begin(&x, plan, (double)p * m, steps);
-    if (st != TRD_OK)
-        return st;
-    for (int32_t r = 0; r < p; r++) {
-        trd_xb_rank(&x, r);
-        if (p > 1)
-            emit_rank(&x, &f, m, r);
-    }
-    return trd_xb_end(&x);
+    return trd_xb_build_ranks(plan, (double)p * m, steps, emit_rank, &f);
 }

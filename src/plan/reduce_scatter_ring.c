@@ -44,9 +44,11 @@ static trd_xrange part_seg(int32_t p, int32_t m, int32_t c, int32_t j)
 
 /* Rank r's program: step-major (SEND, RECV, COMBINE of segment j of step s
  * at index 3 (s m + j)), so a rank posts its receives in the order its
- * neighbour sends. */
-static void emit_rank(trd_xbuild *x, int32_t p, int32_t m, int32_t r)
+ * neighbour sends.  ctx: the plan's parameters. */
+static void emit_rank(trd_xbuild *x, const void *ctx, int32_t r)
 {
+    const trd_params *prm = ctx;
+    int32_t p = (int32_t)prm->n, m = (int32_t)prm->segments;
     int32_t next = (r + 1) % p, prev = (r + p - 1) % p;
     for (int32_t s = 0; s < p - 1; s++)
         for (int32_t j = 0; j < m; j++) {
@@ -62,13 +64,6 @@ static void emit_rank(trd_xbuild *x, int32_t p, int32_t m, int32_t r)
 trd_status trd_schedule_reduce_scatter_ring(trd_plan *plan)
 {
     int32_t p = (int32_t)plan->params.n, m = (int32_t)plan->params.segments;
-    trd_xbuild x;
-    trd_status st = trd_xb_begin(&x, plan, (double)p * m, 3.0 * p * (p - 1.0) * m);
-    if (st != TRD_OK)
-        return st;
-    for (int32_t r = 0; r < p; r++) {
-        trd_xb_rank(&x, r);
-        emit_rank(&x, p, m, r);
-    }
-    return trd_xb_end(&x);
+    return trd_xb_build_ranks(plan, (double)p * m, 3.0 * p * (p - 1.0) * m, emit_rank,
+                              &plan->params);
 }

@@ -32,13 +32,7 @@ static const trd_algo algos[] = {
 #define TRD_SCAN(n, schedule_fn, flags, text)                                             \
     {.name = n, .kind = TRD_KIND_EXCHANGE, .schedule = schedule_fn,                        \
      .bound_source = "none (scan)", .caps = (flags) | TRD_CAP_SCAN, .description = text},
-#include "plan/registry.def"
-#undef TRD_TREE
-#undef TRD_PIPELINED
-#undef TRD_EXCHANGE
-#undef TRD_DYNAMIC
-#undef TRD_REDUCE_SCATTER
-#undef TRD_SCAN
+#include "plan/registry.def" /* which undefines the row macros */
 };
 
 #define ALGO_COUNT (sizeof algos / sizeof algos[0])

@@ -119,17 +119,17 @@ int32_t trd_ring_final(const trd_ring *g, int32_t j, int32_t c)
     return s == p - 1 ? rs_at(g, p - 2, j) + 2 : ag_at(g, s, j) + 1;
 }
 
+/* Rank r's program, the whole ring; ctx: the plan's parameters. */
+static void emit_rank(trd_xbuild *x, const void *ctx, int32_t r)
+{
+    const trd_params *prm = ctx;
+    trd_ring_emit(x, &(trd_ring){.p = (int32_t)prm->n, .m = (int32_t)prm->segments, .me = r});
+}
+
 trd_status trd_schedule_ring(trd_plan *plan)
 {
     const trd_params *prm = &plan->params;
     int32_t p = (int32_t)prm->n, m = (int32_t)prm->segments;
-    trd_xbuild x;
-    trd_status st = trd_xb_begin(&x, plan, (double)p * m, (double)p * trd_ring_steps(p, m));
-    if (st != TRD_OK)
-        return st;
-    for (int32_t r = 0; r < p; r++) {
-        trd_xb_rank(&x, r);
-        trd_ring_emit(&x, &(trd_ring){.p = p, .m = m, .me = r});
-    }
-    return trd_xb_end(&x);
+    return trd_xb_build_ranks(plan, (double)p * m, (double)p * trd_ring_steps(p, m), emit_rank,
+                              prm);
 }

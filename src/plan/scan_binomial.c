@@ -120,9 +120,12 @@ static void emit_down(sweep *s)
     }
 }
 
-/* Block j at rank r. */
-static void emit_block(trd_xbuild *x, int32_t p, int32_t r, int32_t j, bool exscan)
+/* Block j at rank r; ctx: the plan's parameters. */
+static void emit_block(trd_xbuild *x, const void *ctx, int32_t r, int32_t j)
 {
+    const trd_params *prm = ctx;
+    int32_t p = (int32_t)prm->n;
+    bool exscan = prm->collective == TRD_COLL_EXSCAN;
     sweep s = {.x = x, .blk = {.block = j, .blocks = 1}, .base = 0, .q = p, .v = r,
                .touch0 = -1, .read1 = -1};
     if (exscan) { /* the shift: x_{r-1} into slot 0 */
@@ -143,21 +146,11 @@ static void emit_block(trd_xbuild *x, int32_t p, int32_t r, int32_t j, bool exsc
 trd_status trd_schedule_scan_binomial(trd_plan *plan)
 {
     int32_t p = (int32_t)plan->params.n, m = (int32_t)plan->params.segments;
-    bool exscan = plan->params.collective == TRD_COLL_EXSCAN;
     int32_t levels = 0;
     while (levels < 31 && ((int64_t)1 << (levels + 1)) <= p)
         levels++;
     /* Per block and rank, 2^j the lowest set bit of v + 1 (j <= levels):
      * 2 j + 1 steps up, j + 2 down, 2 for the shift. */
     double steps = (3.0 * levels + 5.0) * p * m;
-    trd_xbuild x;
-    trd_status st = trd_xb_begin(&x, plan, (double)m, steps);
-    if (st != TRD_OK)
-        return st;
-    for (int32_t r = 0; r < p; r++) {
-        trd_xb_rank(&x, r);
-        for (int32_t j = 0; j < m && p > 1; j++)
-            emit_block(&x, p, r, j, exscan);
-    }
-    return trd_xb_end(&x);
+    return trd_xb_build_segments(plan, (double)m, steps, emit_block, &plan->params);
 }

@@ -80,19 +80,17 @@ static void emit_exscan(trd_xbuild *x, int32_t p, int32_t m, int32_t r)
     }
 }
 
+/* Rank r's program; ctx: the plan's parameters. */
+static void emit_rank(trd_xbuild *x, const void *ctx, int32_t r)
+{
+    const trd_params *prm = ctx;
+    int32_t p = (int32_t)prm->n, m = (int32_t)prm->segments;
+    (prm->collective == TRD_COLL_EXSCAN ? emit_exscan : emit_scan)(x, p, m, r);
+}
+
 trd_status trd_schedule_scan_chain(trd_plan *plan)
 {
     int32_t p = (int32_t)plan->params.n, m = (int32_t)plan->params.segments;
-    bool exscan = plan->params.collective == TRD_COLL_EXSCAN;
-    trd_xbuild x;
     /* At most 4 steps a segment per rank. */
-    trd_status st = trd_xb_begin(&x, plan, (double)m, 4.0 * p * m);
-    if (st != TRD_OK)
-        return st;
-    for (int32_t r = 0; r < p; r++) {
-        trd_xb_rank(&x, r);
-        if (p > 1)
-            (exscan ? emit_exscan : emit_scan)(&x, p, m, r);
-    }
-    return trd_xb_end(&x);
+    return trd_xb_build_ranks(plan, (double)m, 4.0 * p * m, emit_rank, &plan->params);
 }

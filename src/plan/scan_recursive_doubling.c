@@ -117,8 +117,12 @@ static void round_lower(rd_state *s, int32_t dst)
     }
 }
 
-static void emit_block(trd_xbuild *x, int32_t p, int32_t r, int32_t j, bool exscan)
+/* Block j at rank r; ctx: the plan's parameters. */
+static void emit_block(trd_xbuild *x, const void *ctx, int32_t r, int32_t j)
 {
+    const trd_params *prm = ctx;
+    int32_t p = (int32_t)prm->n;
+    bool exscan = prm->collective == TRD_COLL_EXSCAN;
     rd_state s = {.x = x, .blk = {.block = j, .blocks = 1}, .partial = 0,
                   .result = exscan ? -1 : 0, .written = -1, .last = -1};
     for (int64_t mask = 1; mask < p; mask *= 2) {
@@ -137,20 +141,10 @@ static void emit_block(trd_xbuild *x, int32_t p, int32_t r, int32_t j, bool exsc
 trd_status trd_schedule_scan_recursive_doubling(trd_plan *plan)
 {
     int32_t p = (int32_t)plan->params.n, m = (int32_t)plan->params.segments;
-    bool exscan = plan->params.collective == TRD_COLL_EXSCAN;
     int32_t rounds = 0;
     while (rounds < 31 && ((int64_t)1 << rounds) < p)
         rounds++;
     /* Per block and rank: at most 4 steps a round, and one COPY. */
     double steps = (4.0 * rounds + 1.0) * p * m;
-    trd_xbuild x;
-    trd_status st = trd_xb_begin(&x, plan, (double)m, steps);
-    if (st != TRD_OK)
-        return st;
-    for (int32_t r = 0; r < p; r++) {
-        trd_xb_rank(&x, r);
-        for (int32_t j = 0; j < m; j++)
-            emit_block(&x, p, r, j, exscan);
-    }
-    return trd_xb_end(&x);
+    return trd_xb_build_segments(plan, (double)m, steps, emit_block, &plan->params);
 }
