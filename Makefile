@@ -26,11 +26,11 @@ test-sanitize: bootstrap
 	cmake --build build-sanitize -j $(JOBS)
 	cd build-sanitize && TRD_TEST_QUICK=1 ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 ctest --output-on-failure --timeout 600 -j $(JOBS)
 
-# The MPI layer's threads and lifecycle tests under ThreadSanitizer (clang,
+# The MPI layer's threads, lifecycle and nonblocking tests under ThreadSanitizer (clang,
 # linked with the layer: a preloaded instrumented layer would be loaded
 # into mpirun's own daemons too).  Open MPI itself is not instrumented:
 # tests/mpi_layer/tsan_mpi.supp silences the reports inside it, not ours.
-TSAN_TESTS = layer_threads_linked layer_lifecycle_linked
+TSAN_TESTS = layer_threads_linked layer_lifecycle_linked layer_requests_linked
 test-tsan: bootstrap
 	CC=clang cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_FLAGS="-fsanitize=thread -O1 -g" \
 	  -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread -DCMAKE_SHARED_LINKER_FLAGS=-fsanitize=thread \
@@ -40,6 +40,8 @@ test-tsan: bootstrap
 	  TRD_TEST_MPI_LIMIT=240 tests/mpi/run_mpi.sh mpirun 3 -x TSAN_OPTIONS build-tsan/tests/mpi_layer/layer_threads_linked 300
 	TSAN_OPTIONS="halt_on_error=1 suppressions=$(CURDIR)/tests/mpi_layer/tsan_mpi.supp" \
 	  TRD_TEST_MPI_LIMIT=240 tests/mpi/run_mpi.sh mpirun 3 -x TSAN_OPTIONS build-tsan/tests/mpi_layer/layer_lifecycle_linked 20
+	TSAN_OPTIONS="halt_on_error=1 suppressions=$(CURDIR)/tests/mpi_layer/tsan_mpi.supp" \
+	  TRD_TEST_MPI_LIMIT=240 tests/mpi/run_mpi.sh mpirun 3 -x TSAN_OPTIONS build-tsan/tests/mpi_layer/layer_requests_linked multiple
 
 # The MPI wire built and run against MPICH instead of Open MPI.
 test-mpich: bootstrap

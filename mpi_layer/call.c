@@ -30,12 +30,20 @@
  * reduced in place there, and copied back into recvbuf where the result
  * lands: only the type map's bytes of the caller's buffers are touched.
  *
+ * A nonblocking call (nonblocking.c) takes the same path in two halves:
+ * tml_job_begin decides on the caller's thread, as classify() does, and
+ * keeps the arguments; tml_job_run prepares and executes on the
+ * communicator's progress thread.  A blocking call first waits for the
+ * started ones (trd_comm_drain), since prepare() communicates on
+ * treduce's communicator too.
+ *
  * MPI_Reduce_local follows the same rules of data without a communicator,
  * and is run by trd_op_apply (the layer's kernel or its user function
  * wrapper): inoutbuf = inbuf (+) inoutbuf, staged through scratch of its
  * own where the layout is not dense. */
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "layer.h"
@@ -114,7 +122,7 @@ static tml_reason shape(const tml_args *a, plan *p)
     int me = p->c->rank;
     p->run.n = p->out_n = a->count;
     p->gets_result = p->place_ok = true;
-    switch (a->fn) {
+    switch (tml_fn_base(a->fn)) {
     case TML_F_REDUCE:
         if (a->root < 0 || a->root >= p->c->size)
             return TML_INVALID;
@@ -321,7 +329,7 @@ static trd_status run_treduce(const tml_args *a, const plan *p, const void *in, 
 {
     trd_comm *tc = p->c->tc;
     const trd_op *op = p->run.op;
-    switch (a->fn) {
+    switch (tml_fn_base(a->fn)) {
     case TML_F_REDUCE:
         return trd_reduce(tc, in, out, p->run.n, op, p->run.root, o);
     case TML_F_REDUCE_SCATTER_BLOCK:
@@ -367,7 +375,7 @@ static int execute(const tml_args *a, const plan *p, const trd_coll_opts *o, con
 /* A failure after data may have moved (MPI_Reduce_local: while writing
  * inoutbuf, raised on MPI_COMM_WORLD as MPI-3.1 Sec. 8.3 raises the
  * errors of calls without a communicator). */
-static int fail(const tml_args *a, const plan *p, int rc, const char *msg)
+static void tell_failure(const tml_args *a, const plan *p, const char *msg)
 {
     if (p->c) {
         p->c->failed = true;
@@ -378,6 +386,11 @@ static int fail(const tml_args *a, const plan *p, int rc, const char *msg)
         fprintf(stderr, "treduce-mpi: rank %d: %s failed in the layer: %s; MPI_COMM_WORLD's "
                 "error handler gets the error\n", tml_g.world_rank, tml_fn_name(a->fn), msg);
     }
+}
+
+static int fail(const tml_args *a, const plan *p, int rc, const char *msg)
+{
+    tell_failure(a, p, msg);
     PMPI_Comm_call_errhandler(p->c ? a->comm : MPI_COMM_WORLD, rc);
     return rc;
 }
@@ -414,6 +427,8 @@ int tml_collective(const tml_args *a)
     const char *msg = NULL;
     tml_busy = true; /* a user function's MPI calls: to MPI */
     tml_reason why = classify(a, &p);
+    if (why == TML_OK && p.c->tc)
+        trd_comm_drain(p.c->tc); /* its started calls first: MPI orders them by start */
     if (why == TML_OK)
         why = prepare(&p, &choice, &err);
     int rc = MPI_SUCCESS;
@@ -433,6 +448,87 @@ int tml_collective(const tml_args *a)
     if (why != TML_OK)
         return pass(a);
     return rc == MPI_SUCCESS ? rc : fail(a, &p, rc, msg);
+}
+
+/* ---- Nonblocking calls (nonblocking.c): decided here, run later ---- */
+
+struct tml_job {
+    tml_args a;
+    plan p;
+    int64_t *parts; /* MPI_Ireduce_scatter's counts: the job's own copy */
+};
+
+tml_reason tml_job_begin(const tml_args *a, tml_job **job, int *rc)
+{
+    *job = NULL;
+    *rc = MPI_SUCCESS;
+    if (bypassed(a))
+        return TML_OFF;
+    plan p = {0};
+    tml_busy = true;
+    tml_reason why = tml_g.progress ? classify(a, &p) : TML_THREADS;
+    /* MPI lets the program free the datatype before the call completes:
+     * only a dense layout, which the run no longer asks MPI about, is kept */
+    if (why == TML_OK && p.staged)
+        why = TML_DERIVED;
+    if (why == TML_OK && p.bytes > 0 && p.c->size > 1 && (p.c->setup_failed || p.c->failed))
+        why = p.c->setup_failed ? TML_SETUP : TML_FAILED; /* as prepare() decides */
+    bool moves = why == TML_OK && p.bytes > 0 && p.c->size > 1;
+    if (why == TML_OK && p.bytes > 0 && !moves)
+        *rc = copy_local(a, &p);
+    if (moves && !(*job = calloc(1, sizeof **job)))
+        why = TML_SETUP; /* out of memory: MPI runs it */
+    if (*job && p.parts && !((*job)->parts = malloc((size_t)p.c->size * sizeof *p.parts))) {
+        free(*job);
+        *job = NULL;
+        why = TML_SETUP;
+    }
+    tml_busy = false;
+    if (!*job) {
+        report(a, &p, why, NULL, p.bytes == 0 ? "nothing to reduce" : "one rank");
+        return why;
+    }
+    if (p.parts)
+        p.parts = memcpy((*job)->parts, p.parts, (size_t)p.c->size * sizeof *p.parts);
+    (*job)->a = *a;
+    (*job)->a.recvcounts = NULL; /* the program's array: read into parts */
+    (*job)->p = p;
+    return TML_OK;
+}
+
+int tml_job_run(tml_job *job)
+{
+    const tml_args *a = &job->a;
+    plan *p = &job->p;
+    const tml_choice *choice = NULL;
+    trd_status err = TRD_OK;
+    const char *msg = NULL;
+    int rc = MPI_ERR_OTHER;
+    tml_busy = true;
+    tml_reason why = prepare(p, &choice, &err);
+    if (why == TML_OK && err != TRD_OK)
+        msg = trd_errmsg();
+    else if (why == TML_FAILED) /* treduce's messages on it may be astray: not again */
+        msg = "an earlier call on the communicator failed in the layer";
+    else /* TML_ALGO: the call is the program's, made already: the default runs it */
+        rc = execute(a, p, why == TML_OK ? &choice->opts : NULL, &msg);
+    if (rc == MPI_SUCCESS)
+        tml_known_learn(p->c);
+    tml_busy = false;
+    report(a, p, why == TML_FAILED ? why : TML_OK, why == TML_OK ? choice : NULL,
+           "the collective's default: TREDUCE_MPI_ALGO cannot run it");
+    if (rc != MPI_SUCCESS)
+        tell_failure(a, p, msg);
+    return rc;
+}
+
+trd_comm *tml_job_comm(const tml_job *job) { return job->p.c->tc; }
+
+void tml_job_free(tml_job *job)
+{
+    if (job)
+        free(job->parts);
+    free(job);
 }
 
 /* MPI_Reduce_local run: TML_OK with *rc the result of writing inoutbuf,

@@ -122,6 +122,15 @@ void tml_comm_finish(void)
         PMPI_Comm_free_keyval(&keyval);
 }
 
+void tml_comm_drain_all(void)
+{
+    pthread_mutex_lock(&lock);
+    for (tml_comm *c = live; c; c = c->next)
+        if (c->tc)
+            trd_comm_drain(c->tc);
+    pthread_mutex_unlock(&lock);
+}
+
 tml_comm *tml_comm_of(MPI_Comm comm)
 {
     unsigned gen = atomic_load_explicit(&generation, memory_order_acquire);

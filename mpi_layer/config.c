@@ -122,6 +122,12 @@ static tml_state start_active(void)
     if (!tml_nodes_start() && tml_g.world_rank == 0) /* the same on every rank */
         fprintf(stderr, "treduce-mpi: cannot tell which processes share a node; treduce runs "
                 "without shared-memory rings\n");
+    /* Whether a nonblocking call runs on a progress thread must be decided
+     * alike on every rank: by the lowest level any process got. */
+    int level = MPI_THREAD_SINGLE, lowest = MPI_THREAD_SINGLE;
+    PMPI_Query_thread(&level);
+    tml_g.progress = PMPI_Allreduce(&level, &lowest, 1, MPI_INT, MPI_MIN, tml_g.world) ==
+                         MPI_SUCCESS && lowest == MPI_THREAD_MULTIPLE;
     tml_comm_created(MPI_COMM_WORLD);
     tml_comm_created(MPI_COMM_SELF);
     return TML_ACTIVE;

@@ -14,6 +14,8 @@
 static void finish(void)
 {
     if (tml_g.state == TML_ACTIVE || tml_g.state == TML_PASSING) {
+        if (tml_g.state == TML_ACTIVE)
+            tml_comm_drain_all(); /* a freed request's call may still run */
         if (tml_g.cfg.stats)
             tml_stats_report();
         if (tml_g.state == TML_ACTIVE) {
@@ -122,6 +124,59 @@ TML_EXPORT int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count,
     tml_args a = {.fn = TML_F_REDUCE_LOCAL, .sendbuf = inbuf, .recvbuf = inoutbuf,
                   .count = count, .dt = datatype, .op = op, .comm = MPI_COMM_NULL};
     return tml_reduce_local(&a);
+}
+
+/* ---- Nonblocking reductions (nonblocking.c) ---- */
+
+TML_EXPORT int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                           MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
+{
+    tml_args a = {.fn = TML_F_IREDUCE, .sendbuf = sendbuf, .recvbuf = recvbuf, .count = count,
+                  .dt = datatype, .op = op, .root = root, .comm = comm};
+    return tml_icollective(&a, request);
+}
+
+TML_EXPORT int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count,
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                              MPI_Request *request)
+{
+    tml_args a = {.fn = TML_F_IALLREDUCE, .sendbuf = sendbuf, .recvbuf = recvbuf,
+                  .count = count, .dt = datatype, .op = op, .comm = comm};
+    return tml_icollective(&a, request);
+}
+
+TML_EXPORT int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                         MPI_Request *request)
+{
+    tml_args a = {.fn = TML_F_IREDUCE_SCATTER_BLOCK, .sendbuf = sendbuf, .recvbuf = recvbuf,
+                  .count = recvcount, .dt = datatype, .op = op, .comm = comm};
+    return tml_icollective(&a, request);
+}
+
+TML_EXPORT int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                   MPI_Request *request)
+{
+    tml_args a = {.fn = TML_F_IREDUCE_SCATTER, .sendbuf = sendbuf, .recvbuf = recvbuf,
+                  .recvcounts = recvcounts, .dt = datatype, .op = op, .comm = comm};
+    return tml_icollective(&a, request);
+}
+
+TML_EXPORT int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                         MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    tml_args a = {.fn = TML_F_ISCAN, .sendbuf = sendbuf, .recvbuf = recvbuf, .count = count,
+                  .dt = datatype, .op = op, .comm = comm};
+    return tml_icollective(&a, request);
+}
+
+TML_EXPORT int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                           MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    tml_args a = {.fn = TML_F_IEXSCAN, .sendbuf = sendbuf, .recvbuf = recvbuf, .count = count,
+                  .dt = datatype, .op = op, .comm = comm};
+    return tml_icollective(&a, request);
 }
 
 /* ---- Communicators: set up with the program's creation, released with its free. ---- */

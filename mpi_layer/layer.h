@@ -36,6 +36,7 @@
 #define TML_LAYER_H
 
 #include <mpi.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -59,7 +60,9 @@
     X(TML_OP, "op")            /* an operator the layer does not know */              \
     X(TML_ALGO, "algo")        /* TREDUCE_MPI_ALGO cannot run this call */             \
     X(TML_SETUP, "setup")      /* treduce could not be set up on the communicator */  \
-    X(TML_FAILED, "failed")    /* an earlier call on the communicator failed */
+    X(TML_FAILED, "failed")    /* an earlier call on the communicator failed */       \
+    X(TML_THREADS, "threads")  /* nonblocking below MPI_THREAD_MULTIPLE: no thread of \
+                                  the layer may advance it */
 
 #define TML_REASON_ENUM(name, text) name,
 typedef enum tml_reason { TML_REASON_LIST(TML_REASON_ENUM) TML_REASONS } tml_reason;
@@ -67,22 +70,36 @@ typedef enum tml_reason { TML_REASON_LIST(TML_REASON_ENUM) TML_REASONS } tml_rea
 const char *tml_reason_name(tml_reason r);
 
 /* The MPI functions the layer runs: the enum, the name (statistics,
- * TREDUCE_MPI_VERBOSE, messages) and the collective treduce runs for it
- * (MPI_Reduce_local: none, it is local; the value is not read). */
+ * TREDUCE_MPI_VERBOSE, messages), the collective treduce runs for it
+ * (MPI_Reduce_local: none, it is local; the value is not read) and the
+ * blocking function whose arguments and result it has (a nonblocking
+ * call's: nonblocking.c). */
 #define TML_FN_LIST(X)                                                                  \
-    X(TML_F_ALLREDUCE, "MPI_Allreduce", TRD_COLL_ALLREDUCE)                             \
-    X(TML_F_REDUCE, "MPI_Reduce", TRD_COLL_REDUCE)                                      \
-    X(TML_F_REDUCE_SCATTER_BLOCK, "MPI_Reduce_scatter_block", TRD_COLL_REDUCE_SCATTER)  \
-    X(TML_F_REDUCE_SCATTER, "MPI_Reduce_scatter", TRD_COLL_REDUCE_SCATTER)              \
-    X(TML_F_SCAN, "MPI_Scan", TRD_COLL_SCAN)                                            \
-    X(TML_F_EXSCAN, "MPI_Exscan", TRD_COLL_EXSCAN)                                      \
-    X(TML_F_REDUCE_LOCAL, "MPI_Reduce_local", TRD_COLL_REDUCE)
+    X(TML_F_ALLREDUCE, "MPI_Allreduce", TRD_COLL_ALLREDUCE, TML_F_ALLREDUCE)            \
+    X(TML_F_REDUCE, "MPI_Reduce", TRD_COLL_REDUCE, TML_F_REDUCE)                        \
+    X(TML_F_REDUCE_SCATTER_BLOCK, "MPI_Reduce_scatter_block", TRD_COLL_REDUCE_SCATTER,  \
+      TML_F_REDUCE_SCATTER_BLOCK)                                                       \
+    X(TML_F_REDUCE_SCATTER, "MPI_Reduce_scatter", TRD_COLL_REDUCE_SCATTER,              \
+      TML_F_REDUCE_SCATTER)                                                             \
+    X(TML_F_SCAN, "MPI_Scan", TRD_COLL_SCAN, TML_F_SCAN)                                \
+    X(TML_F_EXSCAN, "MPI_Exscan", TRD_COLL_EXSCAN, TML_F_EXSCAN)                        \
+    X(TML_F_REDUCE_LOCAL, "MPI_Reduce_local", TRD_COLL_REDUCE, TML_F_REDUCE_LOCAL)      \
+    X(TML_F_IALLREDUCE, "MPI_Iallreduce", TRD_COLL_ALLREDUCE, TML_F_ALLREDUCE)          \
+    X(TML_F_IREDUCE, "MPI_Ireduce", TRD_COLL_REDUCE, TML_F_REDUCE)                      \
+    X(TML_F_IREDUCE_SCATTER_BLOCK, "MPI_Ireduce_scatter_block", TRD_COLL_REDUCE_SCATTER,\
+      TML_F_REDUCE_SCATTER_BLOCK)                                                       \
+    X(TML_F_IREDUCE_SCATTER, "MPI_Ireduce_scatter", TRD_COLL_REDUCE_SCATTER,            \
+      TML_F_REDUCE_SCATTER)                                                             \
+    X(TML_F_ISCAN, "MPI_Iscan", TRD_COLL_SCAN, TML_F_SCAN)                              \
+    X(TML_F_IEXSCAN, "MPI_Iexscan", TRD_COLL_EXSCAN, TML_F_EXSCAN)
 
-#define TML_FN_ENUM(name, text, coll) name,
+#define TML_FN_ENUM(name, text, coll, base) name,
 typedef enum tml_fn { TML_FN_LIST(TML_FN_ENUM) TML_FNS } tml_fn;
 #undef TML_FN_ENUM
 const char *tml_fn_name(tml_fn f);
 trd_collective tml_fn_coll(tml_fn f);
+/* The blocking function of f (f itself for a blocking one). */
+tml_fn tml_fn_base(tml_fn f);
 
 /* ---- Configuration and global state (config.c) ---- */
 
@@ -112,6 +129,8 @@ typedef struct tml_global {
     int world_rank;
     MPI_Comm world;     /* a private duplicate of MPI_COMM_WORLD (init, report) */
     MPI_Comm self;      /* a private duplicate of MPI_COMM_SELF (MPI_Pack) */
+    bool progress;      /* every process is at MPI_THREAD_MULTIPLE: the layer runs
+                           nonblocking calls on progress threads (nonblocking.c) */
 } tml_global;
 extern tml_global tml_g;
 /* This thread is inside the layer: the MPI calls it makes meanwhile (a
@@ -281,7 +300,8 @@ typedef struct tml_comm {
     int *world;       /* the world ranks of its ranks (NULL: not all in the world) */
     trd_comm *tc;     /* treduce on a private duplicate (NULL: one rank, or set-up failed) */
     bool setup_failed;
-    bool failed;      /* a call failed after data moved: later ones go to MPI */
+    atomic_bool failed; /* a call failed after data moved: later ones go to MPI (set
+                           by a progress thread too: nonblocking.c) */
     tml_known known;  /* agreed at creation (rank 0's), measured at first need */
     tml_user_model users[TML_USER_MODELS];
     int next_user;
@@ -357,6 +377,23 @@ int tml_collective(const tml_args *a);
 /* MPI_Reduce_local: run by the layer's kernels or user function wrapper,
  * or passed to MPI. */
 int tml_reduce_local(const tml_args *a);
+
+/* A nonblocking call that treduce runs (call.c), in two halves: */
+typedef struct tml_job tml_job;
+/* On the caller's thread, without communicating: TML_OK with *job, its
+ * arguments and decisions kept (NULL: the call moved nothing and is done,
+ * with *rc its result), or why MPI runs it (counted, told). */
+tml_reason tml_job_begin(const tml_args *a, tml_job **job, int *rc);
+/* On the communicator's progress thread, after the calls started before
+ * it: the call run (MPI_SUCCESS, or the error, told on stderr). */
+int tml_job_run(tml_job *job);
+trd_comm *tml_job_comm(const tml_job *job);
+void tml_job_free(tml_job *job);
+/* An MPI_I* call (a->fn): run by treduce and completed as a generalized
+ * request in *req, or passed to MPI (nonblocking.c). */
+int tml_icollective(const tml_args *a, MPI_Request *req);
+/* The calls started on every communicator done (before MPI_Finalize). */
+void tml_comm_drain_all(void);
 
 void tml_stats_count(tml_fn fn, tml_reason r);
 /* Rank 0 of the world prints the totals over every process (collective). */

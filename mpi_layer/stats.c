@@ -20,15 +20,19 @@ static const char *const reason_names[] = {TML_REASON_LIST(TML_REASON_NAME)};
 
 const char *tml_reason_name(tml_reason r) { return reason_names[r]; }
 
-#define TML_FN_NAME(name, text, coll) text,
-#define TML_FN_COLL(name, text, coll) coll,
+#define TML_FN_NAME(name, text, coll, base) text,
+#define TML_FN_COLL(name, text, coll, base) coll,
+#define TML_FN_BASE(name, text, coll, base) base,
 static const char *const fn_names[] = {TML_FN_LIST(TML_FN_NAME)};
 static const trd_collective fn_colls[] = {TML_FN_LIST(TML_FN_COLL)};
+static const tml_fn fn_bases[] = {TML_FN_LIST(TML_FN_BASE)};
 #undef TML_FN_NAME
 #undef TML_FN_COLL
+#undef TML_FN_BASE
 
 const char *tml_fn_name(tml_fn f) { return fn_names[f]; }
 trd_collective tml_fn_coll(tml_fn f) { return fn_colls[f]; }
+tml_fn tml_fn_base(tml_fn f) { return fn_bases[f]; }
 
 /* [function][reason]; TML_OK: handled.  Counted by every thread. */
 static atomic_llong counts[TML_FNS][TML_REASONS];

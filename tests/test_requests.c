@@ -10,6 +10,8 @@
  *     every start, each result checked; two persistent requests in turn;
  *   - order: two started calls waited for in the other order, and a
  *     blocking call after a started one (it waits for it);
+ *   - a posted step (trd_comm_post): it runs after the call started
+ *     before it, may make a blocking call, and a blocking call waits for it;
  *   - misuse and faults: starting an active request or a finished
  *     nonblocking one, NULL arguments, a bad buffer (the call's status at
  *     the wait, with its message), a dead rank (every survivor's wait
@@ -254,6 +256,64 @@ static void test_order(void **state)
     rt_run_logged_ok(P, RT_TIMEOUT_S, order_rank, "order");
 }
 
+/* ---- A posted step: in start order, on the progress thread ---- */
+
+typedef struct posted {
+    trd_comm *comm;
+    trd_op *mat;
+    int32_t rank;
+    const trd_matrix2x2 *started; /* the started allreduce's result */
+    trd_matrix2x2 in[COUNT], mine[COUNT];
+    bool after_started, ran;
+} posted;
+
+/* The started call before it is done; a blocking call from the step runs. */
+static trd_status step(void *arg)
+{
+    posted *x = arg;
+    trd_matrix2x2 want[COUNT];
+    trd_matrix2x2_expected(want, COUNT, 0, P - 1);
+    x->after_started = !memcmp(x->started, want, sizeof want);
+    x->ran = true;
+    return trd_allreduce(x->comm, x->in, x->mine, COUNT, x->mat, NULL);
+}
+
+static trd_status posted_rank(trd_comm *comm, int32_t rank, void *arg)
+{
+    rt_log *log = arg;
+    posted x = {.comm = comm, .mat = op_of(RT_MATRIX), .rank = rank};
+    trd_matrix2x2 a[COUNT], c[COUNT], want[COUNT];
+    trd_matrix2x2_fill(x.in, COUNT, rank);
+    x.started = a;
+    trd_request *ra = NULL;
+    trd_status st = trd_iallreduce(comm, x.in, a, COUNT, x.mat, NULL, &ra);
+    if (st == TRD_OK)
+        st = trd_comm_post(comm, step, &x);
+    if (st == TRD_OK) /* blocking: after the step, which runs after the start */
+        st = trd_scan(comm, x.in, c, COUNT, x.mat, NULL);
+    if (st == TRD_OK)
+        st = trd_request_wait(ra);
+    if (st == TRD_OK) {
+        trd_matrix2x2_expected(want, COUNT, 0, P - 1);
+        bool ok = x.ran && x.after_started && !memcmp(x.mine, want, sizeof want);
+        trd_matrix2x2_expected(want, COUNT, 0, rank);
+        if (!ok || memcmp(c, want, sizeof want))
+            rt_failf(log, "posted step: rank %d: ran %d, after the started call %d, results "
+                     "wrong", (int)rank, x.ran, x.after_started);
+    }
+    if (trd_comm_post(comm, NULL, NULL) != TRD_EINVAL)
+        rt_failf(log, "posted step: a NULL step accepted");
+    trd_request_free(ra);
+    trd_op_free(x.mat);
+    return st;
+}
+
+static void test_posted_step(void **state)
+{
+    (void)state;
+    rt_run_logged_ok(P, RT_TIMEOUT_S, posted_rank, "posted step");
+}
+
 /* ---- Misuse ---- */
 
 static trd_status misuse_rank(trd_comm *comm, int32_t rank, void *arg)
@@ -343,7 +403,8 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         RT_TIMED(test_every_collective), RT_TIMED(test_progress_without_calls),
         RT_TIMED(test_persistent),       RT_TIMED(test_order),
-        RT_TIMED(test_misuse),           RT_TIMED(test_dead_rank),
+        RT_TIMED(test_posted_step),      RT_TIMED(test_misuse),
+        RT_TIMED(test_dead_rank),
     };
     rt_filters(argc, argv);
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -545,6 +545,19 @@ trd_status trd_request_wait(trd_request *req);
 trd_status trd_request_test(trd_request *req, bool *done);
 /* Frees req (NULL: nothing), after waiting for its call if it is active. */
 void trd_request_free(trd_request *req);
+/* Waits until every call started on comm is done: what each blocking call
+ * on comm does first.  For a caller that communicates on comm by other
+ * means in between (the MPI layer's choices) and wants the same order. */
+void trd_comm_drain(trd_comm *comm);
+/* Queues step(arg) on comm's progress thread as if it were a started call:
+ * it runs after the calls started before it, and the calls started after
+ * it, blocking ones included, wait for it.  The step may make treduce's
+ * blocking calls on comm (they do not wait for their own queue); its
+ * status is not kept (nobody waits for a step: the step itself reports
+ * its end, e.g. the MPI layer completes a generalized request).
+ * TRD_EUNSUPPORTED where the wire allows no progress thread (MPI below
+ * MPI_THREAD_MULTIPLE). */
+trd_status trd_comm_post(trd_comm *comm, trd_status (*step)(void *arg), void *arg);
 
 /* Runs any plan (collective: every rank calls it with the same plan,
  * count and op): this rank's program on buf, which is its slot 0 - its

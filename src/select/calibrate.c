@@ -365,6 +365,7 @@ trd_status trd_comm_calibrate(trd_comm *c, const trd_op *op, int64_t count, trd_
 {
     if (!c || !op || !o || count < 0)
         return trd_fail(TRD_EINVAL, "calibrate: NULL argument or count < 0");
+    trd_comm_drain(c); /* after the calls started before it, as any blocking call */
     trd_status st = trd_comm_usable(c);
     if (st != TRD_OK)
         return st;

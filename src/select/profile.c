@@ -42,6 +42,7 @@ static trd_status measure(trd_comm *c, const trd_op *op, trd_profile *out);
 
 trd_status trd_comm_profile(trd_comm *c, const trd_op *op, trd_profile *out)
 {
+    trd_comm_drain(c); /* after the calls started before it, as any blocking call */
     trd_status st = c && op && out ? trd_comm_barrier(c) /* the late ranks are in */
                                    : trd_fail(TRD_EINVAL, "profile: NULL argument");
     if (st != TRD_OK)

@@ -199,6 +199,7 @@ trd_status trd_comm_profile_pairs(trd_comm *c, const trd_op *op, trd_pair_profil
 {
     if (!c || !op || !out)
         return trd_fail(TRD_EINVAL, "trd_comm_profile_pairs: NULL argument");
+    trd_comm_drain(c); /* after the calls started before it, as any blocking call */
     int32_t p = c->wire.size, me = c->wire.rank;
     size_t pp = (size_t)p * (size_t)p, n = 3 * pp + 2 * (size_t)p;
     double *v = calloc(n, sizeof *v), *m = calloc(n, sizeof *m);

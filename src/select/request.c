@@ -16,6 +16,11 @@
  * there is no progress thread: the queue runs inside trd_request_wait and
  * trd_request_test, on the caller's thread.
  *
+ * A layer above treduce may queue a step of its own (trd_comm_post): it
+ * runs in the same order as a started call and is freed once run, for
+ * the MPI layer's nonblocking calls, which complete an MPI request of
+ * their own.
+ *
  * Locks: one mutex per communicator's queue; the calls themselves run
  * outside it, one at a time (the `running` flag), so the communicator's
  * state has one user at a time as for blocking calls. */
@@ -39,6 +44,9 @@ struct trd_request {
     const trd_op *op;
     trd_coll_opts opts;  /* copied; has_opts false: the collective's default */
     bool has_opts, persistent;
+    trd_status (*step)(void *); /* trd_comm_post: a step, not a collective */
+    void *step_arg;
+    bool detached;       /* a posted step: freed once run, nobody waits for it */
     bool started;        /* ever started: the caller's own, read without the lock */
     int state;           /* R_*, under the queue's lock */
     trd_status status;
@@ -62,6 +70,8 @@ static _Thread_local bool in_queue;
 static trd_status run_call(trd_request *q)
 {
     const trd_coll_opts *o = q->has_opts ? &q->opts : NULL;
+    if (q->step)
+        return q->step(q->step_arg);
     switch (q->coll) {
     case TRD_COLL_REDUCE:
         return trd_reduce(q->comm, q->sendbuf, q->recvbuf, q->count, q->op, q->root, o);
@@ -98,6 +108,8 @@ static void run_head(struct trd_progress *g)
     q->state = R_DONE;
     g->running = false;
     pthread_cond_broadcast(&g->done);
+    if (q->detached)
+        free(q);
 }
 
 static void *progress_main(void *arg)
@@ -159,17 +171,19 @@ static void await(struct trd_progress *g, trd_request *q, bool run)
     }
 }
 
-void trd_requests_drain(trd_comm *c)
+void trd_comm_drain(trd_comm *c)
 {
     struct trd_select_state *s = c && !in_queue ? c->select : NULL;
     struct trd_progress *g = s ? s->progress : NULL;
     if (!g)
         return;
     pthread_mutex_lock(&g->mu);
-    while (g->tail)
-        await(g, g->tail, true);
-    while (g->running)
-        pthread_cond_wait(&g->done, &g->mu);
+    while (g->head || g->running) { /* the queue's calls may be freed once run: */
+        if (!g->running && !g->thread) /* only the queue itself is read */
+            run_head(g);
+        else
+            pthread_cond_wait(&g->done, &g->mu);
+    }
     pthread_mutex_unlock(&g->mu);
 }
 
@@ -200,6 +214,30 @@ static trd_status new_request(trd_comm *c, trd_collective coll, const void *send
     return TRD_OK;
 }
 
+/* q queued at the tail (g->mu held), the progress thread made if the
+ * wire allows one and there is none yet. */
+static trd_status enqueue(struct trd_progress *g, trd_request *q)
+{
+    trd_status st = TRD_OK;
+    if (!g->thread && q->comm->wire.async) {
+        if (pthread_create(&g->tid, NULL, progress_main, g) != 0)
+            st = trd_fail(TRD_ENOMEM, "treduce: cannot start the progress thread");
+        g->thread = st == TRD_OK;
+    }
+    if (st != TRD_OK)
+        return st;
+    q->started = true;
+    q->state = R_QUEUED;
+    q->status = TRD_OK;
+    if (g->tail)
+        g->tail->next = q;
+    else
+        g->head = q;
+    g->tail = q;
+    pthread_cond_signal(&g->work);
+    return TRD_OK;
+}
+
 trd_status trd_start(trd_request *q)
 {
     if (!q)
@@ -214,23 +252,29 @@ trd_status trd_start(trd_request *q)
     else if (q->state == R_DONE && !q->persistent)
         st = trd_fail(TRD_EINVAL, "trd_start: a nonblocking call's request runs once "
                       "(persistent ones, made by the *_init calls, run again)");
-    if (st == TRD_OK && !g->thread && q->comm->wire.async) {
-        if (pthread_create(&g->tid, NULL, progress_main, g) != 0)
-            st = trd_fail(TRD_ENOMEM, "treduce: cannot start the progress thread");
-        g->thread = st == TRD_OK;
-    }
-    if (st == TRD_OK) {
-        q->started = true;
-        q->state = R_QUEUED;
-        q->status = TRD_OK;
-        if (g->tail)
-            g->tail->next = q;
-        else
-            g->head = q;
-        g->tail = q;
-        pthread_cond_signal(&g->work);
-    }
+    if (st == TRD_OK)
+        st = enqueue(g, q);
     pthread_mutex_unlock(&g->mu);
+    return st;
+}
+
+trd_status trd_comm_post(trd_comm *c, trd_status (*step)(void *arg), void *arg)
+{
+    if (!c || !step)
+        return trd_fail(TRD_EINVAL, "trd_comm_post: NULL %s", c ? "step" : "communicator");
+    if (!c->wire.async)
+        return trd_fail(TRD_EUNSUPPORTED, "trd_comm_post: the %s wire allows no progress "
+                        "thread here (MPI: below MPI_THREAD_MULTIPLE)", c->wire.name);
+    struct trd_progress *g = progress_of(c);
+    trd_request *q = g ? calloc(1, sizeof *q) : NULL;
+    if (!q)
+        return trd_fail(TRD_ENOMEM, "treduce: out of memory for a posted step");
+    *q = (trd_request){.comm = c, .step = step, .step_arg = arg, .detached = true};
+    pthread_mutex_lock(&g->mu);
+    trd_status st = enqueue(g, q);
+    pthread_mutex_unlock(&g->mu);
+    if (st != TRD_OK)
+        free(q);
     return st;
 }
 

@@ -190,7 +190,7 @@ static trd_status collective(trd_comm *c, const void *sendbuf, void *recvbuf, in
         defaults.algo = trd_algo_default_for(coll);
         opts = &defaults;
     }
-    trd_requests_drain(c);
+    trd_comm_drain(c);
     trd_status st = trd_comm_enter(c, what);
     if (st != TRD_OK)
         return st;

@@ -37,10 +37,6 @@ struct trd_select_state {
 
 /* Ends the progress thread once the queue has run (request.c). */
 void trd_progress_free(struct trd_progress *progress);
-/* A blocking call on c waits for c's started requests (MPI orders a
- * communicator's collectives by their start), running them where no
- * progress thread does; a no-op on the thread that runs them. */
-void trd_requests_drain(trd_comm *c);
 
 /* c's state, made on first use (freed with c); NULL when out of memory. */
 struct trd_select_state *trd_select_state_of(trd_comm *c);

@@ -19,11 +19,9 @@ if [ ! -x "$mpicc" ] || [ ! -x "$mpiexec" ]; then
 fi
 cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRD_WERROR="${TRD_WERROR:-ON}" \
   -DMPI_C_COMPILER="$mpicc" -DMPIEXEC_EXECUTABLE="$mpiexec"
-layer_targets=()
-for p in layer_types layer_comms layer_errors layer_stats layer_lifecycle layer_threads; do layer_targets+=("$p" "${p}_linked"); done
-cmake --build "$build" -j "$(nproc)" --target test_wire_mpi test_runtime_matrix_mpi reduce_mpi treduce_tool treduce_mpi \
-  "${layer_targets[@]}"
-cd "$build" && ctest -R "mpi_wire|mpi_runtime_matrix_np[23]|example_reduce_mpi|mpi_layer" --output-on-failure
+cmake --build "$build" -j "$(nproc)" --target test_wire_mpi test_runtime_matrix_mpi test_requests_mpi \
+  reduce_mpi treduce_tool treduce_mpi mpi_layer_programs
+cd "$build" && ctest -R "mpi_wire|mpi_runtime_matrix_np[23]|mpi_requests|example_reduce_mpi|mpi_layer" --output-on-failure
 # the tool itself over MPICH: 2 processes (MPICH busy-polls: no more on 2 cores)
 out=$(timeout 60 "$mpiexec" -np 2 ./treduce run --wire mpi --algo fibonacci \
   --count 1001 --op matrix --iters 2 --format json)

@@ -66,7 +66,7 @@ def record(arr):
 
 
 def buffers(c, salt, what):
-    """Allreduce and Reduce of sums, maxima and matrices on communicator c."""
+    """Allreduce, Iallreduce and Reduce of sums, maxima and matrices on communicator c."""
     n, me = c.Get_size(), c.Get_rank()
     world = MPI.Group.Translate_ranks(c.group, list(range(n)), MPI.COMM_WORLD.group)
     count = 1000
@@ -90,6 +90,14 @@ def buffers(c, salt, what):
     out = np.zeros(64, dtype=np.uint64)
     c.Allreduce(m, out, op=MAT)
     check(np.array_equal(out, wm), f"{what}: Allreduce of matrices")
+    record(out)
+    out = np.zeros(64, dtype=np.uint64)
+    req = c.Iallreduce(m, out, op=MAT)  # nonblocking, with a point-to-point beside it
+    token = c.irecv(source=(me - 1) % n, tag=3)
+    c.send(me, dest=(me + 1) % n, tag=3)
+    got = token.wait()
+    MPI.Request.Waitall([req])
+    check(np.array_equal(out, wm) and got == (me - 1) % n, f"{what}: Iallreduce of matrices")
     record(out)
     root = salt % n
     out = np.zeros(64, dtype=np.uint64)

@@ -14,6 +14,10 @@
 #   scans    MPI_Reduce_scatter_block, MPI_Reduce_scatter, MPI_Scan,
 #            MPI_Exscan, MPI_Reduce_local (layer_scans.c: plain, preload on
 #            1 to 5 processes, linked, and TREDUCE_MPI_VERBOSE's lines);
+#   requests MPI_Iallreduce, MPI_Ireduce, MPI_Ireduce_scatter_block,
+#            MPI_Ireduce_scatter, MPI_Iscan, MPI_Iexscan (layer_requests.c:
+#            plain, preload and linked, at MPI_Init and MPI_THREAD_MULTIPLE;
+#            progress while a rank computes; a passed deadline);
 #   algos    layer_comms --quick (MPI_COMM_WORLD) under auto (the measured
 #            model) and every registered algorithm of reduce and allreduce
 #            (TREDUCE_MPI_ALGO), on 5 processes (star: 6), and layer_scans
@@ -97,6 +101,15 @@ all_handled_reduce='MPI_Reduce handled=[1-9][0-9]* passed=0$'
 scans_handled=()
 for fn in MPI_Reduce_scatter_block MPI_Reduce_scatter MPI_Scan MPI_Exscan MPI_Reduce_local; do
   scans_handled+=("$fn handled=[1-9][0-9]* passed=0\$")
+done
+
+# every nonblocking function layer_requests makes, and at MPI_Init (below
+# MPI_THREAD_MULTIPLE: no thread may advance them) passed to MPI
+req_handled=() req_threads=()
+for fn in MPI_Iallreduce MPI_Ireduce MPI_Ireduce_scatter_block MPI_Ireduce_scatter MPI_Iscan \
+          MPI_Iexscan; do
+  req_handled+=("$fn handled=[1-9][0-9]* passed=0\$")
+  req_threads+=("$fn handled=0 passed=([0-9]+) threads=\\1\$")
 done
 
 part_types() {
@@ -349,18 +362,47 @@ part_mpi4py() {
     runs_ok "mpi4py, plain, $np processes"
     digests=("$(grep '^digest' <<<"$out")")
     launch $np preload TREDUCE_MPI_STATS=1 -- "$py" "$here/layer_mpi4py.py" 12
-    runs_ok "mpi4py, preload, $np processes" "$all_handled" "$all_handled_reduce"
+    runs_ok "mpi4py, preload, $np processes" "$all_handled" "$all_handled_reduce" \
+      "MPI_Iallreduce handled=[1-9][0-9]* passed=0\$"
     digests+=("$(grep '^digest' <<<"$out")")
     if [ -n "${digests[0]}" ] && [ "${digests[0]}" = "${digests[1]}" ]; then ok; else
       bad "mpi4py, $np processes: plain '${digests[0]}', with the layer '${digests[1]}'"; fi
   done
 }
 
+# The nonblocking reductions (layer_requests.c): plain and preloaded at
+# MPI_Init and MPI_THREAD_MULTIPLE, linked; the progress of a call while
+# its rank computes (not under load, nor MPICH, which busy-polls: timing);
+# a passed deadline.
+part_requests() {
+  local level
+  for level in single multiple; do
+    if [ "$quick" != 1 ]; then
+      launch 3 plain -- layer_requests $level
+      runs_ok "requests, plain, $level"
+    fi
+    launch 3 preload TREDUCE_MPI_STATS=1 -- layer_requests $level
+    if [ $level = single ]; then runs_ok "requests, preload, single" "${req_threads[@]}"
+    else runs_ok "requests, preload, multiple" "${req_handled[@]}"; fi
+  done
+  [ "$quick" = 1 ] && return
+  launch 3 linked TREDUCE_MPI_STATS=1 -- layer_requests multiple
+  runs_ok "requests, linked" "${req_handled[@]}"
+  if [ "${TRD_TEST_LOAD:-}" != 1 ] && ! $mpich; then
+    launch 3 preload -- layer_requests multiple --progress
+    runs_ok "requests, progress while rank 0 computes"
+  fi
+  launch 3 preload TREDUCE_MPI_TIMEOUT=1 TREDUCE_MPI_ALGO=binomial TREDUCE_MPI_STATS=1 \
+    -- layer_requests multiple --deadline
+  runs_ok "requests, a passed deadline" "MPI_Iallreduce on a communicator of 3 ranks failed" \
+    "MPI_Iallreduce handled=6 passed=3 failed=3\$"
+}
+
 case $part in
-  types | comms | scans | algos | errors | stats | fortran | lifecycle | threads | mpi4py)
+  types | comms | scans | requests | algos | errors | stats | fortran | lifecycle | threads | mpi4py)
     "part_$part" ;;
   *) echo "usage: layer_test.sh LAUNCHER LIB BINDIR TREDUCE" \
-          "types|comms|scans|algos|errors|stats|fortran|lifecycle|threads|mpi4py"
+          "types|comms|scans|requests|algos|errors|stats|fortran|lifecycle|threads|mpi4py"
      exit 2 ;;
 esac
 echo "layer_test $part: $pass passed, $fail failed"
