@@ -20,6 +20,11 @@
  *     node's memory and ranks dealt round-robin, node-ring is the fastest
  *     allreduce of the registry on 4 nodes of 2 and of 4; every transfer
  *     alike, a flat plan is;
+ *   - slow links (params.costs): with one host's link 4 or 8 times
+ *     dearer its leader leaves the ring as a satellite - the replay, its
+ *     traffic (the whole buffer once, not 2 (H - 1)/H of it both ways),
+ *     the simulator's time below the plain node-ring's, a real run - and
+ *     with equal or barely uneven links, or two nodes, the plain ring;
  *   - refusals: a node out of range, bad far costs, a non-commutative
  *     operator. */
 #include "ir_replay.h"
@@ -303,12 +308,148 @@ static void test_refusals(void **state)
     trd_costs_free(k);
 }
 
+/* ---- Slow links: satellites (params.costs) ---- */
+
+/* Bases of nodes as node_of: d = 0.1 inside a node, 1 between two, times
+ * `slow` where either end is on node `slow_node` (its host's link); c =
+ * 0.01.  Read back from a cost file. */
+static trd_costs *slow_host(const int32_t *node_of, int32_t p, int32_t slow_node, double slow)
+{
+    size_t cap = (size_t)p * (size_t)p * 16 + 64, len = 0;
+    char *text = tu_alloc(cap, 1), path[64];
+    len += (size_t)snprintf(text + len, cap - len, "n %d\n", p);
+    for (int32_t i = 0; i < p; i++) {
+        for (int32_t j = 0; j < p; j++) {
+            double d = i == j ? 0 : node_of[i] == node_of[j] ? 0.1 : 1.0;
+            if (i != j && node_of[i] != node_of[j] &&
+                (node_of[i] == slow_node || node_of[j] == slow_node))
+                d *= slow;
+            len += (size_t)snprintf(text + len, cap - len, "%g ", d);
+        }
+        len += (size_t)snprintf(text + len, cap - len, "\n");
+    }
+    for (int32_t i = 0; i < p; i++)
+        len += (size_t)snprintf(text + len, cap - len, "0.01 ");
+    len += (size_t)snprintf(text + len, cap - len, "\n");
+    tu_temp_file(text, len, path, sizeof path);
+    trd_costs *k = NULL;
+    assert_int_equal(trd_costs_read(&k, path), TRD_OK);
+    unlink(path);
+    free(text);
+    return k;
+}
+
+/* Messages and blocks rank r sends to other nodes. */
+static void across(const trd_plan *plan, const int32_t *node_of, int32_t r, int64_t *msgs,
+                   int64_t *blocks)
+{
+    *msgs = *blocks = 0;
+    for (size_t i = 0; i < trd_plan_step_count(plan, r); i++) {
+        const trd_step *s = trd_plan_step(plan, r, i);
+        if ((s->kind == TRD_STEP_SEND || s->kind == TRD_STEP_SEND_INPUT) &&
+            node_of[s->peer] != node_of[r]) {
+            (*msgs)++;
+            *blocks += ir_width(s);
+        }
+    }
+}
+
+/* H nodes of `per` ranks, node `slow_node`'s link `slow` times dearer:
+ * the plan under those costs is right (the replay) and, where the link is
+ * slow enough, sends the slow node's sum once (m segments of R = H - 1
+ * chunks: the whole buffer) instead of 2 (H - 1)/H of it both ways; the
+ * simulator then times it below 0.9 of the plain node-ring (planned
+ * without the costs, timed with them). */
+static void check_satellite(int32_t H, int32_t per, int32_t m, int32_t slow_node, double slow,
+                            bool spared)
+{
+    int32_t p = H * per, node_of[P_LAST];
+    make_map(node_of, p, BLOCKS, per, 0);
+    trd_costs *k = slow_host(node_of, p, slow_node, slow);
+    snprintf(ir_where, sizeof ir_where, "node-ring with costs, %d nodes of %d, m=%d, node %d "
+             "%gx slower", H, per, m, slow_node, slow);
+    trd_params prm = params_of(p, m, node_of);
+    prm.d = prm.c = 0;
+    trd_costs_mean(k, &prm.d, &prm.c);
+    prm.costs = k;
+    trd_plan *plan = tu_plan("node-ring", &prm);
+    ir_replay rp;
+    ir_replay_plan(&rp, plan, false, -1, TRD_COLL_ALLREDUCE);
+    ir_unload(&rp);
+    int32_t R = spared ? H - 1 : H, lead = slow_node * per;
+    TU_CHECK(trd_plan_blocks(plan) == R * m, "%s: %d blocks, expected %d", ir_where,
+             trd_plan_blocks(plan), R * m);
+    int64_t msgs, blocks;
+    across(plan, node_of, lead, &msgs, &blocks);
+    int64_t want_msgs = spared ? m : 2 * (int64_t)(H - 1) * m;
+    int64_t want_blocks = spared ? (int64_t)R * m : 2 * (int64_t)(H - 1) * m;
+    TU_CHECK(msgs == want_msgs && blocks == want_blocks, "%s: the slow node's leader sends "
+             "%lld messages (%lld blocks) to other nodes, expected %lld (%lld)", ir_where,
+             (long long)msgs, (long long)blocks, (long long)want_msgs, (long long)want_blocks);
+    double with = NAN, without = NAN;
+    assert_int_equal(trd_simulate("node-ring", &prm, k, TRD_PORT_FULL, 1, 0, &with), TRD_OK);
+    prm.costs = NULL;
+    assert_int_equal(trd_simulate("node-ring", &prm, k, TRD_PORT_FULL, 1, 0, &without), TRD_OK);
+    TU_CHECK(spared ? with < 0.9 * without : fabs(with - without) < 1e-9 * without,
+             "%s: simulated %g planned with the costs, %g without", ir_where, with, without);
+    trd_plan_free(plan);
+    trd_costs_free(k);
+}
+
+static void test_slow_links(void **state)
+{
+    (void)state;
+    for (int32_t m = 16; m <= 32; m *= 2) {
+        check_satellite(4, 2, m, 3, 4.0, true);
+        check_satellite(4, 2, m, 0, 4.0, true);
+        check_satellite(5, 3, m, 2, 8.0, true);
+        check_satellite(3, 1, m, 1, 4.0, true);
+        check_satellite(4, 2, m, 1, 1.0, false); /* every link alike: the plain ring */
+        check_satellite(4, 2, m, 1, 1.2, false); /* barely slower: sparing would cost more */
+        check_satellite(2, 2, m, 1, 8.0, false); /* two nodes: no ring without the slow one */
+    }
+    check_satellite(4, 2, 1, 3, 4.0, false); /* few segments: the satellite's ways in and */
+    check_satellite(4, 2, 4, 3, 4.0, false); /* out would not overlap enough */
+}
+
+/* A plan with a satellite run for real: every contribution once. */
+static void test_slow_links_run(void **state)
+{
+    (void)state;
+    int32_t node_of[8], p = 8;
+    make_map(node_of, p, BLOCKS, 2, 0);
+    trd_costs *k = slow_host(node_of, p, 2, 4.0);
+    trd_params prm = params_of(p, 16, node_of);
+    trd_costs_mean(k, &prm.d, &prm.c);
+    prm.costs = k;
+    trd_plan *plan = tu_plan("node-ring", &prm);
+    TU_CHECK(trd_plan_blocks(plan) == 3 * 16, "a satellite expected: %d blocks",
+             trd_plan_blocks(plan));
+    rt_plan_run x = {.plan = plan, .count = 101, .buf = tu_alloc((size_t)p, sizeof *x.buf)};
+    assert_int_equal(trd_op_builtin(&x.op, TRD_OP_SUM, TRD_INT64), TRD_OK);
+    for (int32_t r = 0; r < p; r++) {
+        int64_t *mine = x.buf[r] = tu_alloc((size_t)x.count, sizeof(int64_t));
+        for (int64_t i = 0; i < x.count; i++)
+            mine[i] = ((int64_t)1 << r) * (i + 1);
+    }
+    rt_run_plan_ok(&x, p, "a satellite");
+    for (int32_t r = 0; r < p; r++)
+        for (int64_t i = 0; i < x.count; i++)
+            TU_CHECK(((int64_t *)x.buf[r])[i] == (((int64_t)1 << p) - 1) * (i + 1),
+                     "a satellite: rank %d element %lld: %lld", (int)r, (long long)i,
+                     (long long)((int64_t *)x.buf[r])[i]);
+    rt_plan_run_free(&x, p);
+    trd_plan_free(plan);
+    trd_costs_free(k);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_refusals),     cmocka_unit_test(test_no_map_is_ring),
         cmocka_unit_test(test_replay),       cmocka_unit_test(test_runs),
         cmocka_unit_test(test_model_links),  cmocka_unit_test(test_model_choice),
+        cmocka_unit_test(test_slow_links),   cmocka_unit_test(test_slow_links_run),
     };
     return cmocka_run_group_tests_name("node_ring", tests, NULL, NULL);
 }
