@@ -154,6 +154,10 @@ bool trd_algo_uses_k(size_t i);
 /* Whether algorithm i plans for heterogeneous costs (params.costs): it
  * refuses to plan without them (TRD_EUNSUPPORTED naming the algorithm). */
 bool trd_algo_uses_costs(size_t i);
+/* Whether algorithm i plans with params.costs when it has them: those
+ * that need them, and those that only route around slow links with them
+ * (node-ring; without costs every link alike). */
+bool trd_algo_reads_costs(size_t i);
 /* Whether algorithm i plans for the node of each rank (params.node_of;
  * without it, every rank is a node of its own). */
 bool trd_algo_uses_nodes(size_t i);

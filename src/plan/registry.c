@@ -52,6 +52,11 @@ bool trd_algo_uses_k(size_t i) { return i < ALGO_COUNT && (algos[i].caps & TRD_C
 
 bool trd_algo_uses_costs(size_t i) { return i < ALGO_COUNT && (algos[i].caps & TRD_CAP_COSTS); }
 
+bool trd_algo_reads_costs(size_t i)
+{
+    return i < ALGO_COUNT && (algos[i].caps & (TRD_CAP_COSTS | TRD_CAP_LINKS));
+}
+
 bool trd_algo_uses_nodes(size_t i) { return i < ALGO_COUNT && (algos[i].caps & TRD_CAP_NODES); }
 
 bool trd_algo_commutative_only(size_t i)

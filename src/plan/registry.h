@@ -23,7 +23,8 @@ enum {
     TRD_CAP_NODES = 128,       /* reads params.node_of */
     TRD_CAP_REDUCE_SCATTER = 256, /* runs a reduce-scatter (kind reduce-scatter) */
     TRD_CAP_SCAN = 512,        /* runs a scan and an exscan (kind scan) */
-    TRD_CAP_DEFAULT = 1024     /* the default of the collectives it runs */
+    TRD_CAP_DEFAULT = 1024,    /* the default of the collectives it runs */
+    TRD_CAP_LINKS = 2048       /* reads params.costs when given, to spare slow links */
 };
 
 typedef struct trd_algo {

@@ -102,7 +102,7 @@ void trd_comm_sign(const char *algo, const trd_comm_key *key, const trd_op *op,
     h = MIX(h, p->far_d);
     h = MIX(h, p->far_latency);
     h = MIX(h, key->parallelism);
-    if (p->costs && trd_algo_uses_costs(key->algo)) /* n^2 bases, once per argument set */
+    if (p->costs && trd_algo_reads_costs(key->algo)) /* n^2 bases, once per argument set */
         h = mix_costs(h, p->costs);
     for (int64_t r = 0; p->node_of && trd_algo_uses_nodes(key->algo) && r < p->n; r++)
         h = MIX(h, p->node_of[r]); /* ranks given other maps plan otherwise: a mismatch */

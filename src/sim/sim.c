@@ -56,8 +56,8 @@ trd_status trd_sim_init(trd_sim *sim, const char *algo_name, const trd_params *p
         trd_params p = *params;
         p.d = costs->mean_d; /* planners are clairvoyant of the means only, */
         p.c = costs->mean_c;
-        if ((a->caps & TRD_CAP_COSTS) && !p.costs)
-            p.costs = costs; /* but those for heterogeneous costs of the bases */
+        if ((a->caps & (TRD_CAP_COSTS | TRD_CAP_LINKS)) && !p.costs)
+            p.costs = costs; /* but those that read the bases get them */
         if ((st = trd_plan_create(&sim->plan, algo_name, &p)) == TRD_OK)
             st = trd_engine_create(&sim->engine, sim->plan, n, NULL);
     }
