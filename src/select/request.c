@@ -11,7 +11,11 @@
  *
  * A wait that finds its request still queued at the head while nobody runs
  * the queue runs it on the waiting thread: a start then a wait costs the
- * blocking call and a lock, not two thread switches.  Where the wire
+ * blocking call and a lock, not two thread switches.  For that the
+ * progress thread takes a call only once it has been queued PICKUP_NS (a
+ * wait right after the start comes first; a call left to overlap with
+ * computation starts that much later), and a blocking call waiting for
+ * the queue runs its head itself when nobody does.  Where the wire
  * allows no other thread (MPI below MPI_THREAD_MULTIPLE, wire.h async)
  * there is no progress thread: the queue runs inside trd_request_wait and
  * trd_request_test, on the caller's thread.
@@ -27,11 +31,17 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/error.h"
 #include "select/select.h"
 
 enum { R_INACTIVE, R_QUEUED, R_RUNNING, R_DONE };
+
+/* How long a started call waits in the queue before the progress thread
+ * takes it: about a thread's wake-up, a few percent of any call worth
+ * overlapping. */
+#define PICKUP_NS 100000L
 
 struct trd_request {
     trd_comm *comm;
@@ -48,6 +58,7 @@ struct trd_request {
     void *step_arg;
     bool detached;       /* a posted step: freed once run, nobody waits for it */
     bool started;        /* ever started: the caller's own, read without the lock */
+    struct timespec due; /* when the progress thread may take it (CLOCK_MONOTONIC) */
     int state;           /* R_*, under the queue's lock */
     trd_status status;
     char msg[512];
@@ -112,6 +123,11 @@ static void run_head(struct trd_progress *g)
         free(q);
 }
 
+static bool before(const struct timespec *a, const struct timespec *b)
+{
+    return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
 static void *progress_main(void *arg)
 {
     struct trd_progress *g = arg;
@@ -121,6 +137,12 @@ static void *progress_main(void *arg)
             pthread_cond_wait(&g->work, &g->mu);
         if (!g->head) /* stop, and nothing left */
             break;
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (!g->stop && before(&now, &g->head->due)) { /* a wait may take it first */
+            pthread_cond_timedwait(&g->work, &g->mu, &g->head->due);
+            continue;
+        }
         run_head(g);
     }
     pthread_mutex_unlock(&g->mu);
@@ -151,20 +173,24 @@ static struct trd_progress *progress_of(trd_comm *c)
     if (!s)
         return NULL;
     if (!s->progress && (s->progress = calloc(1, sizeof *s->progress))) {
+        pthread_condattr_t monotonic; /* the pick-up deadlines' clock */
+        pthread_condattr_init(&monotonic);
+        pthread_condattr_setclock(&monotonic, CLOCK_MONOTONIC);
         pthread_mutex_init(&s->progress->mu, NULL);
-        pthread_cond_init(&s->progress->work, NULL);
+        pthread_cond_init(&s->progress->work, &monotonic);
         pthread_cond_init(&s->progress->done, NULL);
+        pthread_condattr_destroy(&monotonic);
     }
     return s->progress;
 }
 
-/* Waits until q is done (g->mu held), running the queue's head where
- * nobody runs it: always without a progress thread, else only q itself
- * (stolen before the thread wakes).  run false: never runs anything. */
-static void await(struct trd_progress *g, trd_request *q, bool run)
+/* Waits until q is done (g->mu held), running the queue's heads, q's
+ * predecessors and q, where nobody runs them (before the progress thread
+ * picks them up, or without one). */
+static void await(struct trd_progress *g, trd_request *q)
 {
     while (q->state != R_DONE) {
-        if (run && !g->running && g->head && (!g->thread || g->head == q))
+        if (!g->running && g->head)
             run_head(g);
         else
             pthread_cond_wait(&g->done, &g->mu);
@@ -179,7 +205,7 @@ void trd_comm_drain(trd_comm *c)
         return;
     pthread_mutex_lock(&g->mu);
     while (g->head || g->running) { /* the queue's calls may be freed once run: */
-        if (!g->running && !g->thread) /* only the queue itself is read */
+        if (!g->running)               /* only the queue itself is read */
             run_head(g);
         else
             pthread_cond_wait(&g->done, &g->mu);
@@ -229,6 +255,12 @@ static trd_status enqueue(struct trd_progress *g, trd_request *q)
     q->started = true;
     q->state = R_QUEUED;
     q->status = TRD_OK;
+    clock_gettime(CLOCK_MONOTONIC, &q->due);
+    q->due.tv_nsec += PICKUP_NS;
+    if (q->due.tv_nsec >= 1000000000L) {
+        q->due.tv_sec++;
+        q->due.tv_nsec -= 1000000000L;
+    }
     if (g->tail)
         g->tail->next = q;
     else
@@ -292,7 +324,7 @@ trd_status trd_request_wait(trd_request *q)
         return TRD_OK; /* never started: nothing to wait for (MPI: an inactive request) */
     struct trd_progress *g = q->comm->select->progress;
     pthread_mutex_lock(&g->mu);
-    await(g, q, true);
+    await(g, q);
     pthread_mutex_unlock(&g->mu);
     return outcome(q);
 }
@@ -307,7 +339,7 @@ trd_status trd_request_test(trd_request *q, bool *done)
     struct trd_progress *g = q->comm->select->progress;
     pthread_mutex_lock(&g->mu);
     if (!g->thread) /* no progress thread: the queue moves on here only */
-        await(g, q, true);
+        await(g, q);
     *done = q->state == R_DONE;
     pthread_mutex_unlock(&g->mu);
     return *done ? outcome(q) : TRD_OK;
