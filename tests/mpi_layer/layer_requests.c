@@ -171,6 +171,10 @@ static void one_call(int fn, const on *x, int count, bool in_place, bool matrix)
     int *counts = malloc((size_t)x->n * sizeof *counts), hi;
     int64_t total, first, mine;
     shape(fn, x, count, counts, &total, &first, &mine, &hi);
+    if (t_mpich_breaks_rs_in_place(in_place, fn == RS, total)) {
+        free(counts);
+        return;
+    }
     size_t bytes = (size_t)(total > 0 ? total : 1) * sizeof(uint64_t);
     uint64_t *in = malloc(bytes), *out = malloc(bytes), *want = malloc(bytes);
     for (int64_t k = 0; k < total; k++)

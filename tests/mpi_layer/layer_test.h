@@ -6,6 +6,7 @@
 #define LAYER_TEST_H
 
 #include <mpi.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +46,20 @@ static inline int t_finish(const char *name)
         printf("%s: %s (%d ranks)\n", name, total ? "FAILED" : "ok", t_size);
     MPI_Finalize();
     return total ? 1 : 0;
+}
+
+/* MPICH 4.0.2 asserts in its pack (typerep_yaksa_pack.c) on an
+ * MPI_Reduce_scatter or MPI_Ireduce_scatter in place whose parts are of
+ * about 50000 elements, unequal: with or without the layer, so the tests
+ * make no such call there. */
+static inline bool t_mpich_breaks_rs_in_place(bool in_place, bool uneven, int64_t total)
+{
+#ifdef MPICH
+    return in_place && uneven && total > 10000;
+#else
+    (void)in_place, (void)uneven, (void)total;
+    return false;
+#endif
 }
 
 /* A hash of (a, b, c): element values that differ by rank and index. */

@@ -194,7 +194,9 @@ part_scans() {
   local np nps="1 2 3 4 5"
   [ "${TRD_TEST_LOAD:-}" = 1 ] && nps="1 3 5" # each launch waits for the scheduler
   if [ "$quick" != 1 ]; then
-    launch 3 plain -- layer_scans
+    # MPICH 4.0.2 alone corrupts its heap on the reversed split's strided
+    # reduce-scatter (the layer runs it right): its plain run on the world only
+    if $mpich; then launch 3 plain -- layer_scans --quick; else launch 3 plain -- layer_scans; fi
     runs_ok "scans, plain"
   fi
   for np in $nps; do
