@@ -93,6 +93,16 @@ jrun rs-pairwise-seg 5 16400 --algo reduce-scatter-pairwise --kind reduce-scatte
 jcheck '.kind == "reduce-scatter" and .allreduce == false and .count == 1025' \
   "$out/rs-pairwise-seg.json"
 jrun rs-p1 1 80 --algo reduce-scatter-pairwise --kind reduce-scatter --count 10 "${given[@]}"
+# --parts: uneven parts, empty ones too, each rank's checked against the
+# fold of its part (count: the largest; bytes: its)
+for a in reduce-scatter-pairwise reduce-scatter-ring reduce-scatter-halving; do
+  op=(--op matrix)
+  [ "$a" = reduce-scatter-pairwise ] || op=(--type int64 --op sum) # commutative only
+  jrun "rs-parts-$a" 5 "$([ ${#op[@]} = 2 ] && echo 1616 || echo 808)" --algo "$a" \
+    --kind reduce-scatter --parts 3,0,101,7,0 "${op[@]}" "${given[@]}"
+  jcheck '.count == 101 and .parts == [3, 0, 101, 7, 0]' "$out/rs-parts-$a.json"
+done
+jrun rs-parts-auto 4 8 --algo auto --kind reduce-scatter --parts 0,1,0,1 "${given[@]}"
 jrun rs-count0 4 0 --algo reduce-scatter-ring --kind reduce-scatter --count 0 "${given[@]}"
 model=()
 for a in scan-chain scan-recursive-doubling scan-binomial; do
@@ -158,6 +168,13 @@ expect 2 "tree-dyn.*non-commutative" -- \
 expect 2 "tree-dyn.*allreduce|allreduce.*tree-dyn" -- \
   "$tool" run --algo tree-dyn -p 4 --count 4 --allreduce
 expect 2 "ring.*allreduce" -- "$tool" run --algo ring -p 4 --count 4
+expect 2 "gives 3 parts for -p 4" -- "$tool" run --algo reduce-scatter-pairwise -p 4 \
+  --kind reduce-scatter --parts 1,2,3
+expect 2 "needs --kind reduce-scatter and excludes --count" -- "$tool" run -p 2 --parts 1,2
+expect 2 "needs --kind reduce-scatter and excludes --count" -- "$tool" run -p 2 \
+  --kind reduce-scatter --parts 1,2 --count 4
+expect 2 "part 1 is -2, must be >= 0" -- "$tool" run -p 3 --kind reduce-scatter --parts 1,-2,3
+expect 2 "invalid --parts" -- "$tool" run -p 3 --kind reduce-scatter --parts 1,x,3
 # --kind: a collective the algorithm does not run names the ones it does;
 # --root belongs to a reduce; a bad name lists the valid ones
 expect 2 "ring runs allreduce only, not a reduce-scatter" -- "$tool" run --algo ring \

@@ -45,6 +45,8 @@ static void help(void)
            "  -p P              number of ranks (threads wire)\n"
            "  --count M         elements per rank (>= 0; a reduce-scatter's part: each\n"
            "                    rank's input is P parts of M)\n"
+           "  --parts N0,N1,... a reduce-scatter of uneven parts: rank r gets N_r\n"
+           "                    elements (>= 0, one per rank; instead of --count)\n"
            "  --type T          int32, int64, uint64, float, double (default double)\n"
            "  --op OP           sum (default), prod, min, max, land, lor, band, bor, bxor,\n"
            "                    or a non-commutative checker: matrix (2x2 products mod\n"
@@ -94,6 +96,37 @@ static void help(void)
            "Exit status: 0 verified, 1 failure or wrong result, 2 bad usage or input.\n");
 }
 
+/* --parts N0,N1,...: each a whole number >= 0; count becomes the largest. */
+static int take_parts(const char *cmd, const char *list, cli_run_args *a)
+{
+    size_t n = 1;
+    for (const char *c = list; *c; c++)
+        n += *c == ',';
+    free(a->parts);
+    if (!(a->parts = malloc(n * sizeof *a->parts)))
+        return cli_usage_error(cmd, "out of memory for --parts");
+    a->nparts = 0;
+    a->count = 0;
+    for (const char *at = list;; at++) {
+        char item[32];
+        size_t len = strcspn(at, ",");
+        snprintf(item, sizeof item, "%.*s", (int)(len < sizeof item ? len : sizeof item - 1),
+                 at);
+        if (!cli_int(cmd, "--parts", item, &a->parts[a->nparts]))
+            return CLI_USAGE;
+        if (a->parts[a->nparts] < 0)
+            return cli_usage_error(cmd, "invalid --parts %s: part %lld is %lld, must be >= 0",
+                                   list, (long long)a->nparts, (long long)a->parts[a->nparts]);
+        if (a->parts[a->nparts] > a->count)
+            a->count = a->parts[a->nparts];
+        a->nparts++;
+        at += len;
+        if (!*at)
+            break;
+    }
+    return CLI_OK;
+}
+
 /* One option (cli_parse_options' take). */
 static int take_option(int opt, void *ctx)
 {
@@ -133,6 +166,7 @@ static int take_option(int opt, void *ctx)
     case 'u': return cli_int(cmd, "--tune", optarg, &a->tune) ? CLI_OK : CLI_USAGE;
     case 'C': return cli_real("run", "--op-cost", optarg, &a->op_cost_us) ? CLI_OK : CLI_USAGE;
     case 'R': a->reproducible = true; return CLI_OK;
+    case 'Z': return take_parts(cmd, optarg, a);
     case 'f':
         if (strcmp(optarg, "text") && strcmp(optarg, "json"))
             return cli_usage_error(cmd, "invalid --format '%s': text or json", optarg);
@@ -255,7 +289,13 @@ static int check_args(const cli_run_args *a)
         return st;
     if ((st = cli_run_check_op(cmd, a->op)) != CLI_OK)
         return st;
-    if (!a->count_set)
+    if (a->parts && (a->count_set || a->kind.coll != TRD_COLL_REDUCE_SCATTER))
+        return cli_usage_error(cmd, "--parts gives a reduce-scatter's parts: it needs --kind "
+                               "reduce-scatter and excludes --count");
+    if (a->parts && !wire->launched && a->nparts != a->p)
+        return cli_usage_error(cmd, "--parts gives %lld parts for -p %lld ranks: one per rank",
+                               (long long)a->nparts, (long long)a->p);
+    if (!a->count_set && !a->parts)
         return cli_usage_error(cmd, "--count is required");
     if (a->count < 0)
         return cli_usage_error(cmd, "invalid --count %lld: must be >= 0", (long long)a->count);
@@ -316,6 +356,7 @@ static int parse_args(int argc, char **argv, cli_run_args *a)
         {"profile", required_argument, 0, 'P'},   {"explain", no_argument, 0, 'E'},
         {"reproducible", no_argument, 0, 'R'},    {"op-cost", required_argument, 0, 'C'},
         {"tune", required_argument, 0, 'u'},      {"costs", required_argument, 0, 'H'},
+        {"parts", required_argument, 0, 'Z'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     cli_run_args_init(a);

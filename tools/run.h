@@ -18,6 +18,8 @@ typedef struct cli_run_args {
     int64_t p, count, root, segment, iters, warmup, K, dead_rank, tune;
     double d, c, latency, flight, parallelism, timeout, delay_us, op_cost_us;
     cli_kind kind; /* --kind; count is a reduce-scatter's part (the input: p parts) */
+    int64_t *parts, nparts; /* --parts: a reduce-scatter's count of each rank's part
+                               (count then their largest); NULL: count each */
     bool count_set, model_set, json;
 } cli_run_args;
 

@@ -92,6 +92,27 @@ static bool untouched(const unsigned char *buf, size_t bytes)
     return true;
 }
 
+/* Elements of rank r's part of a reduce-scatter (count unless --parts)
+ * and where it starts in the input. */
+static int64_t part_of(const cli_run_args *a, int64_t r)
+{
+    return a->parts ? a->parts[r] : a->count;
+}
+
+static int64_t part_start(const cli_run_args *a, int64_t r)
+{
+    int64_t at = 0;
+    for (int64_t k = 0; a->parts && k < r; k++)
+        at += a->parts[k];
+    return a->parts ? at : r * a->count;
+}
+
+/* Every rank's input, in elements. */
+static int64_t input_of(const cli_run_args *a, int64_t p)
+{
+    return a->parts ? part_start(a, a->nparts) : cli_kind_input(a->kind.coll, a->count, p);
+}
+
 /* Whether rank r's result `got` is what its collective defines
  * (cli_kind_result_of): the sequential rank-order fold of the inputs of
  * ranks 0 .. want.ranks-1, each filled here again, over its part of
@@ -101,10 +122,13 @@ static bool check(const cli_run_args *a, const trd_op *op, int64_t p, int64_t r,
                   const unsigned char *got)
 {
     cli_kind_result want = cli_kind_result_of(a->kind.coll, r, p, a->count, a->root);
-    size_t elem = trd_op_elem_size(op), bytes = (size_t)a->count * elem;
+    int64_t count = a->kind.coll == TRD_COLL_REDUCE_SCATTER ? part_of(a, r) : a->count;
+    size_t elem = trd_op_elem_size(op), bytes = (size_t)count * elem;
     if (!want.gets)
         return a->kind.coll != TRD_COLL_EXSCAN || untouched(got, bytes);
-    int64_t n = cli_kind_input(a->kind.coll, a->count, p);
+    int64_t n = input_of(a, p);
+    if (a->kind.coll == TRD_COLL_REDUCE_SCATTER)
+        want.offset = part_start(a, r);
     size_t at = (size_t)want.offset * elem;
     unsigned char *acc = malloc((size_t)n * elem + 1), *in = malloc((size_t)n * elem + 1);
     bool ok = acc && in;
@@ -112,7 +136,7 @@ static bool check(const cli_run_args *a, const trd_op *op, int64_t p, int64_t r,
         fill(a, 0, acc, n);
         for (int64_t k = 1; k < want.ranks && ok; k++) {
             fill(a, k, in, n);
-            ok = trd_op_combine(op, TRD_SIDE_RIGHT, acc + at, in + at, a->count) == TRD_OK;
+            ok = trd_op_combine(op, TRD_SIDE_RIGHT, acc + at, in + at, count) == TRD_OK;
         }
         ok = ok && (bytes == 0 || memcmp(acc + at, got, bytes) == 0);
     }
@@ -135,10 +159,22 @@ static void refuse(cli_run_result *res, trd_status st, const char *why, long lon
     snprintf(res->error, sizeof res->error, why, value);
 }
 
-/* The count the model takes: a reduce-scatter's whole input. */
+/* The count the model takes: a reduce-scatter's whole input (of uneven
+ * parts: rounded up to p equal ones, which the model prices, as the MPI
+ * layer does). */
 static int64_t model_count(const cli_run_args *a, const trd_comm *comm)
 {
-    return cli_kind_input(a->kind.coll, a->count, trd_comm_size(comm));
+    int64_t p = trd_comm_size(comm), n = input_of(a, p);
+    return a->parts ? (n + p - 1) / p * p : n;
+}
+
+/* The timed call: --parts' reduce-scatter, or the kind's (cli_kind_call). */
+static trd_status call(const cli_run_args *a, trd_comm *comm, const void *in, void *out,
+                       const trd_op *op, const trd_coll_opts *o)
+{
+    if (a->parts)
+        return trd_reduce_scatter(comm, in, out, a->parts, op, o);
+    return cli_kind_call(comm, a->kind.coll, in, out, a->count, op, (int32_t)a->root, o);
 }
 
 /* Whether auto times its candidates in the first calls (--tune). */
@@ -218,7 +254,7 @@ void cli_run_rank(const cli_run_args *a, trd_comm *comm, const trd_op *op, cli_r
 {
     int64_t p = trd_comm_size(comm), r = trd_comm_rank(comm);
     size_t elem = trd_op_elem_size(op), bytes = (size_t)a->count * elem; /* cmd_run.c checked */
-    size_t in_bytes = (size_t)cli_kind_input(a->kind.coll, a->count, p) * elem;
+    size_t in_bytes = (size_t)input_of(a, p) * elem;
     unsigned char *in = malloc(in_bytes + 1), *out = malloc(bytes + 1);
     res->verified = false;
     if (!in || !out)
@@ -227,12 +263,15 @@ void cli_run_rank(const cli_run_args *a, trd_comm *comm, const trd_op *op, cli_r
     else if (a->dead_rank >= p)
         refuse(res, TRD_EINVAL, "invalid --dead-rank %lld: not a rank of this run",
                (long long)a->dead_rank);
+    else if (a->parts && a->nparts != p)
+        refuse(res, TRD_EINVAL, "--parts gives a part to each of %lld ranks, not to this "
+               "run's", (long long)a->nparts);
     if (res->status != TRD_OK) {
         free(in);
         free(out);
         return;
     }
-    fill(a, r, in, cli_kind_input(a->kind.coll, a->count, p));
+    fill(a, r, in, input_of(a, p));
     memset(out, SENTINEL, bytes);
     bool refused = false;
     trd_status st = agree_prepared(comm, prepare(a, comm, op, res), res, &refused);
@@ -246,8 +285,7 @@ void cli_run_rank(const cli_run_args *a, trd_comm *comm, const trd_op *op, cli_r
             raise(SIGKILL); /* a rank that is a process: killed mid-run (threads: the hook) */
         }
         double t0 = trd_comm_now(comm);
-        st = cli_kind_call(comm, a->kind.coll, in, out, a->count, op, (int32_t)a->root,
-                           &res->model);
+        st = call(a, comm, in, out, op, &res->model);
         if (k >= warmup)
             res->times[k - warmup] = trd_comm_now(comm) - t0;
     }

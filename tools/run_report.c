@@ -10,11 +10,18 @@
 static void print_text(const cli_run_args *a, int64_t p, size_t bytes, double med, double min,
                        const cli_run_result *res)
 {
-    printf("%s of %lld x %s (%zu bytes%s) with %s over %lld %s ranks, algorithm %s%s\n",
-           trd_collective_name(a->kind.coll), (long long)a->count, cli_run_elem_name(a), bytes,
-           a->kind.coll == TRD_COLL_REDUCE_SCATTER ? " per part, p parts each" : "", a->op,
-           (long long)p, a->wire, res->model.algo,
-           strcmp(a->algo, "auto") ? "" : " (chosen by auto)");
+    printf("%s of ", trd_collective_name(a->kind.coll));
+    if (a->parts) { /* uneven: the parts, and bytes is the largest's */
+        printf("parts");
+        for (int64_t r = 0; r < a->nparts; r++)
+            printf("%s%lld", r ? "," : " ", (long long)a->parts[r]);
+        printf(" x %s (at most %zu bytes a part)", cli_run_elem_name(a), bytes);
+    } else {
+        printf("%lld x %s (%zu bytes%s)", (long long)a->count, cli_run_elem_name(a), bytes,
+               a->kind.coll == TRD_COLL_REDUCE_SCATTER ? " per part, p parts each" : "");
+    }
+    printf(" with %s over %lld %s ranks, algorithm %s%s\n", a->op, (long long)p, a->wire,
+           res->model.algo, strcmp(a->algo, "auto") ? "" : " (chosen by auto)");
     if (a->explain && res->ncandidates > 0) {
         printf("  auto's candidates (predicted time%s):\n",
                a->tune > 0 ? "; measured: the slowest rank's median of its tuning calls" : "");
@@ -88,6 +95,12 @@ static json_t *report_json(const cli_run_args *a, int64_t p, size_t bytes, doubl
         cli_json_real(f, "recv_combine_saving", m->recv_combine_saving), "parallelism",
         cli_json_real(f, "parallelism", m->parallelism), "given", a->model_set);
     json_object_set_new(o, "kind", json_string(trd_collective_name(a->kind.coll)));
+    if (a->parts) { /* count is then the largest part */
+        json_t *parts = json_array();
+        for (int64_t r = 0; r < a->nparts; r++)
+            json_array_append_new(parts, json_integer((json_int_t)a->parts[r]));
+        json_object_set_new(o, "parts", parts);
+    }
     if (!strcmp(a->algo, "auto"))
         json_object_set_new(o, "chosen_by", json_string("auto"));
     json_object_set_new(o, "shm_max_bytes", json_integer((json_int_t)res->shm_max));

@@ -18,7 +18,7 @@
 #     reduce-scatter, scan), with the JSON keys of the contract; the
 #     planners for heterogeneous costs with a random cost file (--costs);
 #   - counts 0, 1, odd and large on 1, 2, 5, 8 and 9 processes for a tree,
-#     an exchange and a dynamic algorithm;
+#     an exchange and a dynamic algorithm; a reduce-scatter of uneven parts;
 #   - small messages through MPI too (TRD_MPI_SHM_MAX=0: no shared-memory
 #     rings), long ones in fragments through the rings, a /dev/shm too
 #     small for them (MPI only, no SIGBUS), and a malformed TRD_MPI_SHM_MAX
@@ -87,6 +87,9 @@ other_cases() {
     done
   done
   run_ok 4 --algo binomial --count 300000 --type int64 --op bxor --segment 65536
+  # a reduce-scatter of uneven parts, one empty (--parts: trd_reduce_scatter)
+  run_ok 3 --algo reduce-scatter-pairwise --kind reduce-scatter --parts 1001,0,7 --op matrix \
+    --d 1 --c 1
   run_ok 5 --algo pipeline --count 100000 --type uint64 --op prod --allreduce
 
   # small messages through MPI as well: the shared-memory rings off
