@@ -25,13 +25,15 @@
  *     traffic (the whole buffer once, not 2 (H - 1)/H of it both ways),
  *     its time below 0.9 of the slow link's in the ring, a real run - and
  *     with equal or barely uneven links, two nodes or few segments, the
- *     plain ring's programs;
+ *     plain ring's programs; the runtime's segments of node-ring given
+ *     costs (TRD_LINK_SEGMENT_BYTES, past the default's cap);
  *   - refusals: a node out of range, bad far costs, a non-commutative
  *     operator. */
 #include "ir_replay.h"
 #include "runtime_util.h"
 #include "core/error.h"      /* trd_clear_error */
 #include "ir/plan_layout.h" /* trd_plan_same_programs */
+#include "runtime/comm.h"     /* trd_comm_key_for */
 
 #define P_LAST 20
 #define M_LAST 3
@@ -448,6 +450,41 @@ static void test_slow_links_run(void **state)
     trd_costs_free(k);
 }
 
+/* The runtime's segments (trd_comm_key_for): node-ring given costs cuts
+ * TRD_LINK_SEGMENT_BYTES pieces, past the default's cap; without costs,
+ * and ring with them, the default TRD_SEGMENT_BYTES pieces. */
+static trd_status segments_rank(trd_comm *comm, int32_t rank, void *arg)
+{
+    rt_log *log = arg;
+    trd_op *sum = NULL;
+    trd_status st = trd_op_builtin(&sum, TRD_OP_SUM, TRD_DOUBLE);
+    const int64_t counts[2] = {(1 << 20) / 8, (16 << 20) / 8};
+    for (int i = 0; st == TRD_OK && i < 2; i++)
+        for (int c = 0; c < 3; c++) {
+            trd_coll_opts o;
+            trd_coll_opts_init(&o);
+            o.algo = c == 2 ? "ring" : "node-ring";
+            o.costs = c > 0 ? tu_costs(trd_comm_size(comm), 1, 1, 3) : NULL;
+            trd_comm_key key;
+            if ((st = trd_comm_key_for(comm, counts[i], sum, 0, TRD_COLL_ALLREDUCE, &o, &key)))
+                break;
+            int64_t bytes = counts[i] * 8, want = c == 1 ? bytes / TRD_LINK_SEGMENT_BYTES
+                                                         : bytes / TRD_SEGMENT_BYTES;
+            if (rank == 0 && key.params.segments != want)
+                rt_failf(log, "%s%s, %lld bytes: %lld segments, want %lld", o.algo,
+                         o.costs ? " with costs" : "", (long long)bytes,
+                         (long long)key.params.segments, (long long)want);
+        }
+    trd_op_free(sum);
+    return st;
+}
+
+static void test_link_segments(void **state)
+{
+    (void)state;
+    rt_run_logged_ok(4, RT_TIMEOUT_S, segments_rank, "link segments");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -455,6 +492,7 @@ int main(void)
         cmocka_unit_test(test_replay),       cmocka_unit_test(test_runs),
         cmocka_unit_test(test_model_links),  cmocka_unit_test(test_model_choice),
         cmocka_unit_test(test_slow_links),   cmocka_unit_test(test_slow_links_run),
+        cmocka_unit_test(test_link_segments),
     };
     return cmocka_run_group_tests_name("node_ring", tests, NULL, NULL);
 }

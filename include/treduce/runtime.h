@@ -431,6 +431,12 @@ void trd_coll_opts_init(trd_coll_opts *opts);
  * segments that default makes (larger buffers get larger segments). */
 #define TRD_SEGMENT_BYTES (1 << 20)
 #define TRD_SEGMENTS_DEFAULT 64
+/* The default segment of an algorithm that routes around slow links
+ * under heterogeneous costs (node-ring, trd_algo_reads_costs without
+ * needing them) when it has them, without the TRD_SEGMENTS_DEFAULT cap:
+ * a slow host's sends and receives overlap but for one segment
+ * (docs/ALGORITHMS_ALLREDUCE.md, "Slow links"). */
+#define TRD_LINK_SEGMENT_BYTES (64 << 10)
 /* trd_coll_opts.tune: the most candidates, the calls per candidate (the
  * first a warm-up, the others timed), and the argument sets a
  * communicator remembers (the oldest forgotten first: its next call is

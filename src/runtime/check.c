@@ -105,8 +105,9 @@ static trd_status check_algo(const trd_algo *a, const trd_op *op, trd_collective
 }
 
 /* Segments of about segment_bytes, at least one element each.  Without a
- * size: the pipelined algorithms choose from the model; the others cut
- * large buffers into TRD_SEGMENT_BYTES pieces (at most
+ * size: the pipelined algorithms choose from the model; one that routes
+ * around slow links, given costs, cuts TRD_LINK_SEGMENT_BYTES pieces; the
+ * others cut large buffers into TRD_SEGMENT_BYTES pieces (at most
  * TRD_SEGMENTS_DEFAULT of them), so that receiving one overlaps combining
  * the previous one. */
 static int64_t segments_for(const trd_algo *a, const trd_coll_opts *o, int64_t count,
@@ -117,12 +118,14 @@ static int64_t segments_for(const trd_algo *a, const trd_coll_opts *o, int64_t c
         return 1;
     if (o->segment_bytes == 0 && a->segments)
         return 0; /* the algorithm's choice (comm.c keeps it <= count) */
+    bool links = o->segment_bytes == 0 && o->costs && (a->caps & TRD_CAP_LINKS);
     int64_t bytes = count * (int64_t)elem; /* a constant divisor: a shift, not a division */
     int64_t m = o->segment_bytes ? (bytes + o->segment_bytes - 1) / o->segment_bytes
+                : links          ? (bytes + TRD_LINK_SEGMENT_BYTES - 1) / TRD_LINK_SEGMENT_BYTES
                                  : (bytes + TRD_SEGMENT_BYTES - 1) / TRD_SEGMENT_BYTES;
     if (m > count)
         m = count;
-    if (o->segment_bytes == 0 && m > TRD_SEGMENTS_DEFAULT)
+    if (o->segment_bytes == 0 && !links && m > TRD_SEGMENTS_DEFAULT)
         m = TRD_SEGMENTS_DEFAULT; /* huge buffers: larger segments, not more */
     return m > TRD_SEGMENTS_MAX ? TRD_SEGMENTS_MAX : m;
 }
