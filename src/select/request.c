@@ -39,9 +39,11 @@
 enum { R_INACTIVE, R_QUEUED, R_RUNNING, R_DONE };
 
 /* How long a started call waits in the queue before the progress thread
- * takes it: about a thread's wake-up, a few percent of any call worth
- * overlapping. */
-#define PICKUP_NS 100000L
+ * takes it: long enough that a wait right after the start, even on a
+ * rank the scheduler held back, takes it first (the thread's wake-ups
+ * are one per PICKUP_NS at most in a loop of starts and waits), short
+ * next to any call worth overlapping. */
+#define PICKUP_NS 1000000L
 
 struct trd_request {
     trd_comm *comm;
@@ -71,6 +73,7 @@ struct trd_progress {
     trd_request *head, *tail;
     bool running;        /* a call of the queue runs (on any thread) */
     bool thread, stop;   /* the progress thread exists; it must end */
+    bool idle;           /* it waits for work with no deadline: a start must wake it */
     pthread_t tid;
 };
 
@@ -119,6 +122,8 @@ static void run_head(struct trd_progress *g)
     q->state = R_DONE;
     g->running = false;
     pthread_cond_broadcast(&g->done);
+    if (g->idle && g->head) /* it waited while this ran on a waiting thread */
+        pthread_cond_signal(&g->work);
     if (q->detached)
         free(q);
 }
@@ -133,15 +138,19 @@ static void *progress_main(void *arg)
     struct trd_progress *g = arg;
     pthread_mutex_lock(&g->mu);
     for (;;) {
-        while (!g->stop && (!g->head || g->running))
+        if (g->stop && !g->head && !g->running)
+            break; /* nothing left */
+        if (!g->head || g->running) { /* a start, or the end of a stolen call, wakes it */
+            g->idle = true;
             pthread_cond_wait(&g->work, &g->mu);
-        if (!g->head) /* stop, and nothing left */
-            break;
+            g->idle = false;
+            continue;
+        }
         struct timespec now;
         clock_gettime(CLOCK_MONOTONIC, &now);
-        if (!g->stop && before(&now, &g->head->due)) { /* a wait may take it first */
-            pthread_cond_timedwait(&g->work, &g->mu, &g->head->due);
-            continue;
+        if (!g->stop && before(&now, &g->head->due)) { /* a wait may take it first: */
+            pthread_cond_timedwait(&g->work, &g->mu, &g->head->due); /* starts meanwhile */
+            continue;                                                /* do not wake it */
         }
         run_head(g);
     }
@@ -266,7 +275,8 @@ static trd_status enqueue(struct trd_progress *g, trd_request *q)
     else
         g->head = q;
     g->tail = q;
-    pthread_cond_signal(&g->work);
+    if (g->idle) /* else it wakes at its head's pick-up time, or runs a call */
+        pthread_cond_signal(&g->work);
     return TRD_OK;
 }
 
