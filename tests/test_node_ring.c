@@ -160,21 +160,17 @@ static void test_no_map_is_ring(void **state)
     }
 }
 
-static void run_for_real(int32_t p, int32_t m, shape s, int32_t size)
+/* plan run on threads over count elements: every rank ends with the sum
+ * of distinct powers of two, each rank's once, in every element. */
+static void run_sums(trd_plan *plan, int32_t p, int64_t count, const char *what)
 {
-    int32_t node_of[P_LAST];
-    make_map(node_of, p, s, size, 7);
-    trd_params prm = params_of(p, m, node_of);
-    trd_plan *plan = tu_plan("node-ring", &prm);
-    rt_plan_run x = {.plan = plan, .count = 41, .buf = tu_alloc((size_t)p, sizeof *x.buf)};
+    rt_plan_run x = {.plan = plan, .count = count, .buf = tu_alloc((size_t)p, sizeof *x.buf)};
     assert_int_equal(trd_op_builtin(&x.op, TRD_OP_SUM, TRD_INT64), TRD_OK);
     for (int32_t r = 0; r < p; r++) {
         int64_t *mine = x.buf[r] = tu_alloc((size_t)x.count, sizeof(int64_t));
         for (int64_t i = 0; i < x.count; i++)
             mine[i] = ((int64_t)1 << r) * (i + 1);
     }
-    char what[64];
-    snprintf(what, sizeof what, "p=%d m=%d map %d/%d", p, m, (int)s, size);
     rt_run_plan_ok(&x, p, what);
     for (int32_t r = 0; r < p; r++) {
         const int64_t *got = x.buf[r];
@@ -184,6 +180,17 @@ static void run_for_real(int32_t p, int32_t m, shape s, int32_t size)
                      (long long)i, (long long)got[i]);
     }
     rt_plan_run_free(&x, p);
+}
+
+static void run_for_real(int32_t p, int32_t m, shape s, int32_t size)
+{
+    int32_t node_of[P_LAST];
+    make_map(node_of, p, s, size, 7);
+    trd_params prm = params_of(p, m, node_of);
+    trd_plan *plan = tu_plan("node-ring", &prm);
+    char what[64];
+    snprintf(what, sizeof what, "p=%d m=%d map %d/%d", p, m, (int)s, size);
+    run_sums(plan, p, 41, what);
     trd_plan_free(plan);
 }
 
@@ -432,20 +439,7 @@ static void test_slow_links_run(void **state)
     trd_plan *plan = tu_plan("node-ring", &prm);
     TU_CHECK(trd_plan_blocks(plan) == 3 * 16, "a satellite expected: %d blocks",
              trd_plan_blocks(plan));
-    rt_plan_run x = {.plan = plan, .count = 101, .buf = tu_alloc((size_t)p, sizeof *x.buf)};
-    assert_int_equal(trd_op_builtin(&x.op, TRD_OP_SUM, TRD_INT64), TRD_OK);
-    for (int32_t r = 0; r < p; r++) {
-        int64_t *mine = x.buf[r] = tu_alloc((size_t)x.count, sizeof(int64_t));
-        for (int64_t i = 0; i < x.count; i++)
-            mine[i] = ((int64_t)1 << r) * (i + 1);
-    }
-    rt_run_plan_ok(&x, p, "a satellite");
-    for (int32_t r = 0; r < p; r++)
-        for (int64_t i = 0; i < x.count; i++)
-            TU_CHECK(((int64_t *)x.buf[r])[i] == (((int64_t)1 << p) - 1) * (i + 1),
-                     "a satellite: rank %d element %lld: %lld", (int)r, (long long)i,
-                     (long long)((int64_t *)x.buf[r])[i]);
-    rt_plan_run_free(&x, p);
+    run_sums(plan, p, 101, "a satellite");
     trd_plan_free(plan);
     trd_costs_free(k);
 }

@@ -43,13 +43,6 @@ static const char *const fn_names[NFNS] = {"MPI_Iallreduce", "MPI_Ireduce",
 static MPI_Op mat_op;
 static int salt, method;
 
-typedef struct on {
-    MPI_Comm comm;
-    const char *name;
-    int me, n;
-    int *members; /* world ranks in comm's rank order */
-} on;
-
 static double now(void)
 {
     struct timespec t;
@@ -203,18 +196,13 @@ static void one_call(int fn, const on *x, int count, bool in_place, bool matrix)
 static void all_calls(MPI_Comm comm, const char *name)
 {
     static const int sizes[] = {0, 1, 7, 1000, 100000};
-    on x = {.comm = comm, .name = name};
-    int w = t_rank;
-    MPI_Comm_rank(comm, &x.me);
-    MPI_Comm_size(comm, &x.n);
-    x.members = malloc((size_t)x.n * sizeof *x.members);
-    MPI_Allgather(&w, 1, MPI_INT, x.members, 1, MPI_INT, comm);
+    on x = t_on(comm, name);
     for (int fn = 0; fn < NFNS; fn++)
         for (int i = 0; i < 5; i++)
             for (int in_place = 0; in_place < 2; in_place++)
                 for (int matrix = 0; matrix < 2; matrix++)
                     one_call(fn, &x, sizes[i], in_place, matrix);
-    free(x.members);
+    t_on_free(&x);
 }
 
 /* The same product, another function: an operator new to the layer. */

@@ -138,15 +138,6 @@ static unsigned char *alloc(int c, int64_t n)
     return b;
 }
 
-/* The communicator a call runs on: its members' world ranks in its rank
- * order. */
-typedef struct on {
-    MPI_Comm comm;
-    const char *name;
-    int me, n;
-    int *members;
-} on;
-
 /* n elements of comm rank r's input, from element `first`. */
 static void fill(int c, unsigned char *buf, int64_t n, const on *x, int r, int64_t first)
 {
@@ -306,12 +297,7 @@ static void reduce_local_pairs(int count)
 
 static void run_all(MPI_Comm comm, const char *name, const int *counts, int ncounts)
 {
-    on x = {.comm = comm, .name = name};
-    int w = t_rank;
-    MPI_Comm_rank(comm, &x.me);
-    MPI_Comm_size(comm, &x.n);
-    x.members = malloc((size_t)x.n * sizeof *x.members);
-    MPI_Allgather(&w, 1, MPI_INT, x.members, 1, MPI_INT, comm);
+    on x = t_on(comm, name);
     for (int i = 0; i < ncounts; i++)
         for (int c = 0; c < NCASES; c++) {
             reduce_scatter(c, &x, counts[i], true);
@@ -319,7 +305,7 @@ static void run_all(MPI_Comm comm, const char *name, const int *counts, int ncou
             scan(c, &x, counts[i], false);
             scan(c, &x, counts[i], true);
         }
-    free(x.members);
+    t_on_free(&x);
 }
 
 static void make_types(void)

@@ -48,6 +48,28 @@ static inline int t_finish(const char *name)
     return total ? 1 : 0;
 }
 
+/* The communicator a call runs on: its members' world ranks in its rank
+ * order (MPI_Allgather: not a call the layer runs); t_on_free frees them. */
+typedef struct on {
+    MPI_Comm comm;
+    const char *name;
+    int me, n;
+    int *members;
+} on;
+
+static inline on t_on(MPI_Comm comm, const char *name)
+{
+    on x = {.comm = comm, .name = name};
+    int w = t_rank;
+    MPI_Comm_rank(comm, &x.me);
+    MPI_Comm_size(comm, &x.n);
+    x.members = malloc((size_t)x.n * sizeof *x.members);
+    MPI_Allgather(&w, 1, MPI_INT, x.members, 1, MPI_INT, comm);
+    return x;
+}
+
+static inline void t_on_free(on *x) { free(x->members); }
+
 /* MPICH 4.0.2 asserts in its pack (typerep_yaksa_pack.c) on an
  * MPI_Reduce_scatter or MPI_Ireduce_scatter in place whose parts are of
  * about 50000 elements, unequal: with or without the layer, so the tests
