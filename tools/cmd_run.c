@@ -364,18 +364,23 @@ static int parse_args(int argc, char **argv, cli_run_args *a)
     return st != CLI_OK ? st : check_args(a);
 }
 
+static int run_parsed(cli_run_args *a)
+{
+    trd_status ts = a->costs_path ? trd_costs_read(&a->costs, a->costs_path) : TRD_OK;
+    if (ts != TRD_OK)
+        return cli_lib_error("run", ts);
+    const trd_wire_info *wire;
+    trd_wire_find(a->wire, &wire); /* checked by parse_args */
+    int st = wire->launched ? cli_run_mpi(a, wire) : cli_run_threads(a);
+    trd_costs_free(a->costs);
+    return st;
+}
+
 int cmd_run(int argc, char **argv)
 {
     cli_run_args a;
     int st = parse_args(argc, argv, &a);
-    if (st != CLI_OK)
-        return st < 0 ? CLI_OK : st;
-    trd_status ts = a.costs_path ? trd_costs_read(&a.costs, a.costs_path) : TRD_OK;
-    if (ts != TRD_OK)
-        return cli_lib_error("run", ts);
-    const trd_wire_info *wire;
-    trd_wire_find(a.wire, &wire); /* checked by parse_args */
-    st = wire->launched ? cli_run_mpi(&a, wire) : cli_run_threads(&a);
-    trd_costs_free(a.costs);
+    st = st != CLI_OK ? (st < 0 ? CLI_OK : st) : run_parsed(&a);
+    free(a.parts);
     return st;
 }
